@@ -1,0 +1,85 @@
+// Graft — MIT License.
+
+extension Container {
+    /// A function that receives Graft's diagnostic messages.
+    public typealias LoggingFunctionType = (String) -> Void
+
+    /// Receives a message for each failed resolution: what was asked for, and which registrations
+    /// of that type exist under other names or argument types. Set `nil` to silence it.
+    ///
+    /// By default messages go to standard error when the environment variable
+    /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
+    /// Calls are serialized, so the function needs no lock of its own.
+    ///
+    /// ```swift
+    /// Container.loggingFunction = { message in logger.warning("\(message)") }
+    /// ```
+    public static var loggingFunction: LoggingFunctionType? {
+        get { logSink.function }
+        set { logSink.function = newValue }
+    }
+
+    private static let logSink = LogSink()
+
+    /// Builds the message only when someone will read it.
+    static func log(_ message: () -> String) {
+        logSink.log(message)
+    }
+
+    func resolutionFailureMessage(_ serviceType: Any.Type, name: String?, argumentTypeNames: [String]) -> String {
+        var request = "\(serviceType)"
+        if let name { request += " named \"\(name)\"" }
+        request += argumentTypeNames.isEmpty
+            ? " taking no arguments"
+            : " taking arguments (\(argumentTypeNames.joined(separator: ", ")))"
+
+        let typeName = "\(serviceType)"
+        var sameType: [String] = []
+        var sameName: [String] = []
+        var container: Container? = self
+        var level = "this container"
+        while let current = container {
+            for entry in current.services.values {
+                if entry.serviceType == serviceType {
+                    sameType.append("    { \(entry.entryDescription) } in \(level)")
+                } else if "\(entry.serviceType)" == typeName {
+                    sameName.append("    { \(entry.entryDescription) } in \(level) (a different type of the same name)")
+                }
+            }
+            container = current.parent
+            level = level == "this container" ? "its parent" : "an ancestor"
+        }
+        var lines = ["Graft: resolution failed: no registration of \(request)."]
+        if sameType.isEmpty && sameName.isEmpty {
+            lines.append("No registration of \(typeName) exists in this container or its ancestors.")
+        } else {
+            lines.append("Registrations of \(typeName) that exist:")
+            lines += sameType.sorted() + sameName.sorted()
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Holds the logging function; calls to it are serialized under `mutex`.
+final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched under `mutex`
+    private let mutex = RecursiveMutex()
+    private var storedFunction: Container.LoggingFunctionType?
+
+    init() {
+        if Platform.environmentValue("GRAFT_LOGGING_ENABLED") == "1" {
+            storedFunction = { Platform.writeToStandardError($0) }
+        }
+    }
+
+    var function: Container.LoggingFunctionType? {
+        get { mutex.withLock { storedFunction } }
+        set { mutex.withLock { storedFunction = newValue } }
+    }
+
+    func log(_ message: () -> String) {
+        mutex.withLock {
+            guard let storedFunction else { return }
+            storedFunction(message())
+        }
+    }
+}

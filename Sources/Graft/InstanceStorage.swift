@@ -1,0 +1,102 @@
+// Graft — MIT License.
+
+/// Where an ``ObjectScope`` keeps the instance of one registration.
+///
+/// The built-in scopes have fast storage of their own inside the container; these types are the
+/// building blocks for custom scopes made with ``ObjectScope/init(storageFactory:description:parent:)``.
+public protocol InstanceStorage: AnyObject {
+    /// The stored instance, if any. Setting `nil` releases it (``Container/resetObjectScope(_:)`` does).
+    var instance: Any? { get set }
+    /// Called when the top-level resolution that used this storage has finished.
+    func graphResolutionCompleted()
+    /// The instance stored for `graph`, if any.
+    func instance(inGraph graph: GraphIdentifier) -> Any?
+    /// Stores `instance`, created while resolving `graph`.
+    func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier)
+}
+
+extension InstanceStorage {
+    public func graphResolutionCompleted() {}
+    public func instance(inGraph graph: GraphIdentifier) -> Any? { instance }
+    public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) { self.instance = instance }
+}
+
+/// Keeps an instance for as long as the storage lives: the storage of ``ObjectScope/container``.
+public final class PermanentStorage: InstanceStorage {
+    public var instance: Any?
+    public init() {}
+}
+
+/// Keeps nothing: the storage of ``ObjectScope/transient``.
+public final class TransientStorage: InstanceStorage {
+    public var instance: Any? {
+        get { nil }
+        set {}  // swiftlint:disable:this unused_setter_value
+    }
+    public init() {}
+}
+
+/// Keeps an instance only within the graph that created it, and nothing once that resolution ends.
+public final class GraphStorage: InstanceStorage {
+    private var graph: GraphIdentifier?
+    public var instance: Any?
+
+    public init() {}
+
+    public func graphResolutionCompleted() {
+        instance = nil
+        graph = nil
+    }
+
+    public func instance(inGraph graph: GraphIdentifier) -> Any? {
+        self.graph == graph ? instance : nil
+    }
+
+    public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+        self.instance = instance
+        self.graph = graph
+    }
+}
+
+/// Keeps an instance while something else holds a strong reference to it. Value types are not kept.
+public final class WeakStorage: InstanceStorage {
+    private weak var object: AnyObject?
+
+    public var instance: Any? {
+        get { object }
+        set { object = newValue.flatMap(Self.referenceOrNil) }
+    }
+
+    public init() {}
+
+    /// `value as AnyObject` would box a struct in a fresh object that dies at once; say `nil` plainly.
+    static func referenceOrNil(_ value: Any) -> AnyObject? {
+        type(of: value) is AnyClass ? value as AnyObject : nil
+    }
+}
+
+/// Combines storages: reads from the first that has an instance, writes to all of them.
+public final class CompositeStorage: InstanceStorage {
+    private let components: [InstanceStorage]
+
+    public init(_ components: [InstanceStorage]) {
+        self.components = components
+    }
+
+    public var instance: Any? {
+        get { components.lazy.compactMap(\.instance).first }
+        set { components.forEach { $0.instance = newValue } }
+    }
+
+    public func graphResolutionCompleted() {
+        components.forEach { $0.graphResolutionCompleted() }
+    }
+
+    public func instance(inGraph graph: GraphIdentifier) -> Any? {
+        components.lazy.compactMap { $0.instance(inGraph: graph) }.first
+    }
+
+    public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+        components.forEach { $0.setInstance(instance, inGraph: graph) }
+    }
+}

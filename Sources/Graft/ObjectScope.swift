@@ -1,0 +1,82 @@
+// Graft — MIT License.
+
+/// Something that makes the ``InstanceStorage`` for each registration in its scope.
+public protocol ObjectScopeProtocol: AnyObject {
+    func makeStorage() -> InstanceStorage
+}
+
+/// How long a resolved instance is kept, and who shares it.
+///
+/// | scope | kept |
+/// | --- | --- |
+/// | ``transient`` | never: every resolution creates a new instance |
+/// | ``graph`` (default) | for one top-level `resolve` call, shared by everything it creates |
+/// | ``container`` | with the registration: one instance for the container and its children |
+/// | ``weak`` | while something else holds it (and within one graph) |
+///
+/// Custom scopes compose the public storages:
+///
+/// ```swift
+/// let session = ObjectScope(storageFactory: PermanentStorage.init, description: "session")
+/// container.register(Cart.self) { _ in Cart() }.inObjectScope(session)
+/// container.resetObjectScope(session)  // at log-out
+/// ```
+public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @unchecked Sendable {
+    // No mutable state: every field is a `let`. The factory runs when a registration is configured.
+    public let description: String
+    private let storageFactory: () -> InstanceStorage
+    private let parent: ObjectScopeProtocol?
+    let kind: Kind
+
+    /// The built-in scopes the resolution path handles without an ``InstanceStorage``.
+    enum Kind {
+        case transient, graph, container, weak, custom
+    }
+
+    /// Makes a custom scope.
+    ///
+    /// - Parameters:
+    ///   - storageFactory: Makes the storage of one registration.
+    ///   - description: How the scope appears in descriptions and messages.
+    ///   - parent: A scope whose storage is combined with this one's (reads try this one first).
+    public convenience init(
+        storageFactory: @escaping () -> InstanceStorage,
+        description: String = "",
+        parent: ObjectScopeProtocol? = nil
+    ) {
+        self.init(storageFactory: storageFactory, description: description, parent: parent, kind: .custom)
+    }
+
+    private init(
+        storageFactory: @escaping () -> InstanceStorage,
+        description: String,
+        parent: ObjectScopeProtocol?,
+        kind: Kind
+    ) {
+        self.storageFactory = storageFactory
+        self.description = description
+        self.parent = parent
+        self.kind = kind
+    }
+
+    public func makeStorage() -> InstanceStorage {
+        guard let parent else { return storageFactory() }
+        return CompositeStorage([storageFactory(), parent.makeStorage()])
+    }
+
+    /// A new instance for every resolution.
+    public static let transient = ObjectScope(
+        storageFactory: TransientStorage.init, description: "transient", parent: nil, kind: .transient)
+
+    /// One instance per top-level resolution (the default).
+    public static let graph = ObjectScope(
+        storageFactory: GraphStorage.init, description: "graph", parent: nil, kind: .graph)
+
+    /// One instance for the registration, shared by the container and its descendants.
+    public static let container = ObjectScope(
+        storageFactory: PermanentStorage.init, description: "container", parent: nil, kind: .container)
+
+    /// Shared while something else holds the instance; recreated after it is released.
+    public static let weak = ObjectScope(
+        storageFactory: WeakStorage.init, description: "weak", parent: ObjectScope.graph, kind: .weak)
+}

@@ -1,0 +1,167 @@
+// Graft — MIT License.
+
+/// One registration: its factory, its object scope, the instance that scope keeps, and the actions
+/// to run once an instance is created. Returned by `register` so settings can be chained:
+///
+/// ```swift
+/// container.register(Database.self) { _ in PostgresDatabase() }
+///     .inObjectScope(.container)
+///     .initCompleted { r, db in db.logger = r.resolve(Logger.self) }
+/// ```
+public final class ServiceEntry<Service> {
+    /// The registered service type.
+    public let serviceType: Any.Type
+    /// The tuple type of the factory's arguments (`Void` for none).
+    public let argumentsType: Any.Type
+    /// The registration name, or `nil`.
+    public let name: String?
+    /// The scope instances of this registration live in.
+    public private(set) var objectScope: ObjectScopeProtocol
+
+    let factory: AnyFactory
+    private(set) var scopeKind: ObjectScope.Kind
+    private(set) var storage: InstanceStorage?
+    private(set) var initCompletedActions: [(Resolver, Service) -> Void] = []
+
+    /// The instance kept by `.container`.
+    var instance: Service?
+    /// The instance of the graph being resolved (`.graph` and `.weak`); cleared when it ends.
+    var graphInstance: Service?
+    /// The instance `.weak` shares while someone else holds it.
+    weak var weakInstance: AnyObject?
+    /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
+    var factoryFrame = -1
+
+    init(
+        serviceType: Any.Type,
+        argumentsType: Any.Type,
+        name: String?,
+        factory: AnyFactory,
+        objectScope: ObjectScopeProtocol
+    ) {
+        self.serviceType = serviceType
+        self.argumentsType = argumentsType
+        self.name = name
+        self.factory = factory
+        self.objectScope = objectScope
+        (scopeKind, storage) = Self.storage(for: objectScope)
+    }
+
+    /// Sets the scope that decides how long resolved instances are kept. Any kept instance is dropped.
+    @discardableResult
+    public func inObjectScope(_ objectScope: ObjectScope) -> Self {
+        inObjectScope(objectScope as ObjectScopeProtocol)
+    }
+
+    /// Sets a custom scope that decides how long resolved instances are kept.
+    @discardableResult
+    public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
+        self.objectScope = objectScope
+        (scopeKind, storage) = Self.storage(for: objectScope)
+        instance = nil
+        graphInstance = nil
+        weakInstance = nil
+        return self
+    }
+
+    /// Adds an action run after each new instance is created and stored in its scope, before the
+    /// instance is returned: the place for property injection and circular dependencies.
+    /// Several actions run in the order they were added.
+    @discardableResult
+    public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
+        initCompletedActions.append(completed)
+        return self
+    }
+
+    private static func storage(for scope: ObjectScopeProtocol) -> (ObjectScope.Kind, InstanceStorage?) {
+        if let builtIn = scope as? ObjectScope, builtIn.kind != .custom {
+            return (builtIn.kind, nil)
+        }
+        return (.custom, scope.makeStorage())
+    }
+}
+
+/// What the container needs of an entry without knowing its service type.
+protocol AnyServiceEntry: AnyObject {
+    var serviceType: Any.Type { get }
+    var name: String? { get }
+    var objectScope: ObjectScopeProtocol { get }
+    var factoryFrame: Int { get }
+    /// Drops the instance a finished graph held.
+    func endGraph()
+    /// Drops the instance kept by its scope (reset, or a failed resolution being rolled back).
+    func dropKeptInstance()
+    /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
+    func takeGraphInstance() -> Any?
+    func restoreGraphInstance(_ instance: Any?)
+    /// `{ Service: …, Factory: …, ObjectScope: … }` as in `Container.description`.
+    var entryDescription: String { get }
+}
+
+extension ServiceEntry: AnyServiceEntry {
+    func endGraph() {
+        graphInstance = nil
+        storage?.graphResolutionCompleted()
+    }
+
+    func dropKeptInstance() {
+        instance = nil
+        graphInstance = nil
+        weakInstance = nil
+        storage?.instance = nil
+    }
+
+    func takeGraphInstance() -> Any? {
+        defer { graphInstance = nil }
+        return graphInstance
+    }
+
+    func restoreGraphInstance(_ instance: Any?) {
+        graphInstance = instance as? Service
+    }
+
+    var entryDescription: String {
+        var text = "Service: \(serviceType)"
+        if let name { text += ", Name: \"\(name)\"" }
+        let arguments = factory.argumentTypeNames
+        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
+        text += ", Factory: \(parameters) -> \(serviceType)"
+        text += ", ObjectScope: \(objectScope)"
+        if !initCompletedActions.isEmpty {
+            text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
+        }
+        return text
+    }
+}
+
+/// A factory with its argument types erased, so entries of any arity share one stored type.
+class AnyFactory {
+    /// How many arguments the factory takes after the resolver.
+    let argumentCount: Int
+
+    init(argumentCount: Int) {
+        self.argumentCount = argumentCount
+    }
+
+    var argumentTypeNames: [String] { [] }
+}
+
+/// A factory taking `Argument...`; the container picks it only for a key with exactly these types.
+final class Factory<Service, each Argument>: AnyFactory {
+    let body: (Resolver, repeat each Argument) -> Service
+
+    init(_ body: @escaping (Resolver, repeat each Argument) -> Service) {
+        self.body = body
+        var count = 0
+        repeat count += Self.one((each Argument).self)
+        super.init(argumentCount: count)
+    }
+
+    private static func one<T>(_: T.Type) -> Int { 1 }
+
+    override var argumentTypeNames: [String] {
+        var names: [String] = []
+        repeat names.append(String(describing: (each Argument).self))
+        return names
+    }
+}
