@@ -1,0 +1,125 @@
+import Testing
+@testable import Graft
+
+@Suite struct CustomScopeTests {
+    final class FakeStorage: InstanceStorage {
+        var instance: Any?
+    }
+
+    final class StorageSpy: InstanceStorage {
+        var instance: Any?
+        var setterGraphs: [GraphIdentifier] = []
+        var getterGraphs: [GraphIdentifier] = []
+        var completed = 0
+        func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+            setterGraphs.append(graph)
+            self.instance = instance
+        }
+        func instance(inGraph graph: GraphIdentifier) -> Any? {
+            getterGraphs.append(graph)
+            return instance
+        }
+        func graphResolutionCompleted() { completed += 1 }
+    }
+
+    @Test func eachRegistrationGetsItsOwnStorage() {
+        let made = Counter()
+        let custom = ObjectScope(storageFactory: { made.increment(); return FakeStorage() })
+        let container = Container()
+        container.register(Int.self) { _ in 0 }.inObjectScope(custom)
+        container.register(Double.self) { _ in 0 }.inObjectScope(custom)
+        _ = container.resolve(Int.self)
+        _ = container.resolve(Double.self)
+        #expect(made.value == 2)
+    }
+
+    @Test func storesTheNewInstanceAndReturnsAStoredOne() {
+        let storage = FakeStorage()
+        let custom = ObjectScope(storageFactory: { storage })
+        let container = Container()
+        container.register(Int.self) { _ in 42 }.inObjectScope(custom)
+        #expect(container.resolve(Int.self) == 42)
+        #expect(storage.instance as? Int == 42)
+        storage.instance = 7
+        #expect(container.resolve(Int.self) == 7)
+    }
+
+    @Test func usesOneGraphIdentifierPerResolutionAndReportsItsEnd() {
+        let spy = StorageSpy()
+        let container = Container()
+        container.register(Dog.self) { _ in Dog() }.inObjectScope(ObjectScope(storageFactory: { spy }))
+        _ = container.resolve(Dog.self)
+        #expect(spy.getterGraphs.count == 2)  // before the factory, and the re-check after it
+        #expect(Set(spy.getterGraphs + spy.setterGraphs).count == 1)
+        #expect(spy.completed == 1)
+    }
+
+    @Test func usesTheGraphGivenToWithObjectGraph() {
+        let spy = StorageSpy()
+        let graph = GraphIdentifier()
+        let container = Container()
+        container.register(Dog.self) { _ in Dog() }.inObjectScope(ObjectScope(storageFactory: { spy }))
+        container.withObjectGraph(graph) { _ = $0.resolve(Dog.self) }
+        #expect(spy.setterGraphs.last == graph)
+        #expect(spy.getterGraphs.last == graph)
+    }
+
+    @Test func resetClearsOnlyThatScopeIncludingInParents() {
+        let storage = FakeStorage()
+        let custom = ObjectScope(storageFactory: { storage })
+        let other = ObjectScope(storageFactory: FakeStorage.init)
+        let parent = Container()
+        let child = Container(parent: parent)
+        parent.register(Int.self) { _ in 0 }.inObjectScope(custom)
+        storage.instance = 42
+
+        child.resetObjectScope(other)
+        #expect(storage.instance as? Int == 42)
+        child.resetObjectScope(custom)
+        #expect(storage.instance == nil)
+    }
+
+    @Test func scopeWithAParentComposesStorages() {
+        let session = ObjectScope(storageFactory: PermanentStorage.init, description: "session",
+                                  parent: ObjectScope.graph)
+        let container = Container()
+        container.register(Animal.self) { _ in Cat() }.inObjectScope(session)
+        let cat = container.resolve(Animal.self)
+        #expect(container.resolve(Animal.self) === cat)
+        container.resetObjectScope(session)
+        #expect(container.resolve(Animal.self) !== cat)
+        #expect("\(session)" == "session")
+    }
+
+    @Test func weakStorageKeepsObjectsOnlyWhileHeld() {
+        let storage = WeakStorage()
+        var cat: Cat? = Cat()
+        storage.instance = cat
+        #expect(storage.instance as? Cat === cat)
+        cat = nil
+        #expect(storage.instance == nil)
+        storage.instance = Turtle(name: "value")
+        #expect(storage.instance == nil)
+    }
+
+    @Test func compositeReadsFirstAvailableAndWritesAll() {
+        let first = PermanentStorage()
+        let second = PermanentStorage()
+        let composite = CompositeStorage([first, second])
+        second.instance = 2
+        #expect(composite.instance as? Int == 2)
+        composite.instance = 1
+        #expect(first.instance as? Int == 1 && second.instance as? Int == 1)
+        #expect(TransientStorage().instance == nil)
+    }
+
+    @Test func graphStorageForgetsAtTheEndOfItsGraph() {
+        let storage = GraphStorage()
+        let graph = GraphIdentifier()
+        storage.setInstance(1, inGraph: graph)
+        #expect(storage.instance(inGraph: graph) as? Int == 1)
+        #expect(storage.instance(inGraph: GraphIdentifier()) == nil)
+        storage.graphResolutionCompleted()
+        #expect(storage.instance(inGraph: graph) == nil)
+    }
+}

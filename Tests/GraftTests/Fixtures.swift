@@ -1,0 +1,59 @@
+import Graft
+
+protocol Animal: AnyObject {
+    var name: String? { get }
+}
+
+final class Cat: Animal {
+    let name: String?
+    let sleeping: Bool
+    var favoriteFood: Food?
+
+    init(name: String? = nil, sleeping: Bool = false) {
+        self.name = name
+        self.sleeping = sleeping
+    }
+}
+
+final class Dog: Animal {
+    let name: String?
+    init(name: String? = nil) { self.name = name }
+}
+
+protocol Food: AnyObject {}
+final class Sushi: Food {}
+
+struct Turtle {
+    var name: String
+}
+
+final class PetOwner {
+    var pet: Animal?
+    var favoriteFood: Food?
+    init(pet: Animal? = nil) { self.pet = pet }
+}
+
+final class Parent {
+    var child: Child?
+    init(child: Child? = nil) { self.child = child }
+}
+
+final class Child {
+    weak var parent: Parent?
+}
+
+/// Counts its live instances in a test's own counter, to show what a container keeps and releases.
+final class Tracked {
+    let live: Counter
+    init(_ live: Counter) {
+        self.live = live
+        live.value += 1
+    }
+    deinit { live.value -= 1 }
+}
+
+/// A value shared between a test and the closures it registers.
+final class Counter {
+    var value = 0
+    func increment() { value += 1 }
+}
