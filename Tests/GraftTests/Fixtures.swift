@@ -1,3 +1,4 @@
+import Foundation
 import Graft
 
 protocol Animal: AnyObject {
@@ -56,4 +57,37 @@ final class Tracked {
 final class Counter {
     var value = 0
     func increment() { value += 1 }
+}
+
+/// Captures Graft's log messages. Tests run in parallel and the logging function is process-wide,
+/// so one recorder is installed for the whole test process and each test looks only for messages
+/// naming its own types.
+struct LogCapture {
+    private let recorder = LogRecorder.shared
+
+    func capturing<T>(_ body: () -> T) -> T { body() }
+
+    func messages(mentioning text: String) -> [String] {
+        recorder.lines.filter { $0.contains(text) }
+    }
+}
+
+private final class LogRecorder: @unchecked Sendable {  // `stored` is only touched under `lock`
+    static let shared = LogRecorder()
+    private let lock = NSLock()
+    private var stored: [String] = []
+
+    private init() {
+        Container.loggingFunction = { [unowned self] message in
+            lock.lock()
+            stored.append(message)
+            lock.unlock()
+        }
+    }
+
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }

@@ -1,0 +1,124 @@
+import Testing
+@testable import Graft
+
+@Suite struct CircularityTests {
+    @Test(arguments: [ObjectScope.graph, .container])
+    func propertyCycleThroughInitCompletedIsOneGraph(_ scope: ObjectScope) {
+        let container = Container()
+        container.register(Parent.self) { _ in Parent() }
+            .initCompleted { r, parent in parent.child = r.resolve(Child.self) }
+            .inObjectScope(scope)
+        container.register(Child.self) { _ in Child() }
+            .initCompleted { r, child in child.parent = r.resolve(Parent.self) }
+            .inObjectScope(scope)
+
+        let parent = container.resolve(Parent.self)
+        #expect(parent?.child != nil)
+        #expect(parent?.child?.parent === parent)
+    }
+
+    @Test(arguments: [ObjectScope.graph, .container])
+    func initializerAndPropertyCycleIsOneGraph(_ scope: ObjectScope) {
+        let container = Container()
+        container.register(Parent.self) { r in Parent(child: r.resolve(Child.self)!) }
+            .inObjectScope(scope)
+        container.register(Child.self) { _ in Child() }
+            .initCompleted { r, child in child.parent = r.resolve(Parent.self) }
+            .inObjectScope(scope)
+
+        let parent = container.resolve(Parent.self)
+        #expect(parent?.child?.parent === parent)
+    }
+
+    @Test func fourNodeCycleOnProperties() {
+        final class Node { var links: [Node] = [] }
+        enum A {}
+        enum B {}
+        enum C {}
+        enum D {}
+        let container = Container()
+        container.register(Node.self, name: "a") { _ in Node() }
+            .initCompleted { r, a in a.links = [r.resolve(Node.self, name: "b")!] }
+        container.register(Node.self, name: "b") { _ in Node() }
+            .initCompleted { r, b in b.links = [r.resolve(Node.self, name: "c")!] }
+        container.register(Node.self, name: "c") { _ in Node() }
+            .initCompleted { r, c in c.links = [r.resolve(Node.self, name: "a")!, r.resolve(Node.self, name: "d")!] }
+        container.register(Node.self, name: "d") { _ in Node() }
+            .initCompleted { r, d in d.links = [r.resolve(Node.self, name: "b")!, r.resolve(Node.self, name: "c")!] }
+
+        let a = container.resolve(Node.self, name: "a")!
+        let b = a.links[0]
+        let c = b.links[0]
+        let d = c.links[1]
+        #expect(c.links[0] === a)
+        #expect(d.links[0] === b)
+        #expect(d.links[1] === c)
+    }
+
+    @Test func constructorCycleFailsWithTheChainAndLeavesTheContainerUsable() {
+        final class A { let b: B?; init(b: B?) { self.b = b } }
+        final class B { let a: A?; init(a: A?) { self.a = a } }
+        let log = LogCapture()
+        let container = Container()
+        let made = Counter()
+        container.register(A.self) { r in made.increment(); return A(b: r.resolve(B.self)) }
+            .inObjectScope(.container)
+        container.register(B.self) { r in B(a: r.resolve(A.self)) }.inObjectScope(.container)
+
+        let result = log.capturing { container.resolve(A.self) }
+        #expect(result == nil)
+        #expect(made.value == 1)  // detected at the first re-entry, not 200 levels down
+        #expect(log.messages(mentioning: "A -> B -> A").count == 1)
+        #expect(container.hierarchy.depth == 0)
+
+        // Nothing half-built was kept: B's container-scoped instance from the failed attempt is gone.
+        container.register(A.self) { _ in A(b: nil) }.inObjectScope(.container)
+        let b = container.resolve(B.self)
+        #expect(b?.a != nil)
+        #expect(b === container.resolve(B.self))
+    }
+
+    @Test func failedResolutionInGraphScopeKeepsNothing() {
+        final class A { let b: B?; init(b: B?) { self.b = b } }
+        final class B { let a: A?; let live: Tracked; init(a: A?, live: Tracked) { self.a = a; self.live = live } }
+        // (A and B here are local types; the chain is only checked in the tests below.)
+        let live = Counter()
+        let container = Container()
+        container.register(A.self) { r in A(b: r.resolve(B.self)) }
+        container.register(B.self) { r in B(a: r.resolve(A.self), live: Tracked(live)) }.inObjectScope(.weak)
+
+        #expect(LogCapture().capturing { container.resolve(A.self) } == nil)
+        #expect(live.value == 0)
+        #expect(container.hierarchy.depth == 0)
+    }
+
+    @Test func transientCycleThroughInitCompletedStopsAtTheDepthLimit() {
+        final class Ping { var pong: Pong? }
+        final class Pong { var ping: Ping? }
+        let container = Container()
+        container.register(Ping.self) { _ in Ping() }
+            .initCompleted { r, ping in ping.pong = r.resolve(Pong.self) }
+            .inObjectScope(.transient)
+        container.register(Pong.self) { _ in Pong() }
+            .initCompleted { r, pong in pong.ping = r.resolve(Ping.self) }
+            .inObjectScope(.transient)
+        let log = LogCapture()
+        #expect(log.capturing { container.resolve(Ping.self) } == nil)
+        #expect(log.messages(mentioning: "deeper than 200 levels: Ping -> Pong").count == 1)
+        #expect(container.hierarchy.depth == 0)
+        container.register(Pong.self) { _ in Pong() }.inObjectScope(.transient)
+        #expect(container.resolve(Ping.self)?.pong != nil)
+    }
+
+    @Test func cycleThroughAParentsRegistrationIsDetected() {
+        final class Up { let down: Down?; init(down: Down?) { self.down = down } }
+        final class Down { let up: Up?; init(up: Up?) { self.up = up } }
+        let parent = Container()
+        parent.register(Up.self) { r in Up(down: r.resolve(Down.self)) }
+        let child = Container(parent: parent)
+        child.register(Down.self) { r in Down(up: r.resolve(Up.self)) }
+        let log = LogCapture()
+        #expect(log.capturing { child.resolve(Up.self) } == nil)
+        #expect(log.messages(mentioning: "Up -> Down -> Up").count == 1)
+    }
+}
