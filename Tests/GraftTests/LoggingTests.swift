@@ -1,0 +1,92 @@
+import Testing
+@testable import Graft
+
+private final class Unregistered {}
+private final class Wallet {}
+private final class Ticket {}
+private final class Badge {}
+
+@Suite struct LoggingTests {
+    @Test func unregisteredTypeReturnsNilAndSaysNothingExists() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Animal.self) { _ in Cat() }
+        let before = container.description
+
+        #expect(log.capturing { container.resolve(Unregistered.self) } == nil)
+        let messages = log.messages(mentioning: "no registration of Unregistered taking no arguments")
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("No registration of Unregistered exists") == true)
+        #expect(container.description == before)
+        #expect(container.resolve(Animal.self) != nil)
+    }
+
+    @Test func wrongNameListsTheRegistrationsThatExist() {
+        let log = LogCapture()
+        let parent = Container()
+        parent.register(Wallet.self, name: "leather") { _ in Wallet() }
+        let container = Container(parent: parent)
+        container.register(Wallet.self) { (_, owner: String) in Wallet() }
+
+        #expect(log.capturing { container.resolve(Wallet.self, name: "plastic") } == nil)
+        let message = log.messages(mentioning: "no registration of Wallet named \"plastic\"").first ?? ""
+        #expect(message.contains("Registrations of Wallet that exist:"))
+        #expect(message.contains("Name: \"leather\", Factory: Resolver -> Wallet, ObjectScope: graph } in its parent"))
+        #expect(message.contains("Factory: (Resolver, String) -> Wallet, ObjectScope: graph } in this container"))
+    }
+
+    @Test func wrongArgumentTypesNameTheTypesGivenAndRegistered() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Ticket.self) { (_, seat: Int) in Ticket() }
+
+        #expect(log.capturing { container.resolve(Ticket.self, arguments: "12A", true) } == nil)
+        let message = log.messages(mentioning: "no registration of Ticket taking arguments (String, Bool)").first
+        #expect(message?.contains("Factory: (Resolver, Int) -> Ticket") == true)
+        #expect(container.resolve(Ticket.self, argument: 12) != nil)
+    }
+
+    @Test func failedResolutionChangesNothing() {
+        let container = Container()
+        container.register(Badge.self) { _ in Badge() }.inObjectScope(.container)
+        let badge = container.resolve(Badge.self)
+        let description = container.description
+        _ = LogCapture().capturing {
+            (container.resolve(Badge.self, name: "x"), container.resolve(Badge.self, argument: 1),
+             container.resolve(Unregistered.self))
+        }
+        #expect(container.description == description)
+        #expect(container.resolve(Badge.self) === badge)
+        #expect(container.hierarchy.depth == 0)
+    }
+
+    @Test func silencedSinkBuildsNoMessage() {
+        let sink = LogSink()
+        sink.function = nil
+        var built = false
+        sink.log {
+            built = true
+            return "unused"
+        }
+        #expect(!built)
+    }
+
+    @Test func sinkDeliversMessagesToItsFunction() {
+        let sink = LogSink()
+        let received = Box<[String]>([])
+        sink.function = { received.value.append($0) }
+        sink.log { "hello" }
+        #expect(received.value == ["hello"])
+        #expect(sink.function != nil)
+    }
+
+    @Test func loggingFunctionIsSettable() {
+        _ = LogCapture()  // installs the process-wide recorder through the public setter
+        #expect(Container.loggingFunction != nil)
+    }
+}
+
+final class Box<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import Graft
+
+/// Runs `body(thread)` on `threads` threads at once and returns when all have finished.
+private func onThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for thread in 0..<threads {
+        group.enter()
+        Thread {
+            body(thread)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+/// Counts calls from many threads.
+private final class AtomicCounter: @unchecked Sendable {  // `count` is only touched under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
+
+private final class Config: Sendable {}
+private final class Database: Sendable { let config: Config; init(config: Config) { self.config = config } }
+private final class Repository: Sendable {
+    let database: Database
+    let config: Config
+    init(database: Database, config: Config) { self.database = database; self.config = config }
+}
+private final class Request: Sendable {}
+
+@Suite struct SynchronizedResolverTests {
+    @Test func eightThreadsOfMixedScopesCreateTheSingletonOnce() {
+        let container = Container()
+        let configsMade = AtomicCounter()
+        let inconsistent = AtomicCounter()
+        let failures = AtomicCounter()
+        container.register(Config.self) { _ in configsMade.increment(); return Config() }.inObjectScope(.container)
+        container.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }  // graph
+        container.register(Repository.self) { r in
+            Repository(database: r.resolve(Database.self)!, config: r.resolve(Config.self)!)
+        }
+        container.register(Request.self) { _ in Request() }.inObjectScope(.transient)
+        let resolver = container.synchronize()
+
+        onThreads(8) { _ in
+            for iteration in 0..<10_000 {
+                switch iteration % 3 {
+                case 0:
+                    guard let repository = resolver.resolve(Repository.self) else { failures.increment(); continue }
+                    if repository.database.config !== repository.config { inconsistent.increment() }
+                case 1:
+                    if resolver.resolve(Request.self) == nil { failures.increment() }
+                default:
+                    if resolver.resolve(Config.self) == nil { failures.increment() }
+                }
+            }
+        }
+        #expect(configsMade.value == 1)
+        #expect(inconsistent.value == 0)
+        #expect(failures.value == 0)
+        #expect(container.hierarchy.depth == 0)
+    }
+
+    @Test func graphScopedGraphIsConsistentPerResolutionUnderContention() {
+        let container = Container()
+        container.register(Config.self) { _ in Config() }  // graph: one per resolution
+        container.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }
+        container.register(Repository.self) { r in
+            Repository(database: r.resolve(Database.self)!, config: r.resolve(Config.self)!)
+        }
+        let resolver = container.synchronize()
+        let shared = AtomicCounter()
+        let seen = ConfigSet()
+        onThreads(8) { _ in
+            for _ in 0..<2_000 {
+                let repository = resolver.resolve(Repository.self)!
+                if repository.database.config === repository.config { shared.increment() }
+                seen.insert(repository.config)
+            }
+        }
+        #expect(shared.value == 16_000)
+        #expect(seen.count == 16_000)  // no two resolutions shared a graph-scoped instance
+    }
+
+    @Test(arguments: [ObjectScope.transient, .graph, .container])
+    func parentAndChildViewsTogetherNeverDeadlock(_ scope: ObjectScope) {
+        let parent = Container()
+        parent.register(Config.self) { _ in Config() }.inObjectScope(scope)
+        let child = Container(parent: parent)
+        child.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }
+        let parentResolver = parent.synchronize()
+        let childResolver = child.synchronize()
+        let resolved = AtomicCounter()
+
+        onThreads(4) { thread in
+            for _ in 0..<2_000 {
+                if thread.isMultiple(of: 2) {
+                    if parentResolver.resolve(Config.self) != nil { resolved.increment() }
+                } else if childResolver.resolve(Database.self) != nil {
+                    resolved.increment()
+                }
+            }
+        }
+        #expect(resolved.value == 8_000)
+    }
+
+    @Test func factoryMayReenterTheSynchronizedResolverItCaptured() {
+        let container = Container()
+        let resolver = container.synchronize()
+        container.register(Config.self) { _ in Config() }
+        container.register(Database.self) { _ in Database(config: resolver.resolve(Config.self)!) }
+        let made = AtomicCounter()
+        onThreads(4) { _ in
+            for _ in 0..<500 where resolver.resolve(Database.self) != nil { made.increment() }
+        }
+        #expect(made.value == 2_000)
+    }
+
+    @Test func factoriesReceiveTheSynchronizedResolver() {
+        let container = Container()
+        nonisolated(unsafe) var received: Resolver?
+        container.register(Config.self) { r in received = r; return Config() }
+        let resolver = container.synchronize()
+        _ = resolver.resolve(Config.self)
+        #expect(received as? SynchronizedResolver === resolver)
+    }
+
+    @Test func sharesRegistrationsAndInstancesWithItsContainer() {
+        let container = Container()
+        let resolver = container.synchronize()
+        container.register(Config.self) { _ in Config() }.inObjectScope(.container)
+        container.register(Config.self, name: "named") { _ in Config() }
+        let config = container.resolve(Config.self)
+        #expect(resolver.resolve(Config.self) === config)
+        #expect(resolver.resolve(Config.self, name: "named") != nil)
+        let asProtocol: Resolver = container.synchronize()
+        #expect(asProtocol.resolve(Config.self) === config)
+    }
+
+    @Test func usableFromTasks() async {
+        let container = Container()
+        container.register(Config.self) { _ in Config() }.inObjectScope(.container)
+        let resolver = container.synchronize()
+        let configs = await withTaskGroup(of: Config?.self) { group in
+            for _ in 0..<16 { group.addTask { resolver.resolve(Config.self) } }
+            var all: [Config?] = []
+            for await config in group { all.append(config) }
+            return all
+        }
+        #expect(configs.count == 16)
+        #expect(configs.allSatisfy { $0 != nil && $0 === configs[0] })
+    }
+}
+
+private final class ConfigSet: @unchecked Sendable {  // `set` is only touched under `lock`
+    private let lock = NSLock()
+    private var set = Set<ObjectIdentifier>()
+    private var kept: [Config] = []  // keeps each alive so no identifier is reused
+    func insert(_ config: Config) {
+        lock.lock()
+        set.insert(ObjectIdentifier(config))
+        kept.append(config)
+        lock.unlock()
+    }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return set.count }
+}
