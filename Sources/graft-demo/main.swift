@@ -1,1 +1,144 @@
-print("demo")
+// Graft — MIT License.
+// Assembles a small service graph, resolves it from 8 worker threads, and reports what was built.
+import Foundation
+import Graft
+
+/// Counts instances made per kind, from any thread.
+final class Census: @unchecked Sendable {  // `counts` is only touched under `lock`
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+
+    func made(_ kind: String) {
+        lock.lock()
+        counts[kind, default: 0] += 1
+        lock.unlock()
+    }
+
+    var snapshot: [String: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts
+    }
+}
+
+let census = Census()
+
+final class AppConfig: Sendable {
+    let databaseURL = "postgres://localhost/graft"
+    init() { census.made("AppConfig") }
+}
+
+final class Logger: Sendable {
+    let label: String
+    init(label: String) {
+        self.label = label
+        census.made("Logger(\(label))")
+    }
+}
+
+final class DatabaseClient: Sendable {
+    let config: AppConfig
+    let logger: Logger
+    init(config: AppConfig, logger: Logger) {
+        self.config = config
+        self.logger = logger
+        census.made("DatabaseClient")
+    }
+}
+
+final class UnitOfWork: Sendable {
+    let database: DatabaseClient
+    init(database: DatabaseClient) {
+        self.database = database
+        census.made("UnitOfWork")
+    }
+}
+
+final class UserRepository: Sendable {
+    let unitOfWork: UnitOfWork
+    let logger: Logger
+    init(unitOfWork: UnitOfWork, logger: Logger) {
+        self.unitOfWork = unitOfWork
+        self.logger = logger
+        census.made("UserRepository")
+    }
+}
+
+final class OrderRepository: Sendable {
+    let unitOfWork: UnitOfWork
+    let users: UserRepository
+    init(unitOfWork: UnitOfWork, users: UserRepository) {
+        self.unitOfWork = unitOfWork
+        self.users = users
+        census.made("OrderRepository")
+    }
+}
+
+// The application's container: shared infrastructure.
+let app = Container()
+app.register(AppConfig.self) { _ in AppConfig() }.inObjectScope(.container)
+app.register(Logger.self) { _ in Logger(label: "app") }.inObjectScope(.container)
+app.register(DatabaseClient.self) { r in
+    DatabaseClient(config: r.resolve(AppConfig.self)!, logger: r.resolve(Logger.self)!)
+}.inObjectScope(.container)
+app.register(UnitOfWork.self) { r in UnitOfWork(database: r.resolve(DatabaseClient.self)!) }  // graph
+app.register(UserRepository.self) { r in
+    UserRepository(unitOfWork: r.resolve(UnitOfWork.self)!, logger: r.resolve(Logger.self)!)
+}.inObjectScope(.transient)
+app.register(OrderRepository.self) { r in
+    OrderRepository(unitOfWork: r.resolve(UnitOfWork.self)!, users: r.resolve(UserRepository.self)!)
+}.inObjectScope(.transient)
+
+// One child container per feature, each overriding the logger with its own.
+let features = ["checkout", "accounts"].map { name in
+    (name, Container(parent: app) { feature in
+        feature.register(Logger.self) { _ in Logger(label: name) }.inObjectScope(.container)
+    })
+}
+
+print("Registrations in the application container:")
+print(app)
+for (name, feature) in features {
+    print("Feature '\(name)' overrides:")
+    print(feature)
+}
+
+let resolvers = [app.synchronize()] + features.map { $0.1.synchronize() }
+let threads = 8
+let perThread = 2_500
+let mismatches = Census()
+let group = DispatchGroup()
+for thread in 0..<threads {
+    group.enter()
+    Thread {
+        let resolver = resolvers[thread % resolvers.count]
+        for _ in 0..<perThread {
+            let orders = resolver.resolve(OrderRepository.self)!
+            if orders.unitOfWork !== orders.users.unitOfWork { mismatches.made("graph not shared") }
+        }
+        group.leave()
+    }.start()
+}
+group.wait()
+
+let counts = census.snapshot
+let resolutions = threads * perThread
+print("\nResolved OrderRepository \(resolutions) times from \(threads) threads through synchronize().")
+print("Instances created, by type:")
+for (kind, count) in counts.sorted(by: { $0.key < $1.key }) {
+    print("  \(kind.padding(toLength: 20, withPad: " ", startingAt: 0)) \(count)")
+}
+let scopes = [
+    ("container", ["AppConfig", "DatabaseClient", "Logger(app)", "Logger(checkout)", "Logger(accounts)"]),
+    ("graph", ["UnitOfWork"]),
+    ("transient", ["UserRepository", "OrderRepository"]),
+]
+print("Instances created, by scope:")
+for (scope, kinds) in scopes {
+    print("  \(scope.padding(toLength: 20, withPad: " ", startingAt: 0)) \(kinds.map { counts[$0, default: 0] }.reduce(0, +))")
+}
+let singletons = scopes[0].1
+let onceEach = singletons.allSatisfy { counts[$0] == 1 }
+print("Container-scoped services created exactly once each: \(onceEach ? "yes" : "NO")")
+print("Each resolution shared one UnitOfWork across its graph: \(mismatches.snapshot.isEmpty ? "yes" : "NO")")
+exit(onceEach && mismatches.snapshot.isEmpty ? 0 : 1)
