@@ -39,8 +39,8 @@ extension Container {
         var container: Container? = self
         var level = "this container"
         while let current = container {
-            for entry in current.services.values {
-                if entry.serviceType == serviceType {
+            for (key, entry) in current.services {
+                if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription) } in \(level)")
                 } else if "\(entry.serviceType)" == typeName {
                     sameName.append("    { \(entry.entryDescription) } in \(level) (a different type of the same name)")

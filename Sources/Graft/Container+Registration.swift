@@ -33,6 +33,7 @@ extension Container {
             factory: Factory<Service, repeat each Argument>(factory),
             objectScope: defaultObjectScope
         )
+        entry.container = self
         services[ServiceKey(service: serviceType, arguments: argumentsType, name: name)] = entry
         for behavior in behaviors {
             behavior.container(self, didRegisterType: serviceType, toService: entry, withName: name)

@@ -32,10 +32,15 @@ extension Container {
         arguments: repeat each Argument
     ) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: argumentsType, name: name)
-        if let found = entry(for: key), let entry = found as? ServiceEntry<Service> {
-            return resolve(entry, resolver: resolver, arguments: repeat each arguments)
+        if let found = entry(for: key) {
+            if let entry = found as? ServiceEntry<Service> {
+                return resolve(entry, resolver: resolver, arguments: repeat each arguments)
+            }
+            // Forwarded from another type's registration (`implements`, `forward`): resolve that, then cast.
+            let instance = found.resolveErased(from: self, resolver: resolver, arguments: repeat each arguments)
+            if let instance = instance as? Service { return instance }
         }
-        return resolveUnregistered(serviceType, key: key, argumentTypes: repeat (each Argument).self)
+        return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)
     }
 
     /// The entry for `key` in this container or the nearest ancestor that has one.
@@ -50,7 +55,7 @@ extension Container {
     }
 
     @inline(__always)
-    private func resolve<Service, each Argument>(
+    fileprivate func resolve<Service, each Argument>(
         _ entry: ServiceEntry<Service>,
         resolver: Resolver,
         arguments: repeat each Argument
@@ -60,8 +65,10 @@ extension Container {
             if let instance = entry.instance { return instance }
         case .graph:
             if let instance = entry.graphInstance { return instance }
+            if entry.remembersAGraph, let instance = entry.recall(in: hierarchy) { return instance }
         case .weak:
             if let instance = entry.graphInstance { return instance }
+            if entry.remembersAGraph, let instance = entry.recall(in: hierarchy) { return instance }
             if let object = entry.weakInstance, let instance = object as? Service { return instance }
         case .transient:
             break
@@ -141,16 +148,22 @@ extension Container {
     private func resolveUnregistered<Service, each Argument>(
         _ serviceType: Service.Type,
         key: ServiceKey,
-        argumentTypes: repeat (each Argument).Type
+        resolver: Resolver,
+        arguments: repeat each Argument
     ) -> Service? {
         if serviceType == GraphIdentifier.self, key.arguments == ObjectIdentifier(Void.self),
             let graph = hierarchy.graphIfResolving
         {
             return graph as? Service
         }
+        if let wrapper = serviceType as? any ResolutionWrapper.Type,
+            let wrapped = wrapper.wrap(from: self, resolver: resolver, name: key.name, arguments: repeat each arguments)
+        {
+            return wrapped as? Service
+        }
         Container.log {
             var names: [String] = []
-            repeat names.append(String(describing: each argumentTypes))
+            repeat names.append(String(describing: (each Argument).self))
             return resolutionFailureMessage(serviceType, name: key.name, argumentTypeNames: names)
         }
         return nil
@@ -158,6 +171,14 @@ extension Container {
 }
 
 extension ServiceEntry {
+    func resolveErased<each Argument>(
+        from container: Container,
+        resolver: Resolver,
+        arguments: repeat each Argument
+    ) -> Any? {
+        container.resolve(self, resolver: resolver, arguments: repeat each arguments)
+    }
+
     /// The instance the scope already holds for the resolution in flight, if any.
     func keptInstance(in hierarchy: Hierarchy) -> Service? {
         switch scopeKind {

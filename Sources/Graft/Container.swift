@@ -55,7 +55,7 @@ public final class Container {
 
     /// Drops the instances kept by a custom `objectScope` in this container and its ancestors.
     public func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
-        resetEntries { $0.objectScope === objectScope }
+        resetEntries { _, entry in entry.objectScope === objectScope }
     }
 
     /// Drops the instances of `serviceType` kept by `objectScope` in this container and its ancestors.
@@ -65,13 +65,14 @@ public final class Container {
 
     /// Drops the instances of `serviceType` kept by a custom `objectScope` here and in ancestors.
     public func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
-        resetEntries { $0.objectScope === objectScope && $0.serviceType == serviceType }
+        let service = ObjectIdentifier(serviceType)
+        resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
     }
 
-    private func resetEntries(where matches: (AnyServiceEntry) -> Bool) {
+    private func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
         var container: Container? = self
         while let current = container {
-            for entry in current.services.values where matches(entry) {
+            for (key, entry) in current.services where matches(key, entry) {
                 entry.dropKeptInstance()
             }
             container = current.parent

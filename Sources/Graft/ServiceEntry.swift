@@ -31,6 +31,13 @@ public final class ServiceEntry<Service> {
     weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     var factoryFrame = -1
+    /// The last graph whose identifier escaped (to a `Lazy`, say) and the instance made in it,
+    /// so resolving in that graph again finds the instance while something still holds it.
+    private var rememberedGraph: GraphIdentifier?
+    private weak var rememberedObject: AnyObject?
+    private(set) var remembersAGraph = false
+    /// The container registered in, where `implements` adds forwarded types.
+    weak var container: Container?
 
     init(
         serviceType: Any.Type,
@@ -88,7 +95,7 @@ protocol AnyServiceEntry: AnyObject {
     var objectScope: ObjectScopeProtocol { get }
     var factoryFrame: Int { get }
     /// Drops the instance a finished graph held.
-    func endGraph()
+    func endGraph(remembering graph: GraphIdentifier?)
     /// Drops the instance kept by its scope (reset, or a failed resolution being rolled back).
     func dropKeptInstance()
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
@@ -96,12 +103,33 @@ protocol AnyServiceEntry: AnyObject {
     func restoreGraphInstance(_ instance: Any?)
     /// `{ Service: …, Factory: …, ObjectScope: … }` as in `Container.description`.
     var entryDescription: String { get }
+    /// Resolves this entry for a type it is forwarded to.
+    func resolveErased<each Argument>(
+        from container: Container,
+        resolver: Resolver,
+        arguments: repeat each Argument
+    ) -> Any?
 }
 
 extension ServiceEntry: AnyServiceEntry {
-    func endGraph() {
+    func endGraph(remembering graph: GraphIdentifier?) {
+        if let graph, let made = graphInstance, let object = WeakStorage.referenceOrNil(made) {
+            rememberedGraph = graph
+            rememberedObject = object
+            remembersAGraph = true
+        }
         graphInstance = nil
         storage?.graphResolutionCompleted()
+    }
+
+    /// The instance made in the graph being resolved again, if it is still alive.
+    func recall(in hierarchy: Hierarchy) -> Service? {
+        guard let graph = hierarchy.knownGraph, graph == rememberedGraph,
+            let object = rememberedObject, let instance = object as? Service
+        else { return nil }
+        graphInstance = instance
+        hierarchy.holdsGraphInstance(self)
+        return instance
     }
 
     func dropKeptInstance() {

@@ -5,6 +5,7 @@ private final class Unregistered {}
 private final class Wallet {}
 private final class Ticket {}
 private final class Badge {}
+private final class Stray {}
 
 @Suite struct LoggingTests {
     @Test func unregisteredTypeReturnsNilAndSaysNothingExists() {
@@ -53,7 +54,7 @@ private final class Badge {}
         let description = container.description
         _ = LogCapture().capturing {
             (container.resolve(Badge.self, name: "x"), container.resolve(Badge.self, argument: 1),
-             container.resolve(Unregistered.self))
+             container.resolve(Stray.self))
         }
         #expect(container.description == description)
         #expect(container.resolve(Badge.self) === badge)

@@ -32,6 +32,9 @@ final class Hierarchy {
         return made
     }
 
+    /// The current graph's identifier if anyone has asked for it (only then can it be resolved again).
+    var knownGraph: GraphIdentifier? { graph }
+
     /// The identifier of the graph in flight, or `nil` between resolutions.
     var graphIfResolving: GraphIdentifier? {
         depth > 0 ? currentGraph : nil
@@ -97,9 +100,10 @@ final class Hierarchy {
     /// Ends a top-level resolution: drops the graph, and on failure everything it kept.
     /// - Returns: Whether the resolution succeeded.
     func finishResolution() -> Bool {
-        for entry in graphEntries { entry.endGraph() }
-        graphEntries.removeAll(keepingCapacity: true)
         let succeeded = failure == nil
+        let remembered = succeeded ? graph : nil
+        for entry in graphEntries { entry.endGraph(remembering: remembered) }
+        graphEntries.removeAll(keepingCapacity: true)
         if !succeeded {
             for entry in keptEntries { entry.dropKeptInstance() }
         }
@@ -122,7 +126,7 @@ final class Hierarchy {
         depth += 1
         defer {
             depth -= 1
-            for entry in graphEntries { entry.endGraph() }
+            for entry in graphEntries { entry.endGraph(remembering: failure == nil ? identifier : nil) }
             graphEntries = outerEntries
             for (entry, instance) in zip(outerEntries, outerInstances) { entry.restoreGraphInstance(instance) }
             graph = outerGraph

@@ -1,0 +1,42 @@
+// Graft — MIT License.
+
+extension Container {
+    /// Makes `type` (under `name`) resolve through `entry`: same factory, same scope, same
+    /// instance. The entry's instances must be of `type` for the resolution to succeed.
+    ///
+    /// ```swift
+    /// let entry = container.register(SQLStore.self) { _ in SQLStore() }.inObjectScope(.container)
+    /// container.forward(UserStore.self, to: entry)
+    /// container.forward(OrderStore.self, to: entry)  // one SQLStore answers to both protocols
+    /// ```
+    public func forward<Forwarded, Service>(
+        _ type: Forwarded.Type,
+        name: String? = nil,
+        to entry: ServiceEntry<Service>
+    ) {
+        services[ServiceKey(service: type, arguments: entry.argumentsType, name: name)] = entry
+        for behavior in behaviors {
+            behavior.container(self, didRegisterType: type, toService: entry, withName: name)
+        }
+    }
+}
+
+extension ServiceEntry {
+    /// Makes this registration answer to `type` as well, under `name`; see ``Container/forward(_:name:to:)``.
+    @discardableResult
+    public func implements<Forwarded>(_ type: Forwarded.Type, name: String? = nil) -> ServiceEntry<Service> {
+        container?.forward(type, name: name, to: self)
+        return self
+    }
+
+    /// Makes this registration answer to each of `types` as well, unnamed.
+    ///
+    /// ```swift
+    /// container.register(Dog.self) { _ in Dog() }.implements(Animal.self, Pet.self)
+    /// ```
+    @discardableResult
+    public func implements<each Forwarded>(_ types: repeat (each Forwarded).Type) -> ServiceEntry<Service> {
+        repeat container?.forward(each types, name: nil, to: self)
+        return self
+    }
+}
