@@ -29,14 +29,20 @@ extension ServiceEntry {
         return self
     }
 
-    /// Makes this registration answer to each of `types` as well, unnamed.
+    /// Makes this registration answer to each of several types as well, unnamed.
     ///
     /// ```swift
     /// container.register(Dog.self) { _ in Dog() }.implements(Animal.self, Pet.self)
     /// ```
     @discardableResult
-    public func implements<each Forwarded>(_ types: repeat (each Forwarded).Type) -> ServiceEntry<Service> {
-        repeat container?.forward(each types, name: nil, to: self)
+    public func implements<First, Second, each More>(
+        _ first: First.Type,
+        _ second: Second.Type,
+        _ more: repeat (each More).Type
+    ) -> ServiceEntry<Service> {
+        container?.forward(first, to: self)
+        container?.forward(second, to: self)
+        repeat container?.forward(each more, to: self)
         return self
     }
 }

@@ -79,15 +79,21 @@ import Testing
     }
 
     @Test func failedResolutionInGraphScopeKeepsNothing() {
-        final class A { let b: B?; init(b: B?) { self.b = b } }
-        final class B { let a: A?; let live: Tracked; init(a: A?, live: Tracked) { self.a = a; self.live = live } }
-        // (A and B here are local types; the chain is only checked in the tests below.)
+        final class Left { let right: Right?; init(right: Right?) { self.right = right } }
+        final class Right {
+            let left: Left?
+            let live: Tracked
+            init(left: Left?, live: Tracked) { self.left = left; self.live = live }
+        }
         let live = Counter()
         let container = Container()
-        container.register(A.self) { r in A(b: r.resolve(B.self)) }
-        container.register(B.self) { r in B(a: r.resolve(A.self), live: Tracked(live)) }.inObjectScope(.weak)
+        container.register(Left.self) { r in Left(right: r.resolve(Right.self)) }
+        container.register(Right.self) { r in Right(left: r.resolve(Left.self), live: Tracked(live)) }
+            .inObjectScope(.weak)
+        let log = LogCapture()
 
-        #expect(LogCapture().capturing { container.resolve(A.self) } == nil)
+        #expect(log.capturing { container.resolve(Left.self) } == nil)
+        #expect(log.messages(mentioning: "Left -> Right -> Left").count == 1)
         #expect(live.value == 0)
         #expect(container.hierarchy.depth == 0)
     }
