@@ -1,33 +1,173 @@
 import Foundation
-import Graft
+import Graft  // was: import Swinject
 import Testing
 
-/// Runs the examples of Documentation/ so they cannot drift from the API.
-@Suite struct DocumentationExamplesTests {
-    final class Config: Sendable {}
-    final class Database: Sendable {
-        let config: Config
-        init(config: Config) { self.config = config }
+// The code of every ```swift block in Documentation/ appears below, line for line (indentation
+// aside), so the articles compile and run; `documentationMatchesTheseExamples` checks it.
+
+// MARK: ThreadSafety.md
+
+final class Config: Sendable {}
+final class Database: Sendable {
+    let config: Config
+    init(config: Config) { self.config = config }
+}
+
+// MARK: GettingStarted.md
+
+protocol MessageStore: AnyObject {
+    func save(_ message: String)
+}
+
+final class MemoryStore: MessageStore {
+    private(set) var saved: [String] = []
+    func save(_ message: String) { saved.append(message) }
+}
+
+final class Mailer {
+    let store: MessageStore
+    init(store: MessageStore) { self.store = store }
+}
+
+final class Greeting {
+    let text: String
+    init(name: String, excited: Bool) { text = "Hello, \(name)" + (excited ? "!" : ".") }
+}
+
+final class Outbox {
+    var mailer: Mailer?
+}
+
+// MARK: ObjectScopes.md
+
+final class UnitOfWork {}
+final class Accounts {
+    let work: UnitOfWork
+    init(work: UnitOfWork) { self.work = work }
+}
+final class Ledger {
+    let work: UnitOfWork
+    let accounts: Accounts
+    init(work: UnitOfWork, accounts: Accounts) { self.work = work; self.accounts = accounts }
+}
+
+final class Settings {}
+final class Session {}
+final class Cart {}
+
+// MARK: ContainerHierarchy.md
+
+protocol Logger: AnyObject { var label: String { get } }
+final class LabelledLogger: Logger {
+    let label: String
+    init(label: String) { self.label = label }
+}
+final class Checkout {
+    let logger: Logger
+    init(logger: Logger) { self.logger = logger }
+}
+
+// MARK: Assemblies.md
+
+protocol Clock { func now() -> Int }
+struct FixedClock: Clock { func now() -> Int { 42 } }
+final class Scheduler {
+    let clock: Clock
+    init(clock: Clock) { self.clock = clock }
+}
+
+struct CoreAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(Clock.self) { _ in FixedClock() }
+    }
+}
+
+struct SchedulingAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(Scheduler.self) { r in Scheduler(clock: r.resolve(Clock.self)!) }
+            .inObjectScope(.container)
     }
 
-    @Test func threadSafetyExample() async {
+    func loaded(resolver: Resolver) {
+        _ = resolver.resolve(Scheduler.self)  // start it once everything is registered
+    }
+}
+
+final class Report {
+    let scheduler: Scheduler
+    init(scheduler: Scheduler) { self.scheduler = scheduler }
+}
+
+struct ReportingAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(Report.self) { r in Report(scheduler: r.resolve(Scheduler.self)!) }
+    }
+}
+
+// MARK: CircularDependencies.md
+
+final class Author {
+    var books: [Book] = []
+}
+final class Book {
+    let author: Author
+    init(author: Author) { self.author = author }
+}
+
+final class Engine {
+    let car: Car?
+    init(car: Car?) { self.car = car }
+}
+final class Car {
+    let engine: Engine?
+    init(engine: Engine?) { self.engine = engine }
+}
+
+// MARK: TypeForwarding.md
+
+protocol UserStore: AnyObject {}
+protocol OrderStore: AnyObject {}
+final class SQLStore: UserStore, OrderStore {}
+
+// MARK: LazyAndProvider.md
+
+final class Exporter {}
+final class Screen {
+    let exporter: Lazy<Exporter>
+    let makeExporter: Provider<Exporter>
+    init(exporter: Lazy<Exporter>, makeExporter: Provider<Exporter>) {
+        self.exporter = exporter
+        self.makeExporter = makeExporter
+    }
+}
+
+// MARK: MigratingFromSwinject.md
+
+final class Invoice {
+    let total: Int
+    init(total: Int) { self.total = total }
+}
+
+@Suite struct DocumentationExamplesTests {
+    @Test func threadSafety() async {
         let container = Container()
         container.register(Config.self) { _ in Config() }.inObjectScope(.container)
         container.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }
 
-        let resolver = container.synchronize()
+        let resolver = container.synchronize()          // Sendable: safe to share with threads
         let group = DispatchGroup()
         for _ in 0..<8 {
             group.enter()
             Thread {
                 for _ in 0..<1_000 {
                     let database = resolver.resolve(Database.self)!
-                    precondition(database.config === resolver.resolve(Config.self)!)
+                    precondition(database.config === resolver.resolve(Config.self)!)  // one Config
                 }
                 group.leave()
             }.start()
         }
         group.wait()
+        print("8,000 resolutions, one Config")
 
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
@@ -35,5 +175,194 @@ import Testing
             }
         }
         #expect(resolver.resolve(Database.self)?.config === container.resolve(Config.self))
+    }
+
+    @Test func gettingStarted() {
+        let container = Container()
+        container.register(MessageStore.self) { _ in MemoryStore() }
+        container.register(Mailer.self) { r in Mailer(store: r.resolve(MessageStore.self)!) }
+
+        let mailer = container.resolve(Mailer.self)!
+        #expect(mailer.store is MemoryStore)
+
+        container.register(MessageStore.self, name: "archive") { _ in MemoryStore() }
+        let archive = container.resolve(MessageStore.self, name: "archive")
+        #expect(archive != nil && archive !== mailer.store)
+
+        container.register(Greeting.self) { (_, name: String, excited: Bool) in Greeting(name: name, excited: excited) }
+        let greeting = container.resolve(Greeting.self, arguments: "Ada", true)!
+        // greeting.text == "Hello, Ada!"
+        #expect(greeting.text == "Hello, Ada!")
+
+        container.register(Outbox.self) { _ in Outbox() }
+            .initCompleted { r, outbox in outbox.mailer = r.resolve(Mailer.self) }
+        #expect(container.resolve(Outbox.self)?.mailer != nil)
+    }
+
+    @Test func objectScopes() {
+        let container = Container()
+        container.register(UnitOfWork.self) { _ in UnitOfWork() }  // .graph is the default
+        container.register(Accounts.self) { r in Accounts(work: r.resolve(UnitOfWork.self)!) }
+        container.register(Ledger.self) { r in
+            Ledger(work: r.resolve(UnitOfWork.self)!, accounts: r.resolve(Accounts.self)!)
+        }
+
+        let ledger = container.resolve(Ledger.self)!
+        // ledger.work === ledger.accounts.work: one UnitOfWork within the resolution
+        // container.resolve(Ledger.self)!.work !== ledger.work: the next resolution makes a new one
+        #expect(ledger.work === ledger.accounts.work)
+        #expect(container.resolve(Ledger.self)!.work !== ledger.work)
+
+        container.register(Settings.self) { _ in Settings() }.inObjectScope(.container)
+        let settings = container.resolve(Settings.self)!
+        // container.resolve(Settings.self)! === settings
+        #expect(container.resolve(Settings.self)! === settings)
+
+        container.register(Session.self) { _ in Session() }.inObjectScope(.weak)
+        var session: Session? = container.resolve(Session.self)
+        // while `session` is held, resolving again returns it; once released, the next resolve makes a new one
+        #expect(container.resolve(Session.self) === session)
+        weak let released = session
+        session = nil
+        #expect(released == nil)
+
+        container.resetObjectScope(.container, serviceType: Settings.self)
+        #expect(container.resolve(Settings.self) !== settings)
+
+        let userSession = ObjectScope(storageFactory: PermanentStorage.init, description: "userSession")
+        container.register(Cart.self) { _ in Cart() }.inObjectScope(userSession)
+        let cart = container.resolve(Cart.self)!
+        // the same cart until the user logs out:
+        #expect(container.resolve(Cart.self) === cart)
+        container.resetObjectScope(userSession)
+        #expect(container.resolve(Cart.self) !== cart)
+    }
+
+    @Test func containerHierarchy() {
+        let app = Container()
+        app.register(Logger.self) { _ in LabelledLogger(label: "app") }.inObjectScope(.container)
+        app.register(Checkout.self) { r in Checkout(logger: r.resolve(Logger.self)!) }
+
+        let checkoutFeature = Container(parent: app)
+        checkoutFeature.register(Logger.self) { _ in LabelledLogger(label: "checkout") }
+
+        let inFeature = checkoutFeature.resolve(Checkout.self)!  // inFeature.logger.label == "checkout"
+        let inApp = app.resolve(Checkout.self)!                  // inApp.logger.label == "app"
+        #expect(inFeature.logger.label == "checkout")
+        #expect(inApp.logger.label == "app")
+    }
+
+    @Test func assemblies() {
+        let assembler = ContainerAssembler([SchedulingAssembly(), CoreAssembly()])
+        let scheduler = assembler.resolver.resolve(Scheduler.self)!
+        #expect(scheduler.clock.now() == 42)
+
+        let reporting = ContainerAssembler([ReportingAssembly()], parent: assembler)
+        let report = reporting.resolver.resolve(Report.self)!  // uses the application's Scheduler
+        #expect(report.scheduler === scheduler)
+    }
+
+    @Test func circularDependencies() {
+        let container = Container()
+        container.register(Author.self) { _ in Author() }
+            .initCompleted { r, author in author.books = [r.resolve(Book.self)!] }
+        container.register(Book.self) { r in Book(author: r.resolve(Author.self)!) }
+
+        let author = container.resolve(Author.self)!
+        // author.books[0].author === author
+        #expect(author.books[0].author === author)
+
+        container.register(Engine.self) { r in Engine(car: r.resolve(Car.self)) }
+        container.register(Car.self) { r in Car(engine: r.resolve(Engine.self)) }
+
+        let car = container.resolve(Car.self)
+        // car == nil, and the log says: "Graft: circular dependency: Car -> Engine -> Car. ..."
+        #expect(car == nil)
+        #expect(container.resolve(Author.self) != nil)
+    }
+
+    @Test func typeForwarding() {
+        let container = Container()
+        container.register(SQLStore.self) { _ in SQLStore() }
+            .inObjectScope(.container)
+            .implements(UserStore.self, OrderStore.self)
+
+        let users = container.resolve(UserStore.self)!
+        let orders = container.resolve(OrderStore.self)!
+        // users === orders === container.resolve(SQLStore.self)!
+        #expect(users === orders)
+        #expect(orders === container.resolve(SQLStore.self)!)
+    }
+
+    @Test func lazyAndProvider() {
+        let container = Container()
+        container.register(Exporter.self) { _ in Exporter() }
+        container.register(Screen.self) { r in
+            Screen(exporter: r.resolve(Lazy<Exporter>.self)!, makeExporter: r.resolve(Provider<Exporter>.self)!)
+        }
+
+        let screen = container.resolve(Screen.self)!   // no Exporter made yet
+        let exporter = screen.exporter.instance        // made now; the same one on every later access
+        let fresh = screen.makeExporter.instance       // a new resolution on every access
+        #expect(screen.exporter.instance === exporter)
+        #expect(fresh !== exporter)
+    }
+
+    @Test func migratingFromSwinject() {
+        let container = Container()
+        container.register(Invoice.self) { (_, a: Int, b: Int, c: Int, d: Int, e: Int, f: Int, g: Int, h: Int, i: Int, j: Int) in
+            Invoice(total: a + b + c + d + e + f + g + h + i + j)
+        }
+        let invoice = container.resolve(Invoice.self, arguments: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)!
+        // invoice.total == 55
+        #expect(invoice.total == 55)
+    }
+
+    /// Every line of every ```swift block in Documentation/ appears, in order, in this file.
+    @Test func documentationMatchesTheseExamples() throws {
+        let thisFile = URL(fileURLWithPath: #filePath)
+        let root = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let examples = try String(contentsOf: thisFile, encoding: .utf8)
+            .split(separator: "\n").map { normalized(String($0)) }
+        let folder = root.appendingPathComponent("Documentation")
+        let articles = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".md") }
+        #expect(articles.count >= 9)
+        for article in articles {
+            let text = try String(contentsOf: folder.appendingPathComponent(article), encoding: .utf8)
+            for block in swiftBlocks(in: text) {
+                var position = examples.startIndex
+                for line in block {
+                    guard let found = examples[position...].firstIndex(of: line) else {
+                        Issue.record("\(article): this line of a swift block is not exercised here: \(line)")
+                        break
+                    }
+                    position = found + 1
+                }
+            }
+        }
+    }
+
+    private func swiftBlocks(in markdown: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```swift" {
+                current = []
+            } else if current != nil, trimmed == "```" {
+                blocks.append(current!)
+                current = nil
+            } else if !trimmed.isEmpty {
+                current?.append(normalized(trimmed))
+            }
+        }
+        return blocks
+    }
+
+    /// Trimmed, and without a trailing `// comment` on a line of code.
+    private func normalized(_ line: String) -> String {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.hasPrefix("//"), let comment = trimmed.range(of: "  //") else { return trimmed }
+        return trimmed[..<comment.lowerBound].trimmingCharacters(in: .whitespaces)
     }
 }

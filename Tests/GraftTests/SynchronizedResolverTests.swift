@@ -23,25 +23,25 @@ private final class AtomicCounter: @unchecked Sendable {  // `count` is only tou
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
 
-private final class Config: Sendable {}
-private final class Database: Sendable { let config: Config; init(config: Config) { self.config = config } }
+private final class Preferences: Sendable {}
+private final class Warehouse: Sendable { let config: Preferences; init(config: Preferences) { self.config = config } }
 private final class Repository: Sendable {
-    let database: Database
-    let config: Config
-    init(database: Database, config: Config) { self.database = database; self.config = config }
+    let database: Warehouse
+    let config: Preferences
+    init(database: Warehouse, config: Preferences) { self.database = database; self.config = config }
 }
 private final class Request: Sendable {}
 
 @Suite struct SynchronizedResolverTests {
     @Test func eightThreadsOfMixedScopesCreateTheSingletonOnce() {
         let container = Container()
-        let configsMade = AtomicCounter()
+        let preferencesMade = AtomicCounter()
         let inconsistent = AtomicCounter()
         let failures = AtomicCounter()
-        container.register(Config.self) { _ in configsMade.increment(); return Config() }.inObjectScope(.container)
-        container.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }  // graph
+        container.register(Preferences.self) { _ in preferencesMade.increment(); return Preferences() }.inObjectScope(.container)
+        container.register(Warehouse.self) { r in Warehouse(config: r.resolve(Preferences.self)!) }  // graph
         container.register(Repository.self) { r in
-            Repository(database: r.resolve(Database.self)!, config: r.resolve(Config.self)!)
+            Repository(database: r.resolve(Warehouse.self)!, config: r.resolve(Preferences.self)!)
         }
         container.register(Request.self) { _ in Request() }.inObjectScope(.transient)
         let resolver = container.synchronize()
@@ -55,11 +55,11 @@ private final class Request: Sendable {}
                 case 1:
                     if resolver.resolve(Request.self) == nil { failures.increment() }
                 default:
-                    if resolver.resolve(Config.self) == nil { failures.increment() }
+                    if resolver.resolve(Preferences.self) == nil { failures.increment() }
                 }
             }
         }
-        #expect(configsMade.value == 1)
+        #expect(preferencesMade.value == 1)
         #expect(inconsistent.value == 0)
         #expect(failures.value == 0)
         #expect(container.hierarchy.depth == 0)
@@ -67,14 +67,14 @@ private final class Request: Sendable {}
 
     @Test func graphScopedGraphIsConsistentPerResolutionUnderContention() {
         let container = Container()
-        container.register(Config.self) { _ in Config() }  // graph: one per resolution
-        container.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }
+        container.register(Preferences.self) { _ in Preferences() }  // graph: one per resolution
+        container.register(Warehouse.self) { r in Warehouse(config: r.resolve(Preferences.self)!) }
         container.register(Repository.self) { r in
-            Repository(database: r.resolve(Database.self)!, config: r.resolve(Config.self)!)
+            Repository(database: r.resolve(Warehouse.self)!, config: r.resolve(Preferences.self)!)
         }
         let resolver = container.synchronize()
         let shared = AtomicCounter()
-        let seen = ConfigSet()
+        let seen = PreferencesSet()
         onThreads(8) { _ in
             for _ in 0..<2_000 {
                 let repository = resolver.resolve(Repository.self)!
@@ -89,9 +89,9 @@ private final class Request: Sendable {}
     @Test(arguments: [ObjectScope.transient, .graph, .container])
     func parentAndChildViewsTogetherNeverDeadlock(_ scope: ObjectScope) {
         let parent = Container()
-        parent.register(Config.self) { _ in Config() }.inObjectScope(scope)
+        parent.register(Preferences.self) { _ in Preferences() }.inObjectScope(scope)
         let child = Container(parent: parent)
-        child.register(Database.self) { r in Database(config: r.resolve(Config.self)!) }
+        child.register(Warehouse.self) { r in Warehouse(config: r.resolve(Preferences.self)!) }
         let parentResolver = parent.synchronize()
         let childResolver = child.synchronize()
         let resolved = AtomicCounter()
@@ -99,8 +99,8 @@ private final class Request: Sendable {}
         onThreads(4) { thread in
             for _ in 0..<2_000 {
                 if thread.isMultiple(of: 2) {
-                    if parentResolver.resolve(Config.self) != nil { resolved.increment() }
-                } else if childResolver.resolve(Database.self) != nil {
+                    if parentResolver.resolve(Preferences.self) != nil { resolved.increment() }
+                } else if childResolver.resolve(Warehouse.self) != nil {
                     resolved.increment()
                 }
             }
@@ -111,11 +111,11 @@ private final class Request: Sendable {}
     @Test func factoryMayReenterTheSynchronizedResolverItCaptured() {
         let container = Container()
         let resolver = container.synchronize()
-        container.register(Config.self) { _ in Config() }
-        container.register(Database.self) { _ in Database(config: resolver.resolve(Config.self)!) }
+        container.register(Preferences.self) { _ in Preferences() }
+        container.register(Warehouse.self) { _ in Warehouse(config: resolver.resolve(Preferences.self)!) }
         let made = AtomicCounter()
         onThreads(4) { _ in
-            for _ in 0..<500 where resolver.resolve(Database.self) != nil { made.increment() }
+            for _ in 0..<500 where resolver.resolve(Warehouse.self) != nil { made.increment() }
         }
         #expect(made.value == 2_000)
     }
@@ -123,31 +123,31 @@ private final class Request: Sendable {}
     @Test func factoriesReceiveTheSynchronizedResolver() {
         let container = Container()
         nonisolated(unsafe) var received: Resolver?
-        container.register(Config.self) { r in received = r; return Config() }
+        container.register(Preferences.self) { r in received = r; return Preferences() }
         let resolver = container.synchronize()
-        _ = resolver.resolve(Config.self)
+        _ = resolver.resolve(Preferences.self)
         #expect(received as? SynchronizedResolver === resolver)
     }
 
     @Test func sharesRegistrationsAndInstancesWithItsContainer() {
         let container = Container()
         let resolver = container.synchronize()
-        container.register(Config.self) { _ in Config() }.inObjectScope(.container)
-        container.register(Config.self, name: "named") { _ in Config() }
-        let config = container.resolve(Config.self)
-        #expect(resolver.resolve(Config.self) === config)
-        #expect(resolver.resolve(Config.self, name: "named") != nil)
+        container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        container.register(Preferences.self, name: "named") { _ in Preferences() }
+        let config = container.resolve(Preferences.self)
+        #expect(resolver.resolve(Preferences.self) === config)
+        #expect(resolver.resolve(Preferences.self, name: "named") != nil)
         let asProtocol: Resolver = container.synchronize()
-        #expect(asProtocol.resolve(Config.self) === config)
+        #expect(asProtocol.resolve(Preferences.self) === config)
     }
 
     @Test func usableFromTasks() async {
         let container = Container()
-        container.register(Config.self) { _ in Config() }.inObjectScope(.container)
+        container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
         let resolver = container.synchronize()
-        let configs = await withTaskGroup(of: Config?.self) { group in
-            for _ in 0..<16 { group.addTask { resolver.resolve(Config.self) } }
-            var all: [Config?] = []
+        let configs = await withTaskGroup(of: Preferences?.self) { group in
+            for _ in 0..<16 { group.addTask { resolver.resolve(Preferences.self) } }
+            var all: [Preferences?] = []
             for await config in group { all.append(config) }
             return all
         }
@@ -156,11 +156,11 @@ private final class Request: Sendable {}
     }
 }
 
-private final class ConfigSet: @unchecked Sendable {  // `set` is only touched under `lock`
+private final class PreferencesSet: @unchecked Sendable {  // `set` is only touched under `lock`
     private let lock = NSLock()
     private var set = Set<ObjectIdentifier>()
-    private var kept: [Config] = []  // keeps each alive so no identifier is reused
-    func insert(_ config: Config) {
+    private var kept: [Preferences] = []  // keeps each alive so no identifier is reused
+    func insert(_ config: Preferences) {
         lock.lock()
         set.insert(ObjectIdentifier(config))
         kept.append(config)
