@@ -39,7 +39,7 @@ extension Container {
         var container: Container? = self
         var level = "this container"
         while let current = container {
-            for (key, entry) in current.services {
+            for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription) } in \(level)")
                 } else if "\(entry.serviceType)" == typeName {

@@ -1,42 +1,74 @@
 // Graft — MIT License.
 
 extension Container {
-    /// Registers how to make `serviceType`, optionally under a name and with arguments.
+    /// Registers how to make `serviceType`, optionally under a name.
     ///
     /// Registering the same type, name and argument types again replaces the earlier registration.
     ///
     /// ```swift
     /// container.register(Animal.self) { _ in Cat() }
     /// container.register(Animal.self, name: "dog") { _ in Dog() }
-    /// container.register(Animal.self) { _, name in Cat(name: name) }  // resolve(_:argument:)
     /// ```
     ///
     /// - Parameters:
     ///   - serviceType: The type to register.
     ///   - name: A name telling apart registrations of the same type and argument types.
-    ///   - factory: Makes the service from a resolver (for its dependencies) and the arguments
-    ///     given to `resolve`. It may capture state: the container calls it on one thread at a
-    ///     time, or under the hierarchy's mutex through ``synchronize()``.
+    ///   - factory: Makes the service from a resolver, for its dependencies. It may capture state:
+    ///     the container calls it on one thread at a time, or under the hierarchy's mutex
+    ///     through ``synchronize()``.
     /// - Returns: The registration, to chain ``ServiceEntry/inObjectScope(_:)-7rfw5`` and
     ///   ``ServiceEntry/initCompleted(_:)``.
+    @discardableResult
+    public func register<Service>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping (Resolver) -> Service
+    ) -> ServiceEntry<Service> {
+        add(ServiceEntry(
+            serviceType: serviceType, argumentsType: Void.self, name: name, container: self,
+            argumentCount: 0, argumentTypeNames: { [] },
+            factory: { resolver, _ in factory(resolver) }))
+    }
+
+    /// Registers how to make `serviceType` from arguments given to `resolve`.
+    ///
+    /// ```swift
+    /// container.register(Animal.self) { _, name in Cat(name: name) }
+    /// let cat = container.resolve(Animal.self, argument: "Mimi")
+    /// ```
+    ///
+    /// The argument types are part of the registration's identity: resolving with other types, or
+    /// another number of arguments, does not find it.
     @discardableResult
     public func register<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String? = nil,
         factory: @escaping (Resolver, repeat each Argument) -> Service
     ) -> ServiceEntry<Service> {
-        let argumentsType = (repeat each Argument).self
-        let entry = ServiceEntry<Service>(
-            serviceType: serviceType,
-            argumentsType: argumentsType,
-            name: name,
-            factory: Factory<Service, repeat each Argument>(factory),
-            objectScope: defaultObjectScope
-        )
-        entry.container = self
-        services[ServiceKey(service: serviceType, arguments: argumentsType, name: name)] = entry
+        var count = 0
+        repeat count += Self.one((each Argument).self)
+        return add(ServiceEntry(
+            serviceType: serviceType, argumentsType: (repeat each Argument).self, name: name, container: self,
+            argumentCount: count,
+            argumentTypeNames: {
+                var names: [String] = []
+                repeat names.append(String(describing: (each Argument).self))
+                return names
+            },
+            factory: { resolver, arguments in
+                // `resolveService` passes a pointer to exactly this tuple type: the key includes it.
+                let values = arguments!.assumingMemoryBound(to: (repeat each Argument).self).pointee
+                return factory(resolver, repeat each values)
+            }))
+    }
+
+    private static func one<T>(_: T.Type) -> Int { 1 }
+
+    private func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsType, name: entry.name)
+        services[key] = entry
         for behavior in behaviors {
-            behavior.container(self, didRegisterType: serviceType, toService: entry, withName: name)
+            behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
         }
         return entry
     }

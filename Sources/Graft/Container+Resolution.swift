@@ -2,11 +2,11 @@
 
 extension Container: Resolver {
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        resolveService(serviceType, name: nil, argumentsType: Void.self, resolver: self)
+        resolveService(serviceType, name: nil, resolver: self)
     }
 
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        resolveService(serviceType, name: name, argumentsType: Void.self, resolver: self)
+        resolveService(serviceType, name: name, resolver: self)
     }
 
     public func resolve<Service, each Argument>(
@@ -14,31 +14,42 @@ extension Container: Resolver {
         name: String?,
         arguments: repeat each Argument
     ) -> Service? {
-        resolveService(
-            serviceType, name: name, argumentsType: (repeat each Argument).self, resolver: self,
-            arguments: repeat each arguments)
+        resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
     }
 }
 
 // The one path every resolution takes (see DESIGN.md): key, lookup up the hierarchy, the entry's
 // scope, and on a miss the factory, storing per scope and running `initCompleted`.
+//
+// The generic code runs unspecialized (callers are in other modules, and factories call through
+// the `Resolver` existential), so the hot path stays out of the runtime's metadata caches: the
+// entry's own methods do the work, reading `Service` from the entry itself, and arguments travel
+// as a pointer to their tuple.
 extension Container {
-    /// Resolves `serviceType`, passing `resolver` to the factories that run.
+    /// Resolves `serviceType` with no arguments, passing `resolver` to the factories that run.
+    func resolveService<Service>(_ serviceType: Service.Type, name: String?, resolver: Resolver) -> Service? {
+        let key = ServiceKey(service: serviceType, arguments: Void.self, name: name)
+        if let entry = entry(for: key),
+            let instance = entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
+        {
+            return instance
+        }
+        return resolveUnregistered(serviceType, key: key, resolver: resolver)
+    }
+
+    /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
     func resolveService<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
-        argumentsType: Any.Type,
         resolver: Resolver,
         arguments: repeat each Argument
     ) -> Service? {
-        let key = ServiceKey(service: serviceType, arguments: argumentsType, name: name)
-        if let found = entry(for: key) {
-            if let entry = found as? ServiceEntry<Service> {
-                return resolve(entry, resolver: resolver, arguments: repeat each arguments)
+        let key = ServiceKey(service: serviceType, arguments: (repeat each Argument).self, name: name)
+        if let entry = entry(for: key) {
+            let instance = withUnsafePointer(to: (repeat each arguments)) {
+                entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: UnsafeRawPointer($0))
             }
-            // Forwarded from another type's registration (`implements`, `forward`): resolve that, then cast.
-            let instance = found.resolveErased(from: self, resolver: resolver, arguments: repeat each arguments)
-            if let instance = instance as? Service { return instance }
+            if let instance { return instance }
         }
         return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)
     }
@@ -46,102 +57,13 @@ extension Container {
     /// The entry for `key` in this container or the nearest ancestor that has one.
     @inline(__always)
     func entry(for key: ServiceKey) -> AnyServiceEntry? {
+        let hash = RegistrationTable.hash(key)
         var container = self
         while true {
-            if let entry = container.services[key] { return entry }
+            if let entry = container.services.entry(for: key, hash: hash) { return entry }
             guard let parent = container.parent else { return nil }
             container = parent
         }
-    }
-
-    @inline(__always)
-    fileprivate func resolve<Service, each Argument>(
-        _ entry: ServiceEntry<Service>,
-        resolver: Resolver,
-        arguments: repeat each Argument
-    ) -> Service? {
-        switch entry.scopeKind {
-        case .container:
-            if let instance = entry.instance { return instance }
-        case .graph:
-            if let instance = entry.graphInstance { return instance }
-            if entry.remembersAGraph, let instance = entry.recall(in: hierarchy) { return instance }
-        case .weak:
-            if let instance = entry.graphInstance { return instance }
-            if entry.remembersAGraph, let instance = entry.recall(in: hierarchy) { return instance }
-            if let object = entry.weakInstance, let instance = object as? Service { return instance }
-        case .transient:
-            break
-        case .custom:
-            return resolveInStorage(entry, resolver: resolver, arguments: repeat each arguments)
-        }
-        return construct(entry, resolver: resolver, arguments: repeat each arguments)
-    }
-
-    /// A custom scope's storage is asked with the graph's identifier, so the graph must exist first.
-    private func resolveInStorage<Service, each Argument>(
-        _ entry: ServiceEntry<Service>,
-        resolver: Resolver,
-        arguments: repeat each Argument
-    ) -> Service? {
-        let hierarchy = self.hierarchy
-        let isTopLevel = hierarchy.depth == 0
-        hierarchy.depth += 1
-        let result = entry.keptInstance(in: hierarchy)
-            ?? construct(entry, resolver: resolver, arguments: repeat each arguments)
-        hierarchy.depth -= 1
-        if isTopLevel && !hierarchy.finishResolution() { return nil }
-        return result
-    }
-
-    /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
-    private func construct<Service, each Argument>(
-        _ entry: ServiceEntry<Service>,
-        resolver: Resolver,
-        arguments: repeat each Argument
-    ) -> Service? {
-        let hierarchy = self.hierarchy
-        let isTopLevel = hierarchy.depth == 0
-        if entry.factory.argumentCount == 0 && hierarchy.isConstructorCycle(entry) {
-            let chain = hierarchy.chain(reentering: entry)
-            hierarchy.fail(chain)
-            Container.log {
-                "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
-                    + "break the cycle by injecting one side in `initCompleted`."
-            }
-            return nil
-        }
-        if hierarchy.depth >= Hierarchy.maximumDepth {
-            let chain = hierarchy.chain(reentering: entry)
-            hierarchy.fail(chain)
-            Container.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
-            return nil
-        }
-        // The key this entry was found under has exactly these argument types.
-        let factory = unsafeDowncast(entry.factory, to: Factory<Service, repeat each Argument>.self)
-
-        let outerFrame = entry.factoryFrame
-        entry.factoryFrame = hierarchy.pushFactory(entry)
-        let made = factory.body(resolver, repeat each arguments)
-        hierarchy.popFactory()
-        entry.factoryFrame = outerFrame
-
-        var result = made
-        if hierarchy.failure == nil {
-            // A circular `initCompleted` may have made and kept one while the factory ran: keep that.
-            if let kept = entry.keptInstance(in: hierarchy) {
-                result = kept
-            } else {
-                entry.keep(made, in: hierarchy)
-                if !entry.initCompletedActions.isEmpty {
-                    hierarchy.runCompletion(entry) {
-                        for action in entry.initCompletedActions { action(resolver, made) }
-                    }
-                }
-            }
-        }
-        if isTopLevel && !hierarchy.finishResolution() { return nil }
-        return result
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss.
@@ -171,16 +93,96 @@ extension Container {
 }
 
 extension ServiceEntry {
-    func resolveErased<each Argument>(
-        from container: Container,
+    func resolve<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
         resolver: Resolver,
-        arguments: repeat each Argument
-    ) -> Any? {
-        container.resolve(self, resolver: resolver, arguments: repeat each arguments)
+        arguments: UnsafeRawPointer?
+    ) -> Requested? {
+        let instance = resolveInstance(in: container, resolver: resolver, arguments: arguments)
+        if requested == Service.self {
+            return unsafeBitCast(instance, to: Requested?.self)  // the same type
+        }
+        // Forwarded from another type's registration (`implements`, `forward`).
+        return instance as? Requested
+    }
+
+    @inline(__always)
+    private func resolveInstance(in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service? {
+        switch scopeKind {
+        case .container:
+            if let instance { return instance }
+        case .graph:
+            if let graphInstance { return graphInstance }
+            if remembersAGraph, let recalled = recall(in: container.hierarchy) { return recalled }
+        case .weak:
+            if let graphInstance { return graphInstance }
+            if remembersAGraph, let recalled = recall(in: container.hierarchy) { return recalled }
+            if let object = weakInstance, let instance = object as? Service { return instance }
+        case .transient:
+            break
+        case .custom:
+            return resolveInStorage(in: container, resolver: resolver, arguments: arguments)
+        }
+        return construct(in: container.hierarchy, resolver: resolver, arguments: arguments)
+    }
+
+    /// A custom scope's storage is asked with the graph's identifier, so the graph must exist first.
+    private func resolveInStorage(in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service? {
+        let hierarchy = container.hierarchy
+        let isTopLevel = hierarchy.depth == 0
+        hierarchy.depth += 1
+        let result = keptInstance(in: hierarchy) ?? construct(in: hierarchy, resolver: resolver, arguments: arguments)
+        hierarchy.depth -= 1
+        if isTopLevel && !hierarchy.finishResolution() { return nil }
+        return result
+    }
+
+    /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
+    private func construct(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service? {
+        let isTopLevel = hierarchy.depth == 0
+        if argumentCount == 0 && hierarchy.isConstructorCycle(self) {
+            let chain = hierarchy.chain(reentering: self)
+            hierarchy.fail(chain)
+            Container.log {
+                "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
+                    + "break the cycle by injecting one side in `initCompleted`."
+            }
+            return nil
+        }
+        if hierarchy.depth >= Hierarchy.maximumDepth {
+            let chain = hierarchy.chain(reentering: self)
+            hierarchy.fail(chain)
+            Container.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
+            return nil
+        }
+
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        let made = factory(resolver, arguments)
+        hierarchy.popFactory()
+        factoryFrame = outerFrame
+
+        var result = made
+        if hierarchy.failure == nil {
+            // A circular `initCompleted` may have made and kept one while the factory ran: keep that.
+            if let kept = keptInstance(in: hierarchy) {
+                result = kept
+            } else {
+                keep(made, in: hierarchy)
+                if !initCompletedActions.isEmpty {
+                    hierarchy.runCompletion(self) {
+                        for action in initCompletedActions { action(resolver, made) }
+                    }
+                }
+            }
+        }
+        if isTopLevel && !hierarchy.finishResolution() { return nil }
+        return result
     }
 
     /// The instance the scope already holds for the resolution in flight, if any.
-    func keptInstance(in hierarchy: Hierarchy) -> Service? {
+    private func keptInstance(in hierarchy: Hierarchy) -> Service? {
         switch scopeKind {
         case .transient: return nil
         case .graph: return graphInstance
@@ -191,7 +193,7 @@ extension ServiceEntry {
     }
 
     /// Keeps a new instance as the scope says, noting it so a failed resolution can drop it.
-    func keep(_ made: Service, in hierarchy: Hierarchy) {
+    private func keep(_ made: Service, in hierarchy: Hierarchy) {
         switch scopeKind {
         case .transient:
             return

@@ -25,7 +25,7 @@ extension ServiceEntry {
     /// Makes this registration answer to `type` as well, under `name`; see ``Container/forward(_:name:to:)``.
     @discardableResult
     public func implements<Forwarded>(_ type: Forwarded.Type, name: String? = nil) -> ServiceEntry<Service> {
-        container?.forward(type, name: name, to: self)
+        container.forward(type, name: name, to: self)
         return self
     }
 
@@ -40,9 +40,9 @@ extension ServiceEntry {
         _ second: Second.Type,
         _ more: repeat (each More).Type
     ) -> ServiceEntry<Service> {
-        container?.forward(first, to: self)
-        container?.forward(second, to: self)
-        repeat container?.forward(each more, to: self)
+        container.forward(first, to: self)
+        container.forward(second, to: self)
+        repeat container.forward(each more, to: self)
         return self
     }
 }

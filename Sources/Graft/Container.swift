@@ -19,7 +19,7 @@ public final class Container {
     let parent: Container?
     let hierarchy: Hierarchy
     let defaultObjectScope: ObjectScopeProtocol
-    var services: [ServiceKey: AnyServiceEntry] = [:]
+    @exclusivity(unchecked) var services = RegistrationTable()
     private(set) var behaviors: [Behavior] = []
 
     /// Makes a container.
@@ -72,7 +72,7 @@ public final class Container {
     private func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
         var container: Container? = self
         while let current = container {
-            for (key, entry) in current.services where matches(key, entry) {
+            for (key, entry) in current.services.registrations where matches(key, entry) {
                 entry.dropKeptInstance()
             }
             container = current.parent
@@ -89,7 +89,7 @@ public final class Container {
         let service = ObjectIdentifier(serviceType)
         var container: Container? = self
         while let current = container {
-            if current.services.keys.contains(where: { $0.service == service && $0.name == name }) {
+            if current.services.registrations.contains(where: { $0.key.service == service && $0.key.name == name }) {
                 return true
             }
             container = current.parent
@@ -123,7 +123,7 @@ public final class Container {
 extension Container: CustomStringConvertible {
     /// This container's own registrations, one per line, sorted.
     public var description: String {
-        let lines = services.values.map { "    { \($0.entryDescription) }" }.sorted()
+        let lines = services.registrations.map { "    { \($0.entry.entryDescription) }" }.sorted()
         return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
     }
 }

@@ -71,10 +71,12 @@ public final class Provider<Service> {
     }
 }
 
-/// What `Lazy` and `Provider` keep to resolve later: the container (weakly: services that hold a
-/// `Lazy` often live in that container), whether to go through its mutex, and the request.
+/// What `Lazy` and `Provider` keep to resolve later: the container, whether to go through its
+/// mutex, and the request. The container is held `unowned`: services holding a `Lazy` often live
+/// in that container (a strong reference would be a cycle), and a `weak` one would give the
+/// container a side table, slowing every retain of it on the resolution path.
 final class DeferredAccess<Service> {
-    private weak var container: Container?
+    private unowned let container: Container
     private let synchronized: Bool
     let resolve: (Container, Resolver) -> Service?
 
@@ -85,9 +87,6 @@ final class DeferredAccess<Service> {
     }
 
     func withLock<T>(_ body: (Container, Resolver) -> T) -> T {
-        guard let container else {
-            preconditionFailure("\(Service.self) was asked for after its container was released")
-        }
         guard synchronized else { return body(container, container) }
         return container.hierarchy.mutex.withLock { body(container, SynchronizedResolver(container: container)) }
     }
@@ -122,8 +121,7 @@ extension Container {
         guard canResolve(type, argumentsType: argumentsType, name: name) else { return nil }
         let values = (repeat each arguments)
         return DeferredAccess(container: self, resolver: resolver) { container, resolver in
-            container.resolveService(
-                type, name: name, argumentsType: argumentsType, resolver: resolver, arguments: repeat each values)
+            container.resolveService(type, name: name, resolver: resolver, arguments: repeat each values)
         }
     }
 }
@@ -161,8 +159,7 @@ extension Optional: ResolutionWrapper {
         arguments: repeat each Argument
     ) -> Any? {
         let wrapped: Wrapped? = container.resolveService(
-            Wrapped.self, name: name, argumentsType: (repeat each Argument).self, resolver: resolver,
-            arguments: repeat each arguments)
+            Wrapped.self, name: name, resolver: resolver, arguments: repeat each arguments)
         return wrapped as Any
     }
 }

@@ -18,40 +18,51 @@ public final class ServiceEntry<Service> {
     /// The scope instances of this registration live in.
     public private(set) var objectScope: ObjectScopeProtocol
 
-    let factory: AnyFactory
-    private(set) var scopeKind: ObjectScope.Kind
-    private(set) var storage: InstanceStorage?
-    private(set) var initCompletedActions: [(Resolver, Service) -> Void] = []
+    /// Makes an instance from a resolver and a pointer to the arguments tuple (`nil` for none).
+    /// Erased this way so the resolution path never needs the argument types' metadata.
+    let factory: (Resolver, UnsafeRawPointer?) -> Service
+    let argumentCount: Int
+    private let argumentTypeNames: () -> [String]
+    /// The container registered in, where `implements` adds forwarded types. `unowned`, not
+    /// `weak`: a weak reference would give the container a side table and slow every retain of it.
+    unowned let container: Container
+
+    @exclusivity(unchecked) private(set) var scopeKind: ObjectScope.Kind
+    @exclusivity(unchecked) private(set) var storage: InstanceStorage?
+    @exclusivity(unchecked) private(set) var initCompletedActions: [(Resolver, Service) -> Void] = []
 
     /// The instance kept by `.container`.
-    var instance: Service?
+    @exclusivity(unchecked) var instance: Service?
     /// The instance of the graph being resolved (`.graph` and `.weak`); cleared when it ends.
-    var graphInstance: Service?
+    @exclusivity(unchecked) var graphInstance: Service?
     /// The instance `.weak` shares while someone else holds it.
-    weak var weakInstance: AnyObject?
+    @exclusivity(unchecked) weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
-    var factoryFrame = -1
+    @exclusivity(unchecked) var factoryFrame = -1
     /// The last graph whose identifier escaped (to a `Lazy`, say) and the instance made in it,
     /// so resolving in that graph again finds the instance while something still holds it.
-    private var rememberedGraph: GraphIdentifier?
-    private weak var rememberedObject: AnyObject?
-    private(set) var remembersAGraph = false
-    /// The container registered in, where `implements` adds forwarded types.
-    weak var container: Container?
+    @exclusivity(unchecked) private var rememberedGraph: GraphIdentifier?
+    @exclusivity(unchecked) private weak var rememberedObject: AnyObject?
+    @exclusivity(unchecked) private(set) var remembersAGraph = false
 
     init(
         serviceType: Any.Type,
         argumentsType: Any.Type,
         name: String?,
-        factory: AnyFactory,
-        objectScope: ObjectScopeProtocol
+        container: Container,
+        argumentCount: Int,
+        argumentTypeNames: @escaping () -> [String],
+        factory: @escaping (Resolver, UnsafeRawPointer?) -> Service
     ) {
         self.serviceType = serviceType
         self.argumentsType = argumentsType
         self.name = name
+        self.container = container
+        self.argumentCount = argumentCount
+        self.argumentTypeNames = argumentTypeNames
         self.factory = factory
-        self.objectScope = objectScope
-        (scopeKind, storage) = Self.storage(for: objectScope)
+        self.objectScope = container.defaultObjectScope
+        (scopeKind, storage) = Self.storage(for: container.defaultObjectScope)
     }
 
     /// Sets the scope that decides how long resolved instances are kept. Any kept instance is dropped.
@@ -94,7 +105,14 @@ protocol AnyServiceEntry: AnyObject {
     var name: String? { get }
     var objectScope: ObjectScopeProtocol { get }
     var factoryFrame: Int { get }
-    /// Drops the instance a finished graph held.
+    /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
+    func resolve<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) -> Requested?
+    /// Drops the instance a finished graph held, remembering it weakly if the graph may come back.
     func endGraph(remembering graph: GraphIdentifier?)
     /// Drops the instance kept by its scope (reset, or a failed resolution being rolled back).
     func dropKeptInstance()
@@ -103,12 +121,6 @@ protocol AnyServiceEntry: AnyObject {
     func restoreGraphInstance(_ instance: Any?)
     /// `{ Service: …, Factory: …, ObjectScope: … }` as in `Container.description`.
     var entryDescription: String { get }
-    /// Resolves this entry for a type it is forwarded to.
-    func resolveErased<each Argument>(
-        from container: Container,
-        resolver: Resolver,
-        arguments: repeat each Argument
-    ) -> Any?
 }
 
 extension ServiceEntry: AnyServiceEntry {
@@ -151,7 +163,7 @@ extension ServiceEntry: AnyServiceEntry {
     var entryDescription: String {
         var text = "Service: \(serviceType)"
         if let name { text += ", Name: \"\(name)\"" }
-        let arguments = factory.argumentTypeNames
+        let arguments = argumentTypeNames()
         let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
         text += ", Factory: \(parameters) -> \(serviceType)"
         text += ", ObjectScope: \(objectScope)"
@@ -159,37 +171,5 @@ extension ServiceEntry: AnyServiceEntry {
             text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
         }
         return text
-    }
-}
-
-/// A factory with its argument types erased, so entries of any arity share one stored type.
-class AnyFactory {
-    /// How many arguments the factory takes after the resolver.
-    let argumentCount: Int
-
-    init(argumentCount: Int) {
-        self.argumentCount = argumentCount
-    }
-
-    var argumentTypeNames: [String] { [] }
-}
-
-/// A factory taking `Argument...`; the container picks it only for a key with exactly these types.
-final class Factory<Service, each Argument>: AnyFactory {
-    let body: (Resolver, repeat each Argument) -> Service
-
-    init(_ body: @escaping (Resolver, repeat each Argument) -> Service) {
-        self.body = body
-        var count = 0
-        repeat count += Self.one((each Argument).self)
-        super.init(argumentCount: count)
-    }
-
-    private static func one<T>(_: T.Type) -> Int { 1 }
-
-    override var argumentTypeNames: [String] {
-        var names: [String] = []
-        repeat names.append(String(describing: (each Argument).self))
-        return names
     }
 }

@@ -22,13 +22,13 @@ public final class SynchronizedResolver: Resolver, @unchecked Sendable {
 
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
         container.hierarchy.mutex.withLock {
-            container.resolveService(serviceType, name: nil, argumentsType: Void.self, resolver: self)
+            container.resolveService(serviceType, name: nil, resolver: self)
         }
     }
 
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         container.hierarchy.mutex.withLock {
-            container.resolveService(serviceType, name: name, argumentsType: Void.self, resolver: self)
+            container.resolveService(serviceType, name: name, resolver: self)
         }
     }
 
@@ -38,9 +38,7 @@ public final class SynchronizedResolver: Resolver, @unchecked Sendable {
         arguments: repeat each Argument
     ) -> Service? {
         container.hierarchy.mutex.withLock {
-            container.resolveService(
-                serviceType, name: name, argumentsType: (repeat each Argument).self, resolver: self,
-                arguments: repeat each arguments)
+            container.resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
         }
     }
 }

@@ -8,20 +8,24 @@
 final class Hierarchy {
     let mutex = RecursiveMutex()
 
+    // Every field is touched only by the resolution in flight: one thread at a time by the
+    // container's contract, or under `mutex`. Hence no dynamic exclusivity checks on them.
+
     /// Nesting of factories and `initCompleted` actions now running; 0 between resolutions.
-    var depth = 0
-    /// Entries whose factory or `initCompleted` actions are running, outermost first.
-    private(set) var stack: [AnyServiceEntry] = []
+    @exclusivity(unchecked) var depth = 0
+    /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
+    /// each is held by the call that pushed it until that call pops it.
+    @exclusivity(unchecked) private var stack: [Unmanaged<AnyObject>] = []
     /// Stack index of the innermost running `initCompleted` action, or -1.
-    private(set) var completionFrame = -1
+    @exclusivity(unchecked) private var completionFrame = -1
     /// Entries holding an instance for the current graph.
-    private var graphEntries: [AnyServiceEntry] = []
+    @exclusivity(unchecked) private var graphEntries: [AnyServiceEntry] = []
     /// Entries that kept a new instance beyond the graph during this resolution (undone on failure).
-    private var keptEntries: [AnyServiceEntry] = []
+    @exclusivity(unchecked) private var keptEntries: [AnyServiceEntry] = []
     /// Why the current resolution failed, once it has.
-    private(set) var failure: String?
+    @exclusivity(unchecked) private(set) var failure: String?
     /// The current graph's identifier, made only when someone asks for it.
-    private var graph: GraphIdentifier?
+    @exclusivity(unchecked) private var graph: GraphIdentifier?
 
     static let maximumDepth = 200
 
@@ -43,7 +47,7 @@ final class Hierarchy {
     @inline(__always)
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
         depth += 1
-        stack.append(entry)
+        stack.append(Unmanaged.passUnretained(entry))
         return stack.count - 1
     }
 
@@ -57,7 +61,7 @@ final class Hierarchy {
     func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
         let outer = completionFrame
         depth += 1
-        stack.append(entry)
+        stack.append(Unmanaged.passUnretained(entry))
         completionFrame = stack.count - 1
         body()
         completionFrame = outer
@@ -84,7 +88,7 @@ final class Hierarchy {
     /// `A -> B -> A`, from the first frame of `entry` to the innermost.
     func chain(reentering entry: AnyServiceEntry) -> String {
         let start = entry.factoryFrame >= 0 ? entry.factoryFrame : 0
-        let names = stack[start...].map(Self.label) + [Self.label(entry)]
+        let names = stack[start...].map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) } + [Self.label(entry)]
         return names.joined(separator: " -> ")
     }
 

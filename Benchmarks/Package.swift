@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Benchmarks Graft against Swinject 2.10.0 in one process. Kept apart from the root package so
+// `swift test` there never builds Swinject. Run: swift run -c release --package-path Benchmarks
+let package = Package(
+    name: "GraftBenchmarks",
+    dependencies: [
+        .package(name: "Graft", path: ".."),
+        .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+    ],
+    targets: [
+        .target(name: "MallocCounter"),
+        .executableTarget(
+            name: "GraftBenchmarks",
+            dependencies: [
+                "MallocCounter",
+                .product(name: "Graft", package: "Graft"),
+                .product(name: "Swinject", package: "Swinject"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

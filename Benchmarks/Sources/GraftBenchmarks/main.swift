@@ -1,0 +1,170 @@
+import Foundation
+
+// Graft against Swinject 2.10.0, interleaved in one process: each round times a repetition of
+// Swinject, then of Graft, then of the matching floor, and every ratio is the median of the
+// per-round ratios, so the machine's speed changes cancel out.
+
+struct Scenario {
+    let name: String
+    let operations: Int
+    let floor: Floor?
+    let graft: () -> Workload
+    let swinject: () -> Workload
+}
+
+let scenarios: [Scenario] = [
+    Scenario(name: "transient resolve", operations: 6_000, floor: .allocation,
+             graft: GraftWorkloads.transient, swinject: SwinjectWorkloads.transient),
+    Scenario(name: "container-scoped resolve", operations: 8_000, floor: .mutex,
+             graft: GraftWorkloads.containerScoped, swinject: SwinjectWorkloads.containerScoped),
+    Scenario(name: "10-node graph (18 resolves)", operations: 400, floor: nil,
+             graft: GraftWorkloads.graph, swinject: SwinjectWorkloads.graph),
+    Scenario(name: "1 of 10 named", operations: 6_000, floor: .allocation,
+             graft: GraftWorkloads.named, swinject: SwinjectWorkloads.named),
+    Scenario(name: "1 argument", operations: 5_000, floor: .allocation,
+             graft: GraftWorkloads.oneArgument, swinject: SwinjectWorkloads.oneArgument),
+    Scenario(name: "3 arguments", operations: 5_000, floor: .allocation,
+             graft: GraftWorkloads.threeArguments, swinject: SwinjectWorkloads.threeArguments),
+    Scenario(name: "from a grandchild", operations: 5_000, floor: .allocation,
+             graft: GraftWorkloads.grandchild, swinject: SwinjectWorkloads.grandchild),
+    Scenario(name: "synchronized transient", operations: 5_000, floor: .allocation,
+             graft: GraftWorkloads.synchronizedTransient, swinject: SwinjectWorkloads.synchronizedTransient),
+    Scenario(name: "synchronized container-scoped", operations: 5_000, floor: .mutex,
+             graft: GraftWorkloads.synchronizedContainerScoped, swinject: SwinjectWorkloads.synchronizedContainerScoped),
+    Scenario(name: "2 threads, one synchronized view", operations: 8_000, floor: .mutex,
+             graft: { GraftWorkloads.threads(2) }, swinject: { SwinjectWorkloads.threads(2) }),
+    Scenario(name: "8 threads, one synchronized view", operations: 8_000, floor: .mutex,
+             graft: { GraftWorkloads.threads(8) }, swinject: { SwinjectWorkloads.threads(8) }),
+    Scenario(name: "registration (1,000 via assembler)", operations: 10_000, floor: nil,
+             graft: GraftWorkloads.registration, swinject: SwinjectWorkloads.registration),
+    Scenario(name: "failed resolution, logging off", operations: 500, floor: nil,
+             graft: GraftWorkloads.failedResolution, swinject: SwinjectWorkloads.failedResolution),
+]
+
+struct Result {
+    let scenario: Scenario
+    let graft: Double
+    let swinject: Double
+    let speedUp: Double
+    let overFloor: Double?
+}
+
+// Profiling: GRAFT_BENCH_PROFILE=<part of a scenario name> runs only Graft's workload, 200,000
+// operations, for `valgrind --tool=callgrind` to count.
+if let profiled = ProcessInfo.processInfo.environment["GRAFT_BENCH_PROFILE"] {
+    for scenario in scenarios where scenario.name.contains(profiled) {
+        let workload = scenario.graft()
+        try workload.check()
+        workload.run(200_000)
+        print("profiled \(scenario.name)")
+    }
+    exit(0)
+}
+
+let rounds = Int(ProcessInfo.processInfo.environment["GRAFT_BENCH_ROUNDS"] ?? "") ?? 15
+let only = ProcessInfo.processInfo.environment["GRAFT_BENCH_ONLY"]
+
+var results: [Result] = []
+var failed = false
+for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
+    let graft = scenario.graft()
+    let swinject = scenario.swinject()
+    do {
+        try graft.check()
+        try swinject.check()
+    } catch {
+        print("WRONG ANSWER in '\(scenario.name)': \(error)")
+        failed = true
+        continue
+    }
+    let floor = scenario.floor?.workload()
+    // Warm-up repetitions, untimed.
+    graft.run(scenario.operations)
+    swinject.run(scenario.operations)
+    floor?(scenario.operations)
+
+    var graftTimes: [Double] = [], swinjectTimes: [Double] = [], speedUps: [Double] = [], overFloors: [Double] = []
+    for _ in 0..<rounds {
+        let s = measure(scenario.operations, swinject.run)
+        let g = measure(scenario.operations, graft.run)
+        swinjectTimes.append(s)
+        graftTimes.append(g)
+        speedUps.append(s / g)
+        if let floor { overFloors.append(g / measure(scenario.operations, floor)) }
+    }
+    let result = Result(
+        scenario: scenario, graft: median(graftTimes), swinject: median(swinjectTimes),
+        speedUp: median(speedUps), overFloor: overFloors.isEmpty ? nil : median(overFloors))
+    results.append(result)
+    let floorText = result.overFloor.map { String(format: "%.2fx %@", $0, scenario.floor!.rawValue) } ?? "-"
+    print(String(format: "%-36@ %10.1f %12.1f %9.1fx   %@", scenario.name as NSString, result.graft, result.swinject,
+                 result.speedUp, floorText as NSString))
+}
+
+func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+
+print("\n## Results (\(rounds) interleaved rounds, medians; ns per operation)\n")
+print("| scenario | Graft ns/op | Swinject ns/op | Swinject / Graft | Graft / floor |")
+print("| --- | ---: | ---: | ---: | --- |")
+for result in results {
+    let floorText = result.overFloor.map { String(format: "%.2fx (%@)", $0, result.scenario.floor!.rawValue) } ?? "-"
+    print(String(format: "| %@ | %.1f | %.1f | %.1fx | %@ |", result.scenario.name, result.graft, result.swinject,
+                 result.speedUp, floorText))
+}
+
+// Floors, measured alone for reference.
+for floor in [Floor.allocation, .mutex] {
+    let run = floor.workload()
+    run(10_000)
+    print(String(format: "floor %@: %.1f ns", floor.rawValue, median((0..<rounds).map { _ in measure(20_000, run) })))
+}
+
+// Heap allocations per operation, counted by the benchmark's malloc.
+if only == nil {
+    print("\n## Heap allocations per operation\n")
+    print("| scenario | Graft | Swinject |")
+    print("| --- | ---: | ---: |")
+    for scenario in scenarios.prefix(9) {
+        let graft = allocations(10_000, scenario.graft().run)
+        let swinject = allocations(1_000, scenario.swinject().run)
+        print(String(format: "| %@ | %.2f | %.2f |", scenario.name, graft, swinject))
+    }
+
+    print("\n## Memory: resident bytes added by 1,000,000 resolutions of a 4-node graph\n")
+    let graftGrowth = GraftWorkloads.memoryGrowth(1_000_000)
+    let swinjectGrowth = SwinjectWorkloads.memoryGrowth(1_000_000)
+    print("| Graft | Swinject |")
+    print("| ---: | ---: |")
+    print(String(format: "| %.1f MB | %.1f MB |", Double(graftGrowth) / 1e6, Double(swinjectGrowth) / 1e6))
+    results.append(contentsOf: [])
+    memoryFlat = graftGrowth < 4_000_000
+    containerAllocations = allocations(10_000, GraftWorkloads.containerScoped().run)
+}
+
+nonisolated(unsafe) var memoryFlat: Bool?
+nonisolated(unsafe) var containerAllocations: Double?
+
+// Targets.
+@MainActor func result(_ name: String) -> Result? { results.first { $0.scenario.name == name } }
+var targets: [(String, Bool?)] = []
+let resolveScenarios = results.filter { !$0.scenario.name.hasPrefix("registration") && !$0.scenario.name.hasPrefix("failed") }
+targets.append(("every resolve scenario >= 10x faster than Swinject", resolveScenarios.isEmpty ? nil : resolveScenarios.allSatisfy { $0.speedUp >= 10 }))
+targets.append(("registration >= 5x faster", result("registration (1,000 via assembler)").map { $0.speedUp >= 5 }))
+targets.append(("failed resolution >= 20x faster", result("failed resolution, logging off").map { $0.speedUp >= 20 }))
+targets.append(("transient <= 3x the allocation floor", result("transient resolve")?.overFloor.map { $0 <= 3 }))
+targets.append(("synchronized container-scoped <= 3x the mutex floor", result("synchronized container-scoped")?.overFloor.map { $0 <= 3 }))
+targets.append(("plain container-scoped < the mutex floor", result("container-scoped resolve")?.overFloor.map { $0 < 1 }))
+if let two = result("2 threads, one synchronized view"), let one = result("synchronized container-scoped") {
+    targets.append(("2 threads <= 2x the single-thread figure (\(String(format: "%.2fx", two.graft / one.graft)))", two.graft <= 2 * one.graft))
+}
+targets.append(("zero allocations on a container-scoped resolve", containerAllocations.map { $0 == 0 }))
+targets.append(("flat memory over 1,000,000 graph resolutions", memoryFlat))
+
+print("\n## Targets\n")
+for (target, met) in targets {
+    print("- [\(met == true ? "x" : " ")] \(target)\(met == nil ? " (not measured in this run)" : met! ? "" : ": NOT MET")")
+}
+for slowest in resolveScenarios where slowest.speedUp < 10 {
+    print("  below 10x: \(slowest.scenario.name) at \(String(format: "%.1fx", slowest.speedUp))")
+}
+if failed { exit(1) }

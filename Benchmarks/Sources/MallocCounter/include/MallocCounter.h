@@ -1,0 +1,10 @@
+// Counts heap allocations of the whole process, so a benchmark can show a path allocates nothing.
+#ifndef GRAFT_MALLOC_COUNTER_H
+#define GRAFT_MALLOC_COUNTER_H
+
+#include <stdint.h>
+
+/// Allocations (malloc, calloc, realloc, aligned variants) made since the process started.
+uint64_t graft_malloc_count(void);
+
+#endif
