@@ -29,10 +29,8 @@ extension Container {
     /// Resolves `serviceType` with no arguments, passing `resolver` to the factories that run.
     func resolveService<Service>(_ serviceType: Service.Type, name: String?, resolver: Resolver) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: Void.self, name: name)
-        if let entry = entry(for: key),
-            let instance = entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
-        {
-            return instance
+        if let entry = entry(for: key) {
+            return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
         }
         return resolveUnregistered(serviceType, key: key, resolver: resolver)
     }
@@ -46,10 +44,9 @@ extension Container {
     ) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: (repeat each Argument).self, name: name)
         if let entry = entry(for: key) {
-            let instance = withUnsafePointer(to: (repeat each arguments)) {
+            return withUnsafePointer(to: (repeat each arguments)) {
                 entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: UnsafeRawPointer($0))
             }
-            if let instance { return instance }
         }
         return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)
     }
@@ -67,7 +64,7 @@ extension Container {
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss.
-    private func resolveUnregistered<Service, each Argument>(
+    fileprivate func resolveUnregistered<Service, each Argument>(
         _ serviceType: Service.Type,
         key: ServiceKey,
         resolver: Resolver,
@@ -92,6 +89,11 @@ extension Container {
     }
 }
 
+/// Ends a resolution that cannot produce an instance; the message has been logged already.
+/// Typed throws carry the failure without an `Optional<Service>` in unspecialized code, whose
+/// metadata the runtime would have to look up on every call.
+struct ResolutionFailed: Error {}
+
 extension ServiceEntry {
     func resolve<Requested>(
         as requested: Requested.Type,
@@ -99,16 +101,41 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested? {
-        let instance = resolveInstance(in: container, resolver: resolver, arguments: arguments)
-        if requested == Service.self {
-            return unsafeBitCast(instance, to: Requested?.self)  // the same type
+        guard requested == Service.self else {
+            return resolveForwarded(as: requested, in: container, resolver: resolver, arguments: arguments)
         }
-        // Forwarded from another type's registration (`implements`, `forward`).
-        return instance as? Requested
+        do {
+            return unsafeBitCast(
+                try resolveInstance(in: container, resolver: resolver, arguments: arguments), to: Requested.self)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Resolves this entry for a type it was forwarded to (`implements`, `forward`).
+    private func resolveForwarded<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) -> Requested? {
+        guard let instance = try? resolveInstance(in: container, resolver: resolver, arguments: arguments) else {
+            return nil
+        }
+        if let forwarded = instance as? Requested { return forwarded }
+        Container.log {
+            "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), "
+                + "but the instance its factory made, of type \(type(of: instance)), is not a \(Requested.self)."
+        }
+        return nil
     }
 
     @inline(__always)
-    private func resolveInstance(in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service? {
+    private func resolveInstance(
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Service {
         switch scopeKind {
         case .container:
             if let instance { return instance }
@@ -122,24 +149,39 @@ extension ServiceEntry {
         case .transient:
             break
         case .custom:
-            return resolveInStorage(in: container, resolver: resolver, arguments: arguments)
+            return try resolveInStorage(in: container, resolver: resolver, arguments: arguments)
         }
-        return construct(in: container.hierarchy, resolver: resolver, arguments: arguments)
+        return try construct(in: container.hierarchy, resolver: resolver, arguments: arguments)
     }
 
     /// A custom scope's storage is asked with the graph's identifier, so the graph must exist first.
-    private func resolveInStorage(in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service? {
+    private func resolveInStorage(
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Service {
         let hierarchy = container.hierarchy
         let isTopLevel = hierarchy.depth == 0
         hierarchy.depth += 1
-        let result = keptInstance(in: hierarchy) ?? construct(in: hierarchy, resolver: resolver, arguments: arguments)
+        var result: Result<Service, ResolutionFailed>
+        if let stored = storage?.instance(inGraph: hierarchy.currentGraph) as? Service {
+            result = .success(stored)
+        } else {
+            result = Result { () throws(ResolutionFailed) -> Service in
+                try construct(in: hierarchy, resolver: resolver, arguments: arguments)
+            }
+        }
         hierarchy.depth -= 1
-        if isTopLevel && !hierarchy.finishResolution() { return nil }
-        return result
+        if isTopLevel && !hierarchy.finishResolution() { throw ResolutionFailed() }
+        return try result.get()
     }
 
     /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
-    private func construct(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service? {
+    private func construct(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Service {
         let isTopLevel = hierarchy.depth == 0
         if argumentCount == 0 && hierarchy.isConstructorCycle(self) {
             let chain = hierarchy.chain(reentering: self)
@@ -148,13 +190,13 @@ extension ServiceEntry {
                 "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
                     + "break the cycle by injecting one side in `initCompleted`."
             }
-            return nil
+            throw ResolutionFailed()
         }
         if hierarchy.depth >= Hierarchy.maximumDepth {
             let chain = hierarchy.chain(reentering: self)
             hierarchy.fail(chain)
             Container.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
-            return nil
+            throw ResolutionFailed()
         }
 
         let outerFrame = factoryFrame
@@ -163,33 +205,48 @@ extension ServiceEntry {
         hierarchy.popFactory()
         factoryFrame = outerFrame
 
-        var result = made
         if hierarchy.failure == nil {
-            // A circular `initCompleted` may have made and kept one while the factory ran: keep that.
-            if let kept = keptInstance(in: hierarchy) {
-                result = kept
-            } else {
-                keep(made, in: hierarchy)
-                if !initCompletedActions.isEmpty {
-                    hierarchy.runCompletion(self) {
-                        for action in initCompletedActions { action(resolver, made) }
-                    }
+            // A circular `initCompleted` may have made and kept one while the factory ran: use that.
+            if isKeepingAnInstance(in: hierarchy) {
+                let kept = try keptInstance(in: hierarchy)
+                if isTopLevel && !hierarchy.finishResolution() { throw ResolutionFailed() }
+                return kept
+            }
+            keep(made, in: hierarchy)
+            if !initCompletedActions.isEmpty {
+                hierarchy.runCompletion(self) {
+                    for action in initCompletedActions { action(resolver, made) }
                 }
             }
         }
-        if isTopLevel && !hierarchy.finishResolution() { return nil }
-        return result
+        if isTopLevel && !hierarchy.finishResolution() { throw ResolutionFailed() }
+        return made
     }
 
-    /// The instance the scope already holds for the resolution in flight, if any.
-    private func keptInstance(in hierarchy: Hierarchy) -> Service? {
+    /// Whether the scope already holds an instance for the resolution in flight.
+    private func isKeepingAnInstance(in hierarchy: Hierarchy) -> Bool {
         switch scopeKind {
-        case .transient: return nil
-        case .graph: return graphInstance
-        case .container: return instance
-        case .weak: return graphInstance ?? (weakInstance as? Service)
-        case .custom: return storage?.instance(inGraph: hierarchy.currentGraph) as? Service
+        case .transient: false
+        case .graph: graphInstance != nil
+        case .container: instance != nil
+        case .weak: graphInstance != nil || weakInstance != nil
+        case .custom: storage?.instance(inGraph: hierarchy.currentGraph) != nil
         }
+    }
+
+    /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
+    private func keptInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
+        switch scopeKind {
+        case .graph: if let graphInstance { return graphInstance }
+        case .container: if let instance { return instance }
+        case .weak:
+            if let graphInstance { return graphInstance }
+            if let object = weakInstance, let instance = object as? Service { return instance }
+        case .custom:
+            if let stored = storage?.instance(inGraph: hierarchy.currentGraph) as? Service { return stored }
+        case .transient: break
+        }
+        throw ResolutionFailed()
     }
 
     /// Keeps a new instance as the scope says, noting it so a failed resolution can drop it.

@@ -15,8 +15,9 @@ struct RegistrationTable {
 
     @inline(__always)
     static func hash(_ key: ServiceKey) -> Int {
-        let service = UInt(bitPattern: key.service.hashValue)
-        let arguments = UInt(bitPattern: key.arguments.hashValue)
+        // Type metadata addresses, mixed by multiplication: `ObjectIdentifier.hashValue` would run SipHash.
+        let service = UInt(bitPattern: key.service)
+        let arguments = UInt(bitPattern: key.arguments)
         var mixed = service &* 0x9E37_79B9_7F4A_7C15 ^ (arguments &* 0xC2B2_AE3D_27D4_EB4F)
         if let name = key.name { mixed ^= UInt(bitPattern: name.hashValue) }
         mixed ^= mixed >> 29
