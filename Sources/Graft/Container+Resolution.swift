@@ -138,13 +138,11 @@ extension ServiceEntry {
     ) throws(ResolutionFailed) -> Service {
         switch scopeKind {
         case .container:
-            if let instance { return instance }
+            if hasInstance { return instance }
         case .graph:
-            if let graphInstance { return graphInstance }
-            if remembersAGraph, let recalled = recall(in: container.hierarchy) { return recalled }
+            if hasGraphInstance || (remembersAGraph && recall(in: container.hierarchy)) { return graphInstance }
         case .weak:
-            if let graphInstance { return graphInstance }
-            if remembersAGraph, let recalled = recall(in: container.hierarchy) { return recalled }
+            if hasGraphInstance || (remembersAGraph && recall(in: container.hierarchy)) { return graphInstance }
             if let object = weakInstance, let instance = object as? Service { return instance }
         case .transient:
             break
@@ -227,9 +225,9 @@ extension ServiceEntry {
     private func isKeepingAnInstance(in hierarchy: Hierarchy) -> Bool {
         switch scopeKind {
         case .transient: false
-        case .graph: graphInstance != nil
-        case .container: instance != nil
-        case .weak: graphInstance != nil || weakInstance != nil
+        case .graph: hasGraphInstance
+        case .container: hasInstance
+        case .weak: hasGraphInstance || weakInstance != nil
         case .custom: storage?.instance(inGraph: hierarchy.currentGraph) != nil
         }
     }
@@ -237,10 +235,10 @@ extension ServiceEntry {
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
     private func keptInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
         switch scopeKind {
-        case .graph: if let graphInstance { return graphInstance }
-        case .container: if let instance { return instance }
+        case .graph: if hasGraphInstance { return graphInstance }
+        case .container: if hasInstance { return instance }
         case .weak:
-            if let graphInstance { return graphInstance }
+            if hasGraphInstance { return graphInstance }
             if let object = weakInstance, let instance = object as? Service { return instance }
         case .custom:
             if let stored = storage?.instance(inGraph: hierarchy.currentGraph) as? Service { return stored }
@@ -255,13 +253,13 @@ extension ServiceEntry {
         case .transient:
             return
         case .graph:
-            graphInstance = made
+            setGraphInstance(made)
             hierarchy.holdsGraphInstance(self)
         case .container:
-            instance = made
+            setInstance(made)
             hierarchy.keptNewInstance(self)
         case .weak:
-            graphInstance = made
+            setGraphInstance(made)
             weakInstance = WeakStorage.referenceOrNil(made)
             hierarchy.holdsGraphInstance(self)
             hierarchy.keptNewInstance(self)

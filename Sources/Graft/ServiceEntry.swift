@@ -31,10 +31,13 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) private(set) var storage: InstanceStorage?
     @exclusivity(unchecked) private(set) var initCompletedActions: [(Resolver, Service) -> Void] = []
 
-    /// The instance kept by `.container`.
-    @exclusivity(unchecked) var instance: Service?
-    /// The instance of the graph being resolved (`.graph` and `.weak`); cleared when it ends.
-    @exclusivity(unchecked) var graphInstance: Service?
+    /// Two slots, initialized only while their flag says so: [0] the instance kept by `.container`,
+    /// [1] the instance of the graph being resolved (`.graph`, `.weak`), cleared when it ends.
+    /// Not `Service?` properties: in unspecialized code every `Optional<Service>` costs a runtime
+    /// metadata lookup, and this path runs unspecialized.
+    private let slots: UnsafeMutablePointer<Service> = .allocate(capacity: 2)
+    @exclusivity(unchecked) private(set) var hasInstance = false
+    @exclusivity(unchecked) private(set) var hasGraphInstance = false
     /// The instance `.weak` shares while someone else holds it.
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
@@ -65,6 +68,38 @@ public final class ServiceEntry<Service> {
         (scopeKind, storage) = Self.storage(for: container.defaultObjectScope)
     }
 
+    deinit {
+        clearInstance()
+        clearGraphInstance()
+        slots.deallocate()
+    }
+
+    /// The instance kept by `.container`; only while `hasInstance`.
+    var instance: Service { slots[0] }
+
+    func setInstance(_ made: Service) {
+        if hasInstance { slots[0] = made } else { (slots + 0).initialize(to: made) }
+        hasInstance = true
+    }
+
+    func clearInstance() {
+        if hasInstance { (slots + 0).deinitialize(count: 1) }
+        hasInstance = false
+    }
+
+    /// The current graph's instance; only while `hasGraphInstance`.
+    var graphInstance: Service { slots[1] }
+
+    func setGraphInstance(_ made: Service) {
+        if hasGraphInstance { slots[1] = made } else { (slots + 1).initialize(to: made) }
+        hasGraphInstance = true
+    }
+
+    func clearGraphInstance() {
+        if hasGraphInstance { (slots + 1).deinitialize(count: 1) }
+        hasGraphInstance = false
+    }
+
     /// Sets the scope that decides how long resolved instances are kept. Any kept instance is dropped.
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScope) -> Self {
@@ -76,8 +111,8 @@ public final class ServiceEntry<Service> {
     public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
         self.objectScope = objectScope
         (scopeKind, storage) = Self.storage(for: objectScope)
-        instance = nil
-        graphInstance = nil
+        clearInstance()
+        clearGraphInstance()
         weakInstance = nil
         return self
     }
@@ -125,39 +160,41 @@ protocol AnyServiceEntry: AnyObject {
 
 extension ServiceEntry: AnyServiceEntry {
     func endGraph(remembering graph: GraphIdentifier?) {
-        if let graph, let made = graphInstance, let object = WeakStorage.referenceOrNil(made) {
+        if let graph, hasGraphInstance, let object = WeakStorage.referenceOrNil(graphInstance) {
             rememberedGraph = graph
             rememberedObject = object
             remembersAGraph = true
         }
-        graphInstance = nil
+        clearGraphInstance()
         storage?.graphResolutionCompleted()
     }
 
-    /// The instance made in the graph being resolved again, if it is still alive.
-    func recall(in hierarchy: Hierarchy) -> Service? {
+    /// Whether the instance made in the graph being resolved again is still alive; if so it is
+    /// the current graph's instance again.
+    func recall(in hierarchy: Hierarchy) -> Bool {
         guard let graph = hierarchy.knownGraph, graph == rememberedGraph,
             let object = rememberedObject, let instance = object as? Service
-        else { return nil }
-        graphInstance = instance
+        else { return false }
+        setGraphInstance(instance)
         hierarchy.holdsGraphInstance(self)
-        return instance
+        return true
     }
 
     func dropKeptInstance() {
-        instance = nil
-        graphInstance = nil
+        clearInstance()
+        clearGraphInstance()
         weakInstance = nil
         storage?.instance = nil
     }
 
     func takeGraphInstance() -> Any? {
-        defer { graphInstance = nil }
+        guard hasGraphInstance else { return nil }
+        defer { clearGraphInstance() }
         return graphInstance
     }
 
     func restoreGraphInstance(_ instance: Any?) {
-        graphInstance = instance as? Service
+        if let instance = instance as? Service { setGraphInstance(instance) } else { clearGraphInstance() }
     }
 
     var entryDescription: String {

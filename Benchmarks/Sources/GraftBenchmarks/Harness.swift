@@ -23,7 +23,7 @@ enum BlackHole {
     nonisolated(unsafe) static var sink: UInt = 0  // main thread only
     @inline(never)
     static func consume(_ value: AnyObject?) {
-        if let value { sink &+= UInt(bitPattern: ObjectIdentifier(value).hashValue) }
+        if let value { sink &+= UInt(bitPattern: ObjectIdentifier(value)) }
     }
 }
 
