@@ -55,12 +55,13 @@ extension Container {
     @inline(__always)
     func entry(for key: ServiceKey) -> AnyServiceEntry? {
         let hash = RegistrationTable.hash(key)
-        var container = self
-        while true {
+        if let entry = services.entry(for: key, hash: hash) { return entry }
+        var level = parent
+        while let container = level {
             if let entry = container.services.entry(for: key, hash: hash) { return entry }
-            guard let parent = container.parent else { return nil }
-            container = parent
+            level = container.parent
         }
+        return nil
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss.
@@ -143,13 +144,23 @@ extension ServiceEntry {
             if hasGraphInstance || (remembersAGraph && recall(in: container.hierarchy)) { return graphInstance }
         case .weak:
             if hasGraphInstance || (remembersAGraph && recall(in: container.hierarchy)) { return graphInstance }
-            if let object = weakInstance, let instance = object as? Service { return instance }
+            if weakInstance != nil {
+                do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
+            }
         case .transient:
             break
         case .custom:
             return try resolveInStorage(in: container, resolver: resolver, arguments: arguments)
         }
         return try construct(in: container.hierarchy, resolver: resolver, arguments: arguments)
+    }
+
+    /// The instance `.weak` shares, if still alive. Out of line: its `as?` needs an
+    /// `Optional<Service>`, whose metadata lookup would otherwise be paid by every resolution.
+    @inline(never)
+    private func sharedWeakInstance() throws(ResolutionFailed) -> Service {
+        guard let object = weakInstance, let instance = object as? Service else { throw ResolutionFailed() }
+        return instance
     }
 
     /// A custom scope's storage is asked with the graph's identifier, so the graph must exist first.
