@@ -222,7 +222,7 @@ extension ServiceEntry {
                 return kept
             }
             keep(made, in: hierarchy)
-            if !initCompletedActions.isEmpty {
+            if hasInitCompletedActions {
                 hierarchy.runCompletion(self) {
                     for action in initCompletedActions { action(resolver, made) }
                 }

@@ -30,6 +30,8 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) private(set) var scopeKind: ObjectScope.Kind
     @exclusivity(unchecked) private(set) var storage: InstanceStorage?
     @exclusivity(unchecked) private(set) var initCompletedActions: [(Resolver, Service) -> Void] = []
+    /// `!initCompletedActions.isEmpty`, kept apart: asking the array means generic metadata lookups.
+    @exclusivity(unchecked) private(set) var hasInitCompletedActions = false
 
     /// Two slots, initialized only while their flag says so: [0] the instance kept by `.container`,
     /// [1] the instance of the graph being resolved (`.graph`, `.weak`), cleared when it ends.
@@ -123,6 +125,7 @@ public final class ServiceEntry<Service> {
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
         initCompletedActions.append(completed)
+        hasInitCompletedActions = true
         return self
     }
 

@@ -105,13 +105,17 @@ final class Hierarchy {
     /// - Returns: Whether the resolution succeeded.
     func finishResolution() -> Bool {
         let succeeded = failure == nil
-        let remembered = succeeded ? graph : nil
-        for entry in graphEntries { entry.endGraph(remembering: remembered) }
-        graphEntries.removeAll(keepingCapacity: true)
-        if !succeeded {
-            for entry in keptEntries { entry.dropKeptInstance() }
+        if !graphEntries.isEmpty {
+            let remembered = succeeded ? graph : nil
+            for entry in graphEntries { entry.endGraph(remembering: remembered) }
+            graphEntries.removeAll(keepingCapacity: true)
         }
-        keptEntries.removeAll(keepingCapacity: true)
+        if !keptEntries.isEmpty {
+            if !succeeded {
+                for entry in keptEntries { entry.dropKeptInstance() }
+            }
+            keptEntries.removeAll(keepingCapacity: true)
+        }
         failure = nil
         graph = nil
         return succeeded
