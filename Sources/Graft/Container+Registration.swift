@@ -18,6 +18,7 @@ extension Container {
     ///     through ``synchronize()``.
     /// - Returns: The registration, to chain ``ServiceEntry/inObjectScope(_:)-7rfw5`` and
     ///   ``ServiceEntry/initCompleted(_:)``.
+    @inlinable  // specialized in the caller, so making the entry needs no runtime metadata lookup
     @discardableResult
     public func register<Service>(
         _ serviceType: Service.Type,
@@ -26,8 +27,7 @@ extension Container {
     ) -> ServiceEntry<Service> {
         add(ServiceEntry(
             serviceType: serviceType, argumentsType: Void.self, name: name, container: self,
-            argumentCount: 0, argumentTypeNames: { [] },
-            factory: { resolver, _ in factory(resolver) }))
+            argumentCount: 0, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
     }
 
     /// Registers how to make `serviceType` from arguments given to `resolve`.
@@ -39,6 +39,7 @@ extension Container {
     ///
     /// The argument types are part of the registration's identity: resolving with other types, or
     /// another number of arguments, does not find it.
+    @inlinable
     @discardableResult
     public func register<Service, each Argument>(
         _ serviceType: Service.Type,
@@ -55,16 +56,19 @@ extension Container {
                 repeat names.append(String(describing: (each Argument).self))
                 return names
             },
-            factory: { resolver, arguments in
+            plainFactory: nil,
+            argumentFactory: { resolver, arguments in
                 // `resolveService` passes a pointer to exactly this tuple type: the key includes it.
-                let values = arguments!.assumingMemoryBound(to: (repeat each Argument).self).pointee
+                let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
                 return factory(resolver, repeat each values)
             }))
     }
 
-    private static func one<T>(_: T.Type) -> Int { 1 }
+    @usableFromInline
+    static func one<T>(_: T.Type) -> Int { 1 }
 
-    private func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+    @usableFromInline
+    func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsType, name: entry.name)
         services[key] = entry
         for behavior in behaviors {

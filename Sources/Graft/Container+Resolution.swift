@@ -1,10 +1,12 @@
 // Graft — MIT License.
 
 extension Container: Resolver {
+    @inlinable
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
         resolveService(serviceType, name: nil, resolver: self)
     }
 
+    @inlinable
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         resolveService(serviceType, name: name, resolver: self)
     }
@@ -27,12 +29,21 @@ extension Container: Resolver {
 // as a pointer to their tuple.
 extension Container {
     /// Resolves `serviceType` with no arguments, passing `resolver` to the factories that run.
+    ///
+    /// Inlinable: called on a concrete `Container`, a `.container`-scoped hit is specialized in the
+    /// caller and costs a table probe and a copy. Unspecialized, it stays free of metadata lookups
+    /// (`ServiceEntry` has a fixed layout, so `unsafeDowncast` and its fields need none).
+    @inlinable
     func resolveService<Service>(_ serviceType: Service.Type, name: String?, resolver: Resolver) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: Void.self, name: name)
-        if let entry = entry(for: key) {
-            return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
+        guard let entry = entry(for: key) else {
+            return resolveUnregistered(serviceType, key: key, resolver: resolver)
         }
-        return resolveUnregistered(serviceType, key: key, resolver: resolver)
+        if entry.serviceType == serviceType {
+            let typed = unsafeDowncast(entry, to: ServiceEntry<Service>.self)
+            if typed.hasInstance { return typed.instance }
+        }
+        return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
     }
 
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
@@ -52,7 +63,7 @@ extension Container {
     }
 
     /// The entry for `key` in this container or the nearest ancestor that has one.
-    @inline(__always)
+    @usableFromInline
     func entry(for key: ServiceKey) -> AnyServiceEntry? {
         let hash = RegistrationTable.hash(key)
         if let entry = services.entry(for: key, hash: hash) { return entry }
@@ -65,7 +76,8 @@ extension Container {
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss.
-    fileprivate func resolveUnregistered<Service, each Argument>(
+    @usableFromInline
+    func resolveUnregistered<Service, each Argument>(
         _ serviceType: Service.Type,
         key: ServiceKey,
         resolver: Resolver,
@@ -96,6 +108,7 @@ extension Container {
 struct ResolutionFailed: Error {}
 
 extension ServiceEntry {
+    @usableFromInline
     func resolve<Requested>(
         as requested: Requested.Type,
         in container: Container,
@@ -210,7 +223,7 @@ extension ServiceEntry {
 
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
-        let made = factory(resolver, arguments)
+        let made = if let plainFactory { plainFactory(resolver) } else { argumentFactory!(resolver, arguments!) }
         hierarchy.popFactory()
         factoryFrame = outerFrame
 

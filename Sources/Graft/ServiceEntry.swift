@@ -18,9 +18,11 @@ public final class ServiceEntry<Service> {
     /// The scope instances of this registration live in.
     public private(set) var objectScope: ObjectScopeProtocol
 
-    /// Makes an instance from a resolver and a pointer to the arguments tuple (`nil` for none).
-    /// Erased this way so the resolution path never needs the argument types' metadata.
-    let factory: (Resolver, UnsafeRawPointer?) -> Service
+    /// The factory of a registration without arguments, stored as given.
+    let plainFactory: ((Resolver) -> Service)?
+    /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
+    /// so the resolution path never needs the argument types' metadata.
+    let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     let argumentCount: Int
     private let argumentTypeNames: () -> [String]
     /// The container registered in, where `implements` adds forwarded types. `unowned`, not
@@ -37,19 +39,21 @@ public final class ServiceEntry<Service> {
     /// [1] the instance of the graph being resolved (`.graph`, `.weak`), cleared when it ends.
     /// Not `Service?` properties: in unspecialized code every `Optional<Service>` costs a runtime
     /// metadata lookup, and this path runs unspecialized.
-    private let slots: UnsafeMutablePointer<Service> = .allocate(capacity: 2)
-    @exclusivity(unchecked) private(set) var hasInstance = false
+    /// Allocated on first use, so registering costs no allocation for it.
+    @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Service>?
+    @exclusivity(unchecked) @usableFromInline private(set) var hasInstance = false
     @exclusivity(unchecked) private(set) var hasGraphInstance = false
     /// The instance `.weak` shares while someone else holds it.
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
-    @exclusivity(unchecked) var factoryFrame = -1
+    @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
     /// The last graph whose identifier escaped (to a `Lazy`, say) and the instance made in it,
     /// so resolving in that graph again finds the instance while something still holds it.
     @exclusivity(unchecked) private var rememberedGraph: GraphIdentifier?
     @exclusivity(unchecked) private weak var rememberedObject: AnyObject?
     @exclusivity(unchecked) private(set) var remembersAGraph = false
 
+    @usableFromInline
     init(
         serviceType: Any.Type,
         argumentsType: Any.Type,
@@ -57,7 +61,8 @@ public final class ServiceEntry<Service> {
         container: Container,
         argumentCount: Int,
         argumentTypeNames: @escaping () -> [String],
-        factory: @escaping (Resolver, UnsafeRawPointer?) -> Service
+        plainFactory: ((Resolver) -> Service)?,
+        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     ) {
         self.serviceType = serviceType
         self.argumentsType = argumentsType
@@ -65,7 +70,8 @@ public final class ServiceEntry<Service> {
         self.container = container
         self.argumentCount = argumentCount
         self.argumentTypeNames = argumentTypeNames
-        self.factory = factory
+        self.plainFactory = plainFactory
+        self.argumentFactory = argumentFactory
         self.objectScope = container.defaultObjectScope
         (scopeKind, storage) = Self.storage(for: container.defaultObjectScope)
     }
@@ -73,32 +79,40 @@ public final class ServiceEntry<Service> {
     deinit {
         clearInstance()
         clearGraphInstance()
-        slots.deallocate()
+        slots?.deallocate()
+    }
+
+    private var allocatedSlots: UnsafeMutablePointer<Service> {
+        if let slots { return slots }
+        let made = UnsafeMutablePointer<Service>.allocate(capacity: 2)
+        slots = made
+        return made
     }
 
     /// The instance kept by `.container`; only while `hasInstance`.
-    var instance: Service { slots[0] }
+    @inlinable
+    var instance: Service { slots.unsafelyUnwrapped[0] }
 
     func setInstance(_ made: Service) {
-        if hasInstance { slots[0] = made } else { (slots + 0).initialize(to: made) }
+        if hasInstance { allocatedSlots[0] = made } else { allocatedSlots.initialize(to: made) }
         hasInstance = true
     }
 
     func clearInstance() {
-        if hasInstance { (slots + 0).deinitialize(count: 1) }
+        if hasInstance { slots.unsafelyUnwrapped.deinitialize(count: 1) }
         hasInstance = false
     }
 
     /// The current graph's instance; only while `hasGraphInstance`.
-    var graphInstance: Service { slots[1] }
+    var graphInstance: Service { slots.unsafelyUnwrapped[1] }
 
     func setGraphInstance(_ made: Service) {
-        if hasGraphInstance { slots[1] = made } else { (slots + 1).initialize(to: made) }
+        if hasGraphInstance { allocatedSlots[1] = made } else { (allocatedSlots + 1).initialize(to: made) }
         hasGraphInstance = true
     }
 
     func clearGraphInstance() {
-        if hasGraphInstance { (slots + 1).deinitialize(count: 1) }
+        if hasGraphInstance { (slots.unsafelyUnwrapped + 1).deinitialize(count: 1) }
         hasGraphInstance = false
     }
 
@@ -138,6 +152,7 @@ public final class ServiceEntry<Service> {
 }
 
 /// What the container needs of an entry without knowing its service type.
+@usableFromInline
 protocol AnyServiceEntry: AnyObject {
     var serviceType: Any.Type { get }
     var name: String? { get }
@@ -162,6 +177,7 @@ protocol AnyServiceEntry: AnyObject {
 }
 
 extension ServiceEntry: AnyServiceEntry {
+    @usableFromInline
     func endGraph(remembering graph: GraphIdentifier?) {
         if let graph, hasGraphInstance, let object = WeakStorage.referenceOrNil(graphInstance) {
             rememberedGraph = graph
@@ -183,6 +199,7 @@ extension ServiceEntry: AnyServiceEntry {
         return true
     }
 
+    @usableFromInline
     func dropKeptInstance() {
         clearInstance()
         clearGraphInstance()
@@ -190,16 +207,19 @@ extension ServiceEntry: AnyServiceEntry {
         storage?.instance = nil
     }
 
+    @usableFromInline
     func takeGraphInstance() -> Any? {
         guard hasGraphInstance else { return nil }
         defer { clearGraphInstance() }
         return graphInstance
     }
 
+    @usableFromInline
     func restoreGraphInstance(_ instance: Any?) {
         if let instance = instance as? Service { setGraphInstance(instance) } else { clearGraphInstance() }
     }
 
+    @usableFromInline
     var entryDescription: String {
         var text = "Service: \(serviceType)"
         if let name { text += ", Name: \"\(name)\"" }

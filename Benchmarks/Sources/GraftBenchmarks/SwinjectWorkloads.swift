@@ -9,27 +9,28 @@ enum SwinjectWorkloads {
         return container
     }
 
-    static func resolving<T: AnyObject>(_ type: T.Type, from resolver: Resolver, check: @escaping (T) -> Bool = { _ in true }) -> Workload {
+    /// Times `resolve`, a call on the concrete container or view, as an application makes it.
+    static func resolving<T: AnyObject>(_ resolve: @escaping () -> T?, check: @escaping (T) -> Bool = { _ in true }) -> Workload {
         Workload(
             check: {
-                guard let value = resolver.resolve(type) else { throw WrongAnswer(description: "Swinject: no \(type)") }
-                try require(check(value), "Swinject: wrong \(type)")
+                guard let value = resolve() else { throw WrongAnswer(description: "Swinject: no \(T.self)") }
+                try require(check(value), "Swinject: wrong \(T.self)")
             },
-            run: { count in for _ in 0..<count { BlackHole.consume(resolver.resolve(type)) } }
+            run: { count in for _ in 0..<count { BlackHole.consume(resolve()) } }
         )
     }
 
     static func transient() -> Workload {
         let container = container()
         container.register(Service.self) { _ in Service() }.inObjectScope(.transient)
-        return resolving(Service.self, from: container)
+        return resolving { container.resolve(Service.self) }
     }
 
     static func containerScoped() -> Workload {
         let container = container()
         container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
         let first = container.resolve(Singleton.self)
-        return resolving(Singleton.self, from: container) { $0 === first }
+        return resolving({ container.resolve(Singleton.self) }) { $0 === first }
     }
 
     static func registerGraph(_ container: Container) {
@@ -54,7 +55,7 @@ enum SwinjectWorkloads {
     static func graph() -> Workload {
         let container = container()
         registerGraph(container)
-        return resolving(Root.self, from: container, check: isConsistent)
+        return resolving({ container.resolve(Root.self) }, check: isConsistent)
     }
 
     static func named() -> Workload {
@@ -101,20 +102,22 @@ enum SwinjectWorkloads {
         let root = container()
         root.register(Service.self) { _ in Service() }.inObjectScope(.transient)
         let grandchild = container(parent: container(parent: root))
-        return resolving(Service.self, from: grandchild)
+        return resolving { grandchild.resolve(Service.self) }
     }
 
     static func synchronizedTransient() -> Workload {
         let container = container()
         container.register(Service.self) { _ in Service() }.inObjectScope(.transient)
-        return resolving(Service.self, from: container.synchronize())
+        let resolver = container.synchronize()
+        return resolving { resolver.resolve(Service.self) }
     }
 
     static func synchronizedContainerScoped() -> Workload {
         let container = container()
         container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
         let first = container.resolve(Singleton.self)
-        return resolving(Singleton.self, from: container.synchronize()) { $0 === first }
+        let resolver = container.synchronize()
+        return resolving({ resolver.resolve(Singleton.self) }) { $0 === first }
     }
 
     static func threads(_ threads: Int) -> Workload {
