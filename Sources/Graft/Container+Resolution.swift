@@ -36,14 +36,15 @@ extension Container {
     @inlinable
     func resolveService<Service>(_ serviceType: Service.Type, name: String?, resolver: Resolver) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: Void.self, name: name)
-        guard let entry = entry(for: key) else {
+        guard let slot = slot(for: key) else {
             return resolveUnregistered(serviceType, key: key, resolver: resolver)
         }
-        if entry.serviceType == serviceType {
-            let typed = unsafeDowncast(entry, to: ServiceEntry<Service>.self)
+        if slot.pointee.isDirect {
+            let typed = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self)
             if typed.hasInstance { return typed.instance }
+            return typed.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
         }
-        return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
+        return slot.pointee.entry.unsafelyUnwrapped.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
     }
 
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
@@ -63,13 +64,19 @@ extension Container {
     }
 
     /// The entry for `key` in this container or the nearest ancestor that has one.
-    @usableFromInline
     func entry(for key: ServiceKey) -> AnyServiceEntry? {
+        slot(for: key)?.pointee.entry
+    }
+
+    /// The slot of `key` in this container or the nearest ancestor that has one; valid until a
+    /// registration changes.
+    @usableFromInline
+    func slot(for key: ServiceKey) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
         let hash = RegistrationTable.hash(key)
-        if let entry = services.entry(for: key, hash: hash) { return entry }
+        if let slot = services.slot(for: key, hash: hash) { return slot }
         var level = parent
         while let container = level {
-            if let entry = container.services.entry(for: key, hash: hash) { return entry }
+            if let slot = container.services.slot(for: key, hash: hash) { return slot }
             level = container.parent
         }
         return nil

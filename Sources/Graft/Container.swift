@@ -19,7 +19,7 @@ public final class Container {
     let parent: Container?
     let hierarchy: Hierarchy
     let defaultObjectScope: ObjectScopeProtocol
-    @exclusivity(unchecked) var services = RegistrationTable()
+    @usableFromInline let services = RegistrationTable()
     private(set) var behaviors: [Behavior] = []
 
     /// Makes a container.

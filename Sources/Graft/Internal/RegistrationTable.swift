@@ -4,19 +4,36 @@
 ///
 /// `Dictionary` would hash every key with SipHash; here a key without a name hashes with two
 /// multiplications, the hash is computed once per resolution for every level of the hierarchy,
-/// and a probe compares stored hashes and type addresses before touching anything reference-counted.
-struct RegistrationTable {
-    private struct Slot {
+/// and a probe compares stored hashes and type addresses before touching anything
+/// reference-counted. The slots are a raw buffer owned by this object, so a lookup retains nothing.
+@usableFromInline
+final class RegistrationTable {
+    @usableFromInline
+    struct Slot {
         var occupied = false
         var hash = 0
         var key = ServiceKey(service: Never.self, arguments: Never.self, name: nil)
-        var entry: AnyServiceEntry?
+        @usableFromInline var entry: AnyServiceEntry?
+        /// Whether `entry` is a `ServiceEntry` of the key's own service type (not a forward).
+        @usableFromInline var isDirect = false
     }
 
-    private var slots = ContiguousArray(repeating: Slot(), count: 16)
-    private(set) var count = 0
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private(set) var count = 0
 
-    @inline(__always)
+    init() {
+        capacity = 16
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: Slot(), count: capacity)
+    }
+
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
+
+    @usableFromInline @inline(__always)
     static func hash(_ key: ServiceKey) -> Int {
         // Type metadata addresses, mixed by multiplication: `ObjectIdentifier.hashValue` would run SipHash.
         var mixed = UInt(bitPattern: key.service) &* 0x9E37_79B9_7F4A_7C15
@@ -26,25 +43,24 @@ struct RegistrationTable {
         return Int(bitPattern: mixed)
     }
 
-    @inline(__always)
-    func entry(for key: ServiceKey, hash: Int) -> AnyServiceEntry? {
-        slots.withUnsafeBufferPointer { slots in
-            let mask = slots.count - 1
-            var index = hash & mask
-            while slots[index].occupied {
-                if slots[index].hash == hash, slots[index].key.service == key.service,
-                    slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
-                {
-                    return slots[index].entry
-                }
-                index = (index + 1) & mask
+    /// The slot holding `key`, valid until the next change to this table.
+    @usableFromInline @inline(__always)
+    func slot(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<Slot>? {
+        let mask = capacity - 1
+        var index = hash & mask
+        while slots[index].occupied {
+            if slots[index].hash == hash, slots[index].key.service == key.service,
+                slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
+            {
+                return slots + index
             }
-            return nil
+            index = (index + 1) & mask
         }
+        return nil
     }
 
     subscript(key: ServiceKey) -> AnyServiceEntry? {
-        get { entry(for: key, hash: Self.hash(key)) }
+        get { slot(for: key, hash: Self.hash(key))?.pointee.entry }
         set {
             guard let newValue else {
                 preconditionFailure("removing one registration is not supported; use removeAll()")
@@ -53,36 +69,43 @@ struct RegistrationTable {
         }
     }
 
-    private mutating func insert(_ entry: AnyServiceEntry, for key: ServiceKey, hash: Int) {
-        if (count + 1) * 2 > slots.count { grow() }
-        let mask = slots.count - 1
+    private func insert(_ entry: AnyServiceEntry, for key: ServiceKey, hash: Int) {
+        if (count + 1) * 2 > capacity { grow() }
+        let isDirect = key.service == ObjectIdentifier(entry.serviceType)
+        let mask = capacity - 1
         var index = hash & mask
         while slots[index].occupied {
             if slots[index].hash == hash, slots[index].key == key {
                 slots[index].entry = entry
+                slots[index].isDirect = isDirect
                 return
             }
             index = (index + 1) & mask
         }
-        slots[index] = Slot(occupied: true, hash: hash, key: key, entry: entry)
+        slots[index] = Slot(occupied: true, hash: hash, key: key, entry: entry, isDirect: isDirect)
         count += 1
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = ContiguousArray(repeating: Slot(), count: old.count * 2)
+    private func grow() {
+        let old = (slots: slots, capacity: capacity)
+        capacity *= 2
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: Slot(), count: capacity)
         count = 0
-        for slot in old where slot.occupied {
-            insert(slot.entry!, for: slot.key, hash: slot.hash)
+        for index in 0..<old.capacity where old.slots[index].occupied {
+            insert(old.slots[index].entry!, for: old.slots[index].key, hash: old.slots[index].hash)
         }
+        old.slots.deinitialize(count: old.capacity)
+        old.slots.deallocate()
     }
 
-    mutating func removeAll() {
-        self = RegistrationTable()
+    func removeAll() {
+        slots.update(repeating: Slot(), count: capacity)
+        count = 0
     }
 
     /// Every registration, in no particular order.
     var registrations: [(key: ServiceKey, entry: AnyServiceEntry)] {
-        slots.compactMap { slot in slot.entry.map { (slot.key, $0) } }
+        (0..<capacity).compactMap { index in slots[index].entry.map { (slots[index].key, $0) } }
     }
 }
