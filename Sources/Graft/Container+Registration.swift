@@ -70,7 +70,7 @@ extension Container {
     @usableFromInline
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsType, name: entry.name)
-        services[key] = entry
+        services.insert(entry, for: key, directCell: entry.cell)
         for behavior in behaviors {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
         }

@@ -3,12 +3,12 @@
 extension Container: Resolver {
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        resolveService(serviceType, name: nil, resolver: self)
+        resolveWithoutArguments(serviceType, name: nil, resolver: self)
     }
 
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        resolveService(serviceType, name: name, resolver: self)
+        resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
     public func resolve<Service, each Argument>(
@@ -31,20 +31,32 @@ extension Container {
     /// Resolves `serviceType` with no arguments, passing `resolver` to the factories that run.
     ///
     /// Inlinable: called on a concrete `Container`, a `.container`-scoped hit is specialized in the
-    /// caller and costs a table probe and a copy. Unspecialized, it stays free of metadata lookups
-    /// (`ServiceEntry` has a fixed layout, so `unsafeDowncast` and its fields need none).
+    /// caller and costs a table probe and a copy, retaining nothing but the instance returned.
     @inlinable
-    func resolveService<Service>(_ serviceType: Service.Type, name: String?, resolver: Resolver) -> Service? {
+    func resolveWithoutArguments<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        resolver: @autoclosure () -> Resolver
+    ) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: Void.self, name: name)
         guard let slot = slot(for: key) else {
-            return resolveUnregistered(serviceType, key: key, resolver: resolver)
+            return resolveUnregistered(serviceType, key: key, resolver: resolver())
         }
-        if slot.pointee.isDirect {
-            let typed = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self)
-            if typed.hasInstance { return typed.instance }
-            return typed.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
+        if let cell = slot.pointee.directCell, cell.hasInstance {
+            return cell.instance(as: serviceType)
         }
-        return slot.pointee.entry.unsafelyUnwrapped.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
+        return resolve(slot, as: serviceType, resolver: resolver())
+    }
+
+    /// Everything but a `.container`-scoped hit, out of line.
+    @usableFromInline
+    func resolve<Service>(
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
+        as serviceType: Service.Type,
+        resolver: Resolver
+    ) -> Service? {
+        let entry = slot.pointee.entry.unsafelyUnwrapped  // retained: a factory may change the table
+        return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
     }
 
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.

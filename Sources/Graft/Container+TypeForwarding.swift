@@ -14,7 +14,9 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
-        services[ServiceKey(service: type, arguments: entry.argumentsType, name: name)] = entry
+        let key = ServiceKey(service: type, arguments: entry.argumentsType, name: name)
+        // Forwarding a type to its own registration (under another name, say) is a direct entry.
+        services.insert(entry, for: key, directCell: type == Service.self ? entry.cell : nil)
         for behavior in behaviors {
             behavior.container(self, didRegisterType: type, toService: entry, withName: name)
         }

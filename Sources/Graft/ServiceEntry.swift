@@ -35,14 +35,8 @@ public final class ServiceEntry<Service> {
     /// `!initCompletedActions.isEmpty`, kept apart: asking the array means generic metadata lookups.
     @exclusivity(unchecked) private(set) var hasInitCompletedActions = false
 
-    /// Two slots, initialized only while their flag says so: [0] the instance kept by `.container`,
-    /// [1] the instance of the graph being resolved (`.graph`, `.weak`), cleared when it ends.
-    /// Not `Service?` properties: in unspecialized code every `Optional<Service>` costs a runtime
-    /// metadata lookup, and this path runs unspecialized.
-    /// Allocated on first use, so registering costs no allocation for it.
-    @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Service>?
-    @exclusivity(unchecked) @usableFromInline private(set) var hasInstance = false
-    @exclusivity(unchecked) private(set) var hasGraphInstance = false
+    /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
+    let cell = InstanceCell(for: Service.self)
     /// The instance `.weak` shares while someone else holds it.
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
@@ -77,44 +71,21 @@ public final class ServiceEntry<Service> {
     }
 
     deinit {
-        clearInstance()
-        clearGraphInstance()
-        slots?.deallocate()
+        cell.deallocate(Service.self)
     }
 
-    private var allocatedSlots: UnsafeMutablePointer<Service> {
-        if let slots { return slots }
-        let made = UnsafeMutablePointer<Service>.allocate(capacity: 2)
-        slots = made
-        return made
-    }
+    var hasInstance: Bool { cell.hasInstance }
+    var hasGraphInstance: Bool { cell.hasGraphInstance }
 
     /// The instance kept by `.container`; only while `hasInstance`.
-    @inlinable
-    var instance: Service { slots.unsafelyUnwrapped[0] }
-
-    func setInstance(_ made: Service) {
-        if hasInstance { allocatedSlots[0] = made } else { allocatedSlots.initialize(to: made) }
-        hasInstance = true
-    }
-
-    func clearInstance() {
-        if hasInstance { slots.unsafelyUnwrapped.deinitialize(count: 1) }
-        hasInstance = false
-    }
+    var instance: Service { cell.instance(as: Service.self) }
+    func setInstance(_ made: Service) { cell.setInstance(made) }
+    func clearInstance() { cell.clearInstance(Service.self) }
 
     /// The current graph's instance; only while `hasGraphInstance`.
-    var graphInstance: Service { slots.unsafelyUnwrapped[1] }
-
-    func setGraphInstance(_ made: Service) {
-        if hasGraphInstance { allocatedSlots[1] = made } else { (allocatedSlots + 1).initialize(to: made) }
-        hasGraphInstance = true
-    }
-
-    func clearGraphInstance() {
-        if hasGraphInstance { (slots.unsafelyUnwrapped + 1).deinitialize(count: 1) }
-        hasGraphInstance = false
-    }
+    var graphInstance: Service { cell.graphInstance(as: Service.self) }
+    func setGraphInstance(_ made: Service) { cell.setGraphInstance(made) }
+    func clearGraphInstance() { cell.clearGraphInstance(Service.self) }
 
     /// Sets the scope that decides how long resolved instances are kept. Any kept instance is dropped.
     @discardableResult

@@ -22,13 +22,13 @@ public final class SynchronizedResolver: Resolver, @unchecked Sendable {
 
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
         container.hierarchy.mutex.withLock {
-            container.resolveService(serviceType, name: nil, resolver: self)
+            container.resolveWithoutArguments(serviceType, name: nil, resolver: self)
         }
     }
 
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         container.hierarchy.mutex.withLock {
-            container.resolveService(serviceType, name: name, resolver: self)
+            container.resolveWithoutArguments(serviceType, name: name, resolver: self)
         }
     }
 

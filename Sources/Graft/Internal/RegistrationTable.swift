@@ -14,8 +14,9 @@ final class RegistrationTable {
         var hash = 0
         var key = ServiceKey(service: Never.self, arguments: Never.self, name: nil)
         @usableFromInline var entry: AnyServiceEntry?
-        /// Whether `entry` is a `ServiceEntry` of the key's own service type (not a forward).
-        @usableFromInline var isDirect = false
+        /// The entry's instances, when it is a `ServiceEntry` of the key's own service type (not a
+        /// forward): a `.container`-scoped hit reads them here without touching the entry.
+        @usableFromInline var directCell: InstanceCell?
     }
 
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
@@ -59,30 +60,25 @@ final class RegistrationTable {
         return nil
     }
 
-    subscript(key: ServiceKey) -> AnyServiceEntry? {
-        get { slot(for: key, hash: Self.hash(key))?.pointee.entry }
-        set {
-            guard let newValue else {
-                preconditionFailure("removing one registration is not supported; use removeAll()")
-            }
-            insert(newValue, for: key, hash: Self.hash(key))
-        }
+    /// Registers `entry` under `key`, replacing what was there. `directCell` is the entry's cell
+    /// when `key` is of the entry's own service type, `nil` for a forward.
+    func insert(_ entry: AnyServiceEntry, for key: ServiceKey, directCell: InstanceCell?) {
+        insert(entry, for: key, hash: Self.hash(key), directCell: directCell)
     }
 
-    private func insert(_ entry: AnyServiceEntry, for key: ServiceKey, hash: Int) {
+    private func insert(_ entry: AnyServiceEntry, for key: ServiceKey, hash: Int, directCell: InstanceCell?) {
         if (count + 1) * 2 > capacity { grow() }
-        let isDirect = key.service == ObjectIdentifier(entry.serviceType)
         let mask = capacity - 1
         var index = hash & mask
         while slots[index].occupied {
             if slots[index].hash == hash, slots[index].key == key {
                 slots[index].entry = entry
-                slots[index].isDirect = isDirect
+                slots[index].directCell = directCell
                 return
             }
             index = (index + 1) & mask
         }
-        slots[index] = Slot(occupied: true, hash: hash, key: key, entry: entry, isDirect: isDirect)
+        slots[index] = Slot(occupied: true, hash: hash, key: key, entry: entry, directCell: directCell)
         count += 1
     }
 
@@ -93,7 +89,9 @@ final class RegistrationTable {
         slots.initialize(repeating: Slot(), count: capacity)
         count = 0
         for index in 0..<old.capacity where old.slots[index].occupied {
-            insert(old.slots[index].entry!, for: old.slots[index].key, hash: old.slots[index].hash)
+            insert(
+                old.slots[index].entry!, for: old.slots[index].key, hash: old.slots[index].hash,
+                directCell: old.slots[index].directCell)
         }
         old.slots.deinitialize(count: old.capacity)
         old.slots.deallocate()
