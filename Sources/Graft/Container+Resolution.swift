@@ -11,6 +11,7 @@ extension Container: Resolver {
         resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
+    @inlinable
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -53,13 +54,16 @@ extension Container {
     func resolve<Service>(
         _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
         as serviceType: Service.Type,
-        resolver: Resolver
+        resolver: Resolver,
+        arguments: UnsafeRawPointer? = nil
     ) -> Service? {
         let entry = slot.pointee.entry.unsafelyUnwrapped  // retained: a factory may change the table
-        return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: nil)
+        return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: arguments)
     }
 
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
+    /// Inlinable so that, specialized in the caller, the argument tuple's type costs no lookup.
+    @inlinable
     func resolveService<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -67,9 +71,9 @@ extension Container {
         arguments: repeat each Argument
     ) -> Service? {
         let key = ServiceKey(service: serviceType, arguments: (repeat each Argument).self, name: name)
-        if let entry = entry(for: key) {
+        if let slot = slot(for: key) {
             return withUnsafePointer(to: (repeat each arguments)) {
-                entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: UnsafeRawPointer($0))
+                resolve(slot, as: serviceType, resolver: resolver, arguments: UnsafeRawPointer($0))
             }
         }
         return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)

@@ -41,6 +41,7 @@ extension Resolver {
     ///
     /// The parameter is a pack so that an existential argument keeps its static type: a plain
     /// generic parameter would be handed `Dog` (SE-0352) and miss a factory taking `Animal`.
+    @inlinable
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         argument: repeat each Argument
@@ -49,6 +50,7 @@ extension Resolver {
     }
 
     /// Resolves the registration under `name` whose factory takes one argument of `argument`'s type.
+    @inlinable
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -62,6 +64,7 @@ extension Resolver {
     /// ```swift
     /// let cat = container.resolve(Animal.self, arguments: "Mew", true)
     /// ```
+    @inlinable
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         arguments: repeat each Argument
