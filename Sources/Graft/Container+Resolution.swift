@@ -260,7 +260,9 @@ extension ServiceEntry {
             keep(made, in: hierarchy)
             if hasInitCompletedActions {
                 hierarchy.runCompletion(self) {
-                    for action in initCompletedActions { action(resolver, made) }
+                    withUnsafePointer(to: made) { instance in
+                        for action in initCompletedActions { action(resolver, UnsafeRawPointer(instance)) }
+                    }
                 }
             }
         }

@@ -31,8 +31,9 @@ public final class ServiceEntry<Service> {
 
     @exclusivity(unchecked) private(set) var scopeKind: ObjectScope.Kind
     @exclusivity(unchecked) private(set) var storage: InstanceStorage?
-    @exclusivity(unchecked) private(set) var initCompletedActions: [(Resolver, Service) -> Void] = []
-    /// `!initCompletedActions.isEmpty`, kept apart: asking the array means generic metadata lookups.
+    /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
+    /// non-generic function type, so making an entry and running them needs no metadata lookup.
+    @exclusivity(unchecked) private(set) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
     @exclusivity(unchecked) private(set) var hasInitCompletedActions = false
 
     /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
@@ -109,7 +110,9 @@ public final class ServiceEntry<Service> {
     /// Several actions run in the order they were added.
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
-        initCompletedActions.append(completed)
+        initCompletedActions.append { resolver, instance in
+            completed(resolver, instance.assumingMemoryBound(to: Service.self).pointee)
+        }
         hasInitCompletedActions = true
         return self
     }
