@@ -18,7 +18,9 @@
 public final class Container {
     let parent: Container?
     let hierarchy: Hierarchy
-    let defaultObjectScope: ObjectScopeProtocol
+    @usableFromInline let defaultObjectScope: ObjectScopeProtocol
+    /// The default scope's kind, worked out once rather than per registration.
+    private let defaultScopeKind: ObjectScope.Kind
     @usableFromInline let services = RegistrationTable()
     private(set) var behaviors: [Behavior] = []
 
@@ -38,8 +40,15 @@ public final class Container {
         self.parent = parent
         self.hierarchy = parent?.hierarchy ?? Hierarchy()
         self.defaultObjectScope = defaultObjectScope
+        self.defaultScopeKind = defaultObjectScope.kind
         behaviors.forEach(addBehavior)
         registeringClosure(self)
+    }
+
+    /// How a new entry in the default scope keeps instances (a custom default makes a storage each).
+    @usableFromInline
+    func defaultScopeStorage() -> (ObjectScope.Kind, InstanceStorage?) {
+        defaultScopeKind == .custom ? (.custom, defaultObjectScope.makeStorage()) : (defaultScopeKind, nil)
     }
 
     /// Removes every registration of this container (its parent's stay).

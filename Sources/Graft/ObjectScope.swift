@@ -29,6 +29,7 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
     let kind: Kind
 
     /// The built-in scopes the resolution path handles without an ``InstanceStorage``.
+    @usableFromInline
     enum Kind {
         case transient, graph, container, weak, custom
     }
@@ -57,6 +58,14 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
         self.description = description
         self.parent = parent
         self.kind = kind
+    }
+
+    /// How an entry in `scope` keeps instances: a built-in kind, or a custom scope's new storage.
+    static func storage(for scope: ObjectScopeProtocol) -> (Kind, InstanceStorage?) {
+        if let builtIn = scope as? ObjectScope, builtIn.kind != .custom {
+            return (builtIn.kind, nil)
+        }
+        return (.custom, scope.makeStorage())
     }
 
     public func makeStorage() -> InstanceStorage {

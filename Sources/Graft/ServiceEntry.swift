@@ -16,39 +16,42 @@ public final class ServiceEntry<Service> {
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
-    public private(set) var objectScope: ObjectScopeProtocol
+    public var objectScope: ObjectScopeProtocol { scope }
+    @usableFromInline var scope: ObjectScopeProtocol
 
     /// The factory of a registration without arguments, stored as given.
-    let plainFactory: ((Resolver) -> Service)?
+    @usableFromInline let plainFactory: ((Resolver) -> Service)?
     /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
     /// so the resolution path never needs the argument types' metadata.
-    let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
-    let argumentCount: Int
-    private let argumentTypeNames: () -> [String]
+    @usableFromInline let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
+    @usableFromInline let argumentCount: Int
+    @usableFromInline let argumentTypeNames: () -> [String]
     /// The container registered in, where `implements` adds forwarded types. `unowned`, not
     /// `weak`: a weak reference would give the container a side table and slow every retain of it.
-    unowned let container: Container
+    @usableFromInline unowned let container: Container
 
-    @exclusivity(unchecked) private(set) var scopeKind: ObjectScope.Kind
-    @exclusivity(unchecked) private(set) var storage: InstanceStorage?
+    @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind
+    @exclusivity(unchecked) @usableFromInline var storage: InstanceStorage?
     /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
     /// non-generic function type, so making an entry and running them needs no metadata lookup.
-    @exclusivity(unchecked) private(set) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
-    @exclusivity(unchecked) private(set) var hasInitCompletedActions = false
+    @exclusivity(unchecked) @usableFromInline var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
+    @exclusivity(unchecked) @usableFromInline var hasInitCompletedActions = false
 
     /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
-    let cell = InstanceCell(for: Service.self)
+    @usableFromInline let cell = InstanceCell(for: Service.self)
     /// The instance `.weak` shares while someone else holds it.
-    @exclusivity(unchecked) weak var weakInstance: AnyObject?
+    @exclusivity(unchecked) @usableFromInline weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
     /// The last graph whose identifier escaped (to a `Lazy`, say) and the instance made in it,
     /// so resolving in that graph again finds the instance while something still holds it.
-    @exclusivity(unchecked) private var rememberedGraph: GraphIdentifier?
-    @exclusivity(unchecked) private weak var rememberedObject: AnyObject?
-    @exclusivity(unchecked) private(set) var remembersAGraph = false
+    @exclusivity(unchecked) @usableFromInline var rememberedGraph: GraphIdentifier?
+    @exclusivity(unchecked) @usableFromInline weak var rememberedObject: AnyObject?
+    @exclusivity(unchecked) @usableFromInline var remembersAGraph = false
 
-    @usableFromInline
+    /// Inlinable, so the caller (usually the inlinable `register`) allocates the entry with its
+    /// cached metadata instead of asking the runtime for `ServiceEntry<Service>` each time.
+    @inlinable
     init(
         serviceType: Any.Type,
         argumentsType: Any.Type,
@@ -67,8 +70,8 @@ public final class ServiceEntry<Service> {
         self.argumentTypeNames = argumentTypeNames
         self.plainFactory = plainFactory
         self.argumentFactory = argumentFactory
-        self.objectScope = container.defaultObjectScope
-        (scopeKind, storage) = Self.storage(for: container.defaultObjectScope)
+        self.scope = container.defaultObjectScope
+        (scopeKind, storage) = container.defaultScopeStorage()
     }
 
     deinit {
@@ -97,8 +100,8 @@ public final class ServiceEntry<Service> {
     /// Sets a custom scope that decides how long resolved instances are kept.
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
-        self.objectScope = objectScope
-        (scopeKind, storage) = Self.storage(for: objectScope)
+        self.scope = objectScope
+        (scopeKind, storage) = ObjectScope.storage(for: objectScope)
         clearInstance()
         clearGraphInstance()
         weakInstance = nil
@@ -117,12 +120,6 @@ public final class ServiceEntry<Service> {
         return self
     }
 
-    private static func storage(for scope: ObjectScopeProtocol) -> (ObjectScope.Kind, InstanceStorage?) {
-        if let builtIn = scope as? ObjectScope, builtIn.kind != .custom {
-            return (builtIn.kind, nil)
-        }
-        return (.custom, scope.makeStorage())
-    }
 }
 
 /// What the container needs of an entry without knowing its service type.

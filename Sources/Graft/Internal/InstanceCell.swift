@@ -16,11 +16,13 @@ struct InstanceCell {
         max(8, MemoryLayout<Service>.alignment)
     }
 
+    @usableFromInline
     init<Service>(for type: Service.Type) {
         let offset = Self.valueOffset(type)
-        base = .allocate(
-            byteCount: offset + 2 * MemoryLayout<Service>.stride,
-            alignment: max(8, MemoryLayout<Service>.alignment))
+        // Alignment 1 (malloc's own, 16 bytes) unless the type needs more: an explicit alignment
+        // would go through posix_memalign, several times slower.
+        let alignment = MemoryLayout<Service>.alignment > 16 ? MemoryLayout<Service>.alignment : 1
+        base = .allocate(byteCount: offset + 2 * MemoryLayout<Service>.stride, alignment: alignment)
         base.storeBytes(of: false, as: Bool.self)
         base.storeBytes(of: false, toByteOffset: 1, as: Bool.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)

@@ -48,11 +48,14 @@ final class RegistrationTable {
     /// SipHash's flooding resistance buys nothing here and costs several times as much.
     @usableFromInline
     static func nameHash(_ name: String) -> UInt {
-        var hash: UInt = 0xCBF2_9CE4_8422_2325
-        for byte in name.utf8 {
-            hash = (hash ^ UInt(byte)) &* 0x100_0000_01B3
+        var name = name
+        return name.withUTF8 { bytes in
+            var hash: UInt = 0xCBF2_9CE4_8422_2325
+            for byte in bytes {
+                hash = (hash ^ UInt(byte)) &* 0x100_0000_01B3
+            }
+            return hash
         }
-        return hash
     }
 
     /// The slot holding `key`, valid until the next change to this table.
