@@ -67,7 +67,8 @@ extension Container {
     @usableFromInline
     static func one<T>(_: T.Type) -> Int { 1 }
 
-    @usableFromInline
+    /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.
+    @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsType, name: entry.name)
         services.insert(entry, for: key, directCell: entry.cell)

@@ -22,7 +22,7 @@ public final class Container {
     /// The default scope's kind, worked out once rather than per registration.
     private let defaultScopeKind: ObjectScope.Kind
     @usableFromInline let services = RegistrationTable()
-    private(set) var behaviors: [Behavior] = []
+    @usableFromInline private(set) var behaviors: [Behavior] = []
 
     /// Makes a container.
     ///

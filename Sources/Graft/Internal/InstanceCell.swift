@@ -19,10 +19,10 @@ struct InstanceCell {
     @usableFromInline
     init<Service>(for type: Service.Type) {
         let offset = Self.valueOffset(type)
-        // Alignment 1 (malloc's own, 16 bytes) unless the type needs more: an explicit alignment
-        // would go through posix_memalign, several times slower.
-        let alignment = MemoryLayout<Service>.alignment > 16 ? MemoryLayout<Service>.alignment : 1
-        base = .allocate(byteCount: offset + 2 * MemoryLayout<Service>.stride, alignment: alignment)
+        let byteCount = offset + 2 * MemoryLayout<Service>.stride
+        base = Self.usesMalloc(type)
+            ? Platform.allocate(byteCount: byteCount)
+            : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
         base.storeBytes(of: false, as: Bool.self)
         base.storeBytes(of: false, toByteOffset: 1, as: Bool.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)
@@ -76,6 +76,11 @@ struct InstanceCell {
     func deallocate<Service>(_ type: Service.Type) {
         clearInstance(type)
         clearGraphInstance(type)
-        base.deallocate()
+        if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
+    }
+
+    /// `malloc` aligns to 16 bytes, enough for nearly every type.
+    private static func usesMalloc<Service>(_: Service.Type) -> Bool {
+        MemoryLayout<Service>.alignment <= 16
     }
 }

@@ -51,6 +51,17 @@ enum Platform {
         return String(cString: value)
     }
 
+    /// `malloc`: the standard library's allocations go through `posix_memalign` here, several times
+    /// slower, which registration pays once per entry. Aligned to 16 bytes.
+    static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
+        guard let memory = malloc(byteCount) else { fatalError("Graft: out of memory") }
+        return memory
+    }
+
+    static func deallocate(_ memory: UnsafeMutableRawPointer) {
+        free(memory)
+    }
+
     static func writeToStandardError(_ text: String) {
         let line = text + "\n"
         line.utf8CString.withUnsafeBufferPointer { buffer in

@@ -76,6 +76,7 @@ final class RegistrationTable {
 
     /// Registers `entry` under `key`, replacing what was there. `directCell` is the entry's cell
     /// when `key` is of the entry's own service type, `nil` for a forward.
+    @usableFromInline
     func insert(_ entry: AnyServiceEntry, for key: ServiceKey, directCell: InstanceCell?) {
         insert(entry, for: key, hash: Self.hash(key), directCell: directCell)
     }
@@ -85,7 +86,9 @@ final class RegistrationTable {
         let mask = capacity - 1
         var index = hash & mask
         while slots[index].occupied {
-            if slots[index].hash == hash, slots[index].key == key {
+            if slots[index].hash == hash, slots[index].key.service == key.service,
+                slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
+            {
                 slots[index].entry = entry
                 slots[index].directCell = directCell
                 return
