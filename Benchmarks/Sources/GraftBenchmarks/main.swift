@@ -66,6 +66,8 @@ let only = ProcessInfo.processInfo.environment["GRAFT_BENCH_ONLY"]
 
 var results: [Result] = []
 var failed = false
+var memoryFlat: Bool?
+var containerAllocations: Double?
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
     let graft = scenario.graft()
     let swinject = scenario.swinject()
@@ -136,13 +138,9 @@ if only == nil {
     print("| Graft | Swinject |")
     print("| ---: | ---: |")
     print(String(format: "| %.1f MB | %.1f MB |", Double(graftGrowth) / 1e6, Double(swinjectGrowth) / 1e6))
-    results.append(contentsOf: [])
     memoryFlat = graftGrowth < 4_000_000
     containerAllocations = allocations(10_000, GraftWorkloads.containerScoped().run)
 }
-
-nonisolated(unsafe) var memoryFlat: Bool?
-nonisolated(unsafe) var containerAllocations: Double?
 
 // Targets.
 @MainActor func result(_ name: String) -> Result? { results.first { $0.scenario.name == name } }

@@ -25,8 +25,15 @@ final class RegistrationTable {
 
     init() {
         capacity = 16
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(), count: capacity)
+        slots = Self.emptySlots(capacity)
+    }
+
+    /// Fresh empty slots, each made in place (`initialize(repeating:)` would copy one through its
+    /// value witness, slot by slot).
+    private static func emptySlots(_ capacity: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        for index in 0..<capacity { (slots + index).initialize(to: Slot()) }
+        return slots
     }
 
     deinit {
@@ -103,8 +110,7 @@ final class RegistrationTable {
     private func grow() {
         let old = (slots: slots, capacity: capacity)
         capacity *= 2
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(), count: capacity)
+        slots = Self.emptySlots(capacity)
         let mask = capacity - 1
         for position in 0..<old.capacity {
             let slot = (old.slots + position).move()
@@ -117,7 +123,7 @@ final class RegistrationTable {
     }
 
     func removeAll() {
-        slots.update(repeating: Slot(), count: capacity)
+        for index in 0..<capacity { slots[index] = Slot() }
         count = 0
     }
 
