@@ -9,6 +9,21 @@ struct Workload {
     let run: (Int) -> Void
 }
 
+/// Times `resolve`, a call on the concrete container or view, as an application makes it.
+func resolving<T: AnyObject>(
+    _ library: String,
+    _ resolve: @escaping () -> T?,
+    check: @escaping (T) -> Bool = { _ in true }
+) -> Workload {
+    Workload(
+        check: {
+            guard let value = resolve() else { throw WrongAnswer(description: "\(library): no \(T.self)") }
+            try require(check(value), "\(library): wrong \(T.self)")
+        },
+        run: { count in for _ in 0..<count { BlackHole.consume(resolve()) } }
+    )
+}
+
 struct WrongAnswer: Error, CustomStringConvertible {
     let description: String
 }

@@ -9,28 +9,17 @@ enum SwinjectWorkloads {
         return container
     }
 
-    /// Times `resolve`, a call on the concrete container or view, as an application makes it.
-    static func resolving<T: AnyObject>(_ resolve: @escaping () -> T?, check: @escaping (T) -> Bool = { _ in true }) -> Workload {
-        Workload(
-            check: {
-                guard let value = resolve() else { throw WrongAnswer(description: "Swinject: no \(T.self)") }
-                try require(check(value), "Swinject: wrong \(T.self)")
-            },
-            run: { count in for _ in 0..<count { BlackHole.consume(resolve()) } }
-        )
-    }
-
     static func transient() -> Workload {
         let container = container()
         container.register(Service.self) { _ in Service() }.inObjectScope(.transient)
-        return resolving { container.resolve(Service.self) }
+        return resolving("Swinject") { container.resolve(Service.self) }
     }
 
     static func containerScoped() -> Workload {
         let container = container()
         container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
         let first = container.resolve(Singleton.self)
-        return resolving({ container.resolve(Singleton.self) }) { $0 === first }
+        return resolving("Swinject", { container.resolve(Singleton.self) }) { $0 === first }
     }
 
     static func registerGraph(_ container: Container) {
@@ -55,7 +44,7 @@ enum SwinjectWorkloads {
     static func graph() -> Workload {
         let container = container()
         registerGraph(container)
-        return resolving({ container.resolve(Root.self) }, check: isConsistent)
+        return resolving("Swinject", { container.resolve(Root.self) }, check: isConsistent)
     }
 
     static func named() -> Workload {
@@ -102,14 +91,14 @@ enum SwinjectWorkloads {
         let root = container()
         root.register(Service.self) { _ in Service() }.inObjectScope(.transient)
         let grandchild = container(parent: container(parent: root))
-        return resolving { grandchild.resolve(Service.self) }
+        return resolving("Swinject") { grandchild.resolve(Service.self) }
     }
 
     static func synchronizedTransient() -> Workload {
         let container = container()
         container.register(Service.self) { _ in Service() }.inObjectScope(.transient)
         let resolver = container.synchronize()
-        return resolving { resolver.resolve(Service.self) }
+        return resolving("Swinject") { resolver.resolve(Service.self) }
     }
 
     static func synchronizedContainerScoped() -> Workload {
@@ -117,7 +106,7 @@ enum SwinjectWorkloads {
         container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
         let first = container.resolve(Singleton.self)
         let resolver = container.synchronize()
-        return resolving({ resolver.resolve(Singleton.self) }) { $0 === first }
+        return resolving("Swinject", { resolver.resolve(Singleton.self) }) { $0 === first }
     }
 
     static func threads(_ threads: Int) -> Workload {
