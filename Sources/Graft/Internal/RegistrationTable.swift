@@ -5,42 +5,44 @@
 /// `Dictionary` would hash every key with SipHash; here a key without a name hashes with two
 /// multiplications, the hash is computed once per resolution for every level of the hierarchy,
 /// and a probe compares stored hashes and type addresses before touching anything
-/// reference-counted. The slots are a raw buffer owned by this object, so a lookup retains nothing.
+/// reference-counted. Two raw buffers owned by this object: `hashes` (trivial, 0 for an empty
+/// slot, so it is cleared and grown without value witnesses) and `slots`, initialized only where
+/// `hashes` says a slot is occupied. A lookup retains nothing.
 @usableFromInline
 final class RegistrationTable {
     @usableFromInline
     struct Slot {
-        var occupied = false
-        var hash = 0
-        var key = ServiceKey(service: Never.self, arguments: Never.self, name: nil)
+        var key: ServiceKey
         @usableFromInline var entry: AnyServiceEntry?
         /// The entry's instances, when it is a `ServiceEntry` of the key's own service type (not a
         /// forward): a `.container`-scoped hit reads them here without touching the entry.
         @usableFromInline var directCell: InstanceCell?
     }
 
+    /// Each slot's hash with the lowest bit set, or 0 when the slot is empty.
+    @exclusivity(unchecked) private var hashes: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0
 
     init() {
         capacity = 16
-        slots = Self.emptySlots(capacity)
-    }
-
-    /// Fresh empty slots, each made in place (`initialize(repeating:)` would copy one through its
-    /// value witness, slot by slot).
-    private static func emptySlots(_ capacity: Int) -> UnsafeMutablePointer<Slot> {
-        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
-        for index in 0..<capacity { (slots + index).initialize(to: Slot()) }
-        return slots
+        (hashes, slots) = Self.allocate(capacity)
     }
 
     deinit {
-        slots.deinitialize(count: capacity)
+        clear()
+        hashes.deallocate()
         slots.deallocate()
     }
 
+    private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Slot>) {
+        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+        hashes.initialize(repeating: 0, count: capacity)
+        return (hashes, .allocate(capacity: capacity))
+    }
+
+    /// A key's hash, never 0 (that marks an empty slot).
     @usableFromInline @inline(__always)
     static func hash(_ key: ServiceKey) -> Int {
         // Type metadata addresses, mixed by multiplication: `ObjectIdentifier.hashValue` would run SipHash.
@@ -48,7 +50,7 @@ final class RegistrationTable {
             ^ (UInt(bitPattern: key.arguments) &* 0xC2B2_AE3D_27D4_EB4F)
         if let name = key.name { mixed ^= nameHash(name) }
         mixed ^= mixed >> 29
-        return Int(bitPattern: mixed)
+        return Int(bitPattern: mixed | 1)
     }
 
     /// FNV-1a over the name's UTF-8: names come from the program, not from an adversary, so
@@ -70,65 +72,76 @@ final class RegistrationTable {
     func slot(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<Slot>? {
         let mask = capacity - 1
         var index = hash & mask
-        while slots[index].occupied {
-            if slots[index].hash == hash, slots[index].key.service == key.service,
+        while true {
+            let stored = hashes[index]
+            if stored == 0 { return nil }
+            if stored == hash, slots[index].key.service == key.service,
                 slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
             {
                 return slots + index
             }
             index = (index + 1) & mask
         }
-        return nil
+    }
+
+    subscript(key: ServiceKey) -> AnyServiceEntry? {
+        slot(for: key, hash: Self.hash(key))?.pointee.entry
     }
 
     /// Registers `entry` under `key`, replacing what was there. `directCell` is the entry's cell
     /// when `key` is of the entry's own service type, `nil` for a forward.
     @usableFromInline
     func insert(_ entry: AnyServiceEntry, for key: ServiceKey, directCell: InstanceCell?) {
-        insert(entry, for: key, hash: Self.hash(key), directCell: directCell)
-    }
-
-    private func insert(_ entry: AnyServiceEntry, for key: ServiceKey, hash: Int, directCell: InstanceCell?) {
-        if (count + 1) * 2 > capacity { grow() }
-        let mask = capacity - 1
-        var index = hash & mask
-        while slots[index].occupied {
-            if slots[index].hash == hash, slots[index].key.service == key.service,
-                slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
-            {
-                slots[index].entry = entry
-                slots[index].directCell = directCell
-                return
-            }
-            index = (index + 1) & mask
+        let hash = Self.hash(key)
+        if let existing = slot(for: key, hash: hash) {
+            existing.pointee.entry = entry
+            existing.pointee.directCell = directCell
+            return
         }
-        slots[index] = Slot(occupied: true, hash: hash, key: key, entry: entry, directCell: directCell)
+        if (count + 1) * 2 > capacity { grow() }
+        let index = freeIndex(for: hash)
+        hashes[index] = hash
+        (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         count += 1
     }
 
-    /// Doubles the capacity, moving (not copying) every slot to its place in the new buffer.
-    private func grow() {
-        let old = (slots: slots, capacity: capacity)
-        capacity *= 2
-        slots = Self.emptySlots(capacity)
+    private func freeIndex(for hash: Int) -> Int {
         let mask = capacity - 1
-        for position in 0..<old.capacity {
-            let slot = (old.slots + position).move()
-            guard slot.occupied else { continue }
-            var index = slot.hash & mask
-            while slots[index].occupied { index = (index + 1) & mask }
-            slots[index] = slot
+        var index = hash & mask
+        while hashes[index] != 0 { index = (index + 1) & mask }
+        return index
+    }
+
+    /// Doubles the capacity, moving (not copying) every slot to its place in the new buffers.
+    private func grow() {
+        let old = (hashes: hashes, slots: slots, capacity: capacity)
+        capacity *= 2
+        (hashes, slots) = Self.allocate(capacity)
+        for position in 0..<old.capacity where old.hashes[position] != 0 {
+            let index = freeIndex(for: old.hashes[position])
+            hashes[index] = old.hashes[position]
+            (slots + index).moveInitialize(from: old.slots + position, count: 1)
         }
-        old.slots.deallocate()  // every slot was moved out
+        old.hashes.deallocate()
+        old.slots.deallocate()  // every occupied slot was moved out
+    }
+
+    private func clear() {
+        for index in 0..<capacity where hashes[index] != 0 {
+            (slots + index).deinitialize(count: 1)
+            hashes[index] = 0
+        }
+        count = 0
     }
 
     func removeAll() {
-        for index in 0..<capacity { slots[index] = Slot() }
-        count = 0
+        clear()
     }
 
     /// Every registration, in no particular order.
     var registrations: [(key: ServiceKey, entry: AnyServiceEntry)] {
-        (0..<capacity).compactMap { index in slots[index].entry.map { (slots[index].key, $0) } }
+        (0..<capacity).compactMap { index in
+            hashes[index] == 0 ? nil : slots[index].entry.map { (slots[index].key, $0) }
+        }
     }
 }
