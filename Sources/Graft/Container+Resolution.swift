@@ -79,11 +79,6 @@ extension Container {
         return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)
     }
 
-    /// The entry for `key` in this container or the nearest ancestor that has one.
-    func entry(for key: ServiceKey) -> AnyServiceEntry? {
-        slot(for: key)?.pointee.entry
-    }
-
     /// The slot of `key` in this container or the nearest ancestor that has one; valid until a
     /// registration changes.
     @usableFromInline

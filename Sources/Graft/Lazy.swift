@@ -107,7 +107,7 @@ protocol ResolutionWrapper {
 extension Container {
     /// Whether `Wrapped` with these argument types and name could be resolved here.
     func canResolve<Wrapped>(_ type: Wrapped.Type, argumentsType: Any.Type, name: String?) -> Bool {
-        entry(for: ServiceKey(service: type, arguments: argumentsType, name: name)) != nil
+        slot(for: ServiceKey(service: type, arguments: argumentsType, name: name)) != nil
             || type is any ResolutionWrapper.Type
     }
 

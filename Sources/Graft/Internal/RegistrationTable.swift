@@ -84,10 +84,6 @@ final class RegistrationTable {
         }
     }
 
-    subscript(key: ServiceKey) -> AnyServiceEntry? {
-        slot(for: key, hash: Self.hash(key))?.pointee.entry
-    }
-
     /// Registers `entry` under `key`, replacing what was there. `directCell` is the entry's cell
     /// when `key` is of the entry's own service type, `nil` for a forward.
     @usableFromInline

@@ -2,9 +2,10 @@
 
 /// The identity of a registration: service type, the tuple type of the factory's arguments, and name.
 ///
-/// Built from type identities only, so making and hashing one allocates nothing when there is no name.
+/// Built from type identities only, so making one allocates nothing when there is no name.
+/// ``RegistrationTable`` hashes and compares its fields directly.
 @usableFromInline
-struct ServiceKey: Hashable {
+struct ServiceKey {
     @usableFromInline let service: ObjectIdentifier
     @usableFromInline let arguments: ObjectIdentifier
     @usableFromInline let name: String?
@@ -14,17 +15,5 @@ struct ServiceKey: Hashable {
         self.service = ObjectIdentifier(service)
         self.arguments = ObjectIdentifier(arguments)
         self.name = name
-    }
-
-    @usableFromInline
-    static func == (lhs: ServiceKey, rhs: ServiceKey) -> Bool {
-        lhs.service == rhs.service && lhs.arguments == rhs.arguments && lhs.name == rhs.name
-    }
-
-    @usableFromInline
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(service)
-        hasher.combine(arguments)
-        if let name { hasher.combine(name) }
     }
 }
