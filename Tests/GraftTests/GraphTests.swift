@@ -54,6 +54,22 @@ import Testing
         #expect(container.resolve(PetOwner.self)?.favoriteFood != nil)
     }
 
+    @Test func aGraphWhoseIdentifierEscapedCanBeResolvedInAgain() {
+        let container = Container()
+        let graph = Box<GraphIdentifier?>(nil)
+        container.register(Dog.self) { r in
+            graph.value = r.resolve(GraphIdentifier.self)
+            return Dog()
+        }
+        let first = container.resolve(Dog.self)!
+        let (second, third) = container.withObjectGraph(graph.value!) {
+            ($0.resolve(Dog.self), $0.resolve(Dog.self))
+        }
+        #expect(second === first)
+        #expect(third === first)
+        #expect(container.resolve(Dog.self) !== first)
+    }
+
     @Test func identifiersAreUnique() {
         let identifiers = (0..<1_000).map { _ in GraphIdentifier() }
         #expect(Set(identifiers).count == 1_000)
