@@ -265,7 +265,9 @@ extension ServiceEntry {
         return made
     }
 
-    /// Whether the scope already holds an instance for the resolution in flight.
+    /// Whether the scope already holds an instance for the resolution in flight. Asked before
+    /// ``keptInstance(in:)`` rather than catching its error: a throw on every transient
+    /// construction made it a third slower.
     private func isKeepingAnInstance(in hierarchy: Hierarchy) -> Bool {
         switch scopeKind {
         case .transient: false

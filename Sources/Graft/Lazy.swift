@@ -126,7 +126,13 @@ extension Container {
     }
 }
 
-extension Lazy: ResolutionWrapper {
+/// `Lazy` and `Provider`: wrappers made around a request resolved later.
+protocol DeferredWrapper: ResolutionWrapper {
+    associatedtype Service
+    init(_ access: DeferredAccess<Service>, madeIn container: Container)
+}
+
+extension DeferredWrapper {
     static func wrap<each Argument>(
         from container: Container,
         resolver: Resolver,
@@ -134,19 +140,21 @@ extension Lazy: ResolutionWrapper {
         arguments: repeat each Argument
     ) -> Any? {
         container.deferredAccess(to: Service.self, resolver: resolver, name: name, arguments: repeat each arguments)
-            .map { Lazy($0, graph: container.hierarchy.graphIfResolving) }
+            .map { Self($0, madeIn: container) }
     }
 }
 
-extension Provider: ResolutionWrapper {
-    static func wrap<each Argument>(
-        from container: Container,
-        resolver: Resolver,
-        name: String?,
-        arguments: repeat each Argument
-    ) -> Any? {
-        container.deferredAccess(to: Service.self, resolver: resolver, name: name, arguments: repeat each arguments)
-            .map { Provider($0) }
+extension Lazy: DeferredWrapper {
+    /// Remembers the graph being resolved, if any, to resolve in it later.
+    convenience init(_ access: DeferredAccess<Service>, madeIn container: Container) {
+        self.init(access, graph: container.hierarchy.graphIfResolving)
+    }
+}
+
+extension Provider: DeferredWrapper {
+    /// Needs nothing of the container: each access is a resolution of its own.
+    convenience init(_ access: DeferredAccess<Service>, madeIn container: Container) {
+        self.init(access)
     }
 }
 
