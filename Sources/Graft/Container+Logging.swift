@@ -9,7 +9,9 @@ extension Container {
     ///
     /// By default messages go to standard error when the environment variable
     /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
-    /// Calls are serialized, so the function needs no lock of its own.
+    /// Graft calls it holding no lock of its own, so it may resolve; calls from different
+    /// hierarchies (or plain containers on different threads) may overlap, so a function that
+    /// keeps state guards it itself.
     ///
     /// ```swift
     /// Container.loggingFunction = { message in logger.warning("\(message)") }
@@ -41,9 +43,10 @@ extension Container {
         while let current = container {
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
-                    sameType.append("    { \(entry.entryDescription) } in \(level)")
-                } else if "\(entry.serviceType)" == typeName {
-                    sameName.append("    { \(entry.entryDescription) } in \(level) (a different type of the same name)")
+                    sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
+                } else if "\(key.serviceType)" == typeName {
+                    sameName.append(
+                        "    { \(entry.entryDescription(for: key)) } in \(level) (a different type of the same name)")
                 }
             }
             container = current.parent
@@ -60,7 +63,9 @@ extension Container {
     }
 }
 
-/// Holds the logging function; calls to it are serialized under `mutex`.
+/// Holds the logging function. The function is read under `mutex` and called outside it: a
+/// logging function may resolve (or log), and calling user code while holding a lock of our own
+/// would order that lock against the hierarchy's mutex in two ways at once (a deadlock).
 final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched under `mutex`
     private let mutex = RecursiveMutex()
     private var storedFunction: Container.LoggingFunctionType?
@@ -77,9 +82,7 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
     }
 
     func log(_ message: () -> String) {
-        mutex.withLock {
-            guard let storedFunction else { return }
-            storedFunction(message())
-        }
+        guard let function = mutex.withLock({ storedFunction }) else { return }
+        function(message())
     }
 }

@@ -26,8 +26,8 @@ extension Container {
         factory: @escaping (Resolver) -> Service
     ) -> ServiceEntry<Service> {
         add(ServiceEntry(
-            serviceType: serviceType, argumentsType: Void.self, name: name, container: self,
-            argumentCount: 0, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
+            serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+            container: self, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
     }
 
     /// Registers how to make `serviceType` from arguments given to `resolve`.
@@ -46,11 +46,9 @@ extension Container {
         name: String? = nil,
         factory: @escaping (Resolver, repeat each Argument) -> Service
     ) -> ServiceEntry<Service> {
-        var count = 0
-        repeat count += Self.one((each Argument).self)
-        return add(ServiceEntry(
-            serviceType: serviceType, argumentsType: (repeat each Argument).self, name: name, container: self,
-            argumentCount: count,
+        add(ServiceEntry(
+            serviceType: serviceType, argumentsType: (repeat each Argument).self,
+            argumentsKey: argumentsKey(repeat (each Argument).self), name: name, container: self,
             argumentTypeNames: {
                 var names: [String] = []
                 repeat names.append(String(describing: (each Argument).self))
@@ -64,13 +62,12 @@ extension Container {
             }))
     }
 
-    @usableFromInline
-    static func one<T>(_: T.Type) -> Int { 1 }
-
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.
     @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
-        let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsType, name: entry.name)
+        // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
+        // may be a subclass): the fast path returns the cell's contents as the key's type.
+        let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
         services.insert(entry, for: key, directCell: entry.cell)
         for behavior in behaviors {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)

@@ -39,12 +39,14 @@ extension Container {
         name: String?,
         resolver: @autoclosure () -> Resolver
     ) -> Service? {
-        let key = ServiceKey(service: serviceType, arguments: Void.self, name: name)
+        let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
         guard let slot = slot(for: key) else {
             return resolveUnregistered(serviceType, key: key, resolver: resolver())
         }
+        // `directCell` is set only where the key's service type is the entry's own `Service`, and
+        // the key was made from this `Service`: the cell holds values of exactly this type.
         if let cell = slot.pointee.directCell, cell.hasInstance {
-            return cell.instance(as: serviceType)
+            return cell.instance(as: Service.self)
         }
         return resolve(slot, as: serviceType, resolver: resolver())
     }
@@ -70,7 +72,7 @@ extension Container {
         resolver: Resolver,
         arguments: repeat each Argument
     ) -> Service? {
-        let key = ServiceKey(service: serviceType, arguments: (repeat each Argument).self, name: name)
+        let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         if let slot = slot(for: key) {
             return withUnsafePointer(to: (repeat each arguments)) {
                 resolve(slot, as: serviceType, resolver: resolver, arguments: UnsafeRawPointer($0))
@@ -101,12 +103,12 @@ extension Container {
         resolver: Resolver,
         arguments: repeat each Argument
     ) -> Service? {
-        if serviceType == GraphIdentifier.self, key.arguments == ObjectIdentifier(Void.self),
-            let graph = hierarchy.graphIfResolving
+        if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey,
+            let graph = hierarchy.escapedGraph
         {
             return graph as? Service
         }
-        if let wrapper = serviceType as? any ResolutionWrapper.Type,
+        if let wrapper = Service.self as? any ResolutionWrapper.Type,
             let wrapped = wrapper.wrap(from: self, resolver: resolver, name: key.name, arguments: repeat each arguments)
         {
             return wrapped as? Service
@@ -133,12 +135,15 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested? {
-        guard requested == Service.self else {
-            return resolveForwarded(as: requested, in: container, resolver: resolver, arguments: arguments)
+        // The static types, never the metatype values: `Requested` is what the caller's key says.
+        guard Requested.self == Service.self else {
+            return resolveForwarded(as: Requested.self, in: container, resolver: resolver, arguments: arguments)
         }
         do {
+            // Same type, checked just above: the cast changes nothing but the static type.
             return unsafeBitCast(
-                try resolveInstance(in: container, resolver: resolver, arguments: arguments), to: Requested.self)
+                try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments),
+                to: Requested.self)
         } catch {
             return nil
         }
@@ -151,9 +156,8 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested? {
-        guard let instance = try? resolveInstance(in: container, resolver: resolver, arguments: arguments) else {
-            return nil
-        }
+        guard let instance = try? resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
+        else { return nil }
         if let forwarded = instance as? Requested { return forwarded }
         Container.log {
             "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), "
@@ -164,7 +168,7 @@ extension ServiceEntry {
 
     @inline(__always)
     private func resolveInstance(
-        in container: Container,
+        in hierarchy: Hierarchy,
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
@@ -172,18 +176,20 @@ extension ServiceEntry {
         case .container:
             if hasInstance { return instance }
         case .graph:
-            if hasGraphInstance || (remembersAGraph && recall(in: container.hierarchy)) { return graphInstance }
+            if hasGraphInstance { return graphInstance }
+            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
         case .weak:
-            if hasGraphInstance || (remembersAGraph && recall(in: container.hierarchy)) { return graphInstance }
+            if hasGraphInstance { return graphInstance }
+            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
             if weakInstance != nil {
                 do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
             }
         case .transient:
             break
         case .custom:
-            return try resolveInStorage(in: container, resolver: resolver, arguments: arguments)
+            return try resolveInStorage(in: hierarchy, resolver: resolver, arguments: arguments)
         }
-        return try construct(in: container.hierarchy, resolver: resolver, arguments: arguments)
+        return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
     }
 
     /// The instance `.weak` shares, if still alive. Out of line: its `as?` needs an
@@ -194,36 +200,45 @@ extension ServiceEntry {
         return instance
     }
 
-    /// A custom scope's storage is asked with the graph's identifier, so the graph must exist first.
+    /// A custom scope's storage is asked with the graph's identifier, so the graph (and, at the
+    /// top, the request) must exist before the storage is read.
+    @inline(never)
     private func resolveInStorage(
-        in container: Container,
+        in hierarchy: Hierarchy,
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
-        let hierarchy = container.hierarchy
-        let isTopLevel = hierarchy.depth == 0
-        hierarchy.depth += 1
-        var result: Result<Service, ResolutionFailed>
-        if let stored = storage?.instance(inGraph: hierarchy.currentGraph) as? Service {
-            result = .success(stored)
-        } else {
-            result = Result { () throws(ResolutionFailed) -> Service in
-                try construct(in: hierarchy, resolver: resolver, arguments: arguments)
-            }
+        let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
+        let result = Result { () throws(ResolutionFailed) -> Service in
+            if let stored = try storedInstance(in: hierarchy) { return stored }
+            return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
         }
-        hierarchy.depth -= 1
-        if isTopLevel && !hierarchy.finishResolution() { throw ResolutionFailed() }
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return try result.get()
+    }
+
+    /// What the custom storage holds for the current graph. The storage's `Any?` is checked for
+    /// `nil` before the cast: for an `Optional`, `Any` or `AnyObject` service a cast of `nil`
+    /// would succeed and the factory would never run.
+    private func storedInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service? {
+        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return nil }
+        guard let instance = stored as? Service else {
+            let message = "\(Service.self)'s storage holds a \(type(of: stored)), not a \(Service.self)"
+            hierarchy.fail(message)
+            Container.log { "Graft: resolution failed: \(message)." }
+            throw ResolutionFailed()
+        }
+        return instance
     }
 
     /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
     private func construct(
         in hierarchy: Hierarchy,
         resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        arguments: UnsafeRawPointer?,
+        opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        let isTopLevel = hierarchy.depth == 0
-        if argumentCount == 0 && hierarchy.isConstructorCycle(self) {
+        if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(self) {
             let chain = hierarchy.chain(reentering: self)
             hierarchy.fail(chain)
             Container.log {
@@ -232,37 +247,52 @@ extension ServiceEntry {
             }
             throw ResolutionFailed()
         }
-        if hierarchy.depth >= Hierarchy.maximumDepth {
+        if hierarchy.frameCount >= Hierarchy.maximumDepth {
             let chain = hierarchy.chain(reentering: self)
             hierarchy.fail(chain)
             Container.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
             throw ResolutionFailed()
         }
 
-        let outerFrame = factoryFrame
-        factoryFrame = hierarchy.pushFactory(self)
-        let made = if let plainFactory { plainFactory(resolver) } else { argumentFactory!(resolver, arguments!) }
-        hierarchy.popFactory()
-        factoryFrame = outerFrame
+        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        let made = runFactory(in: hierarchy, resolver: resolver, arguments: arguments)
 
+        var result = made
         if hierarchy.failure == nil {
             // A circular `initCompleted` may have made and kept one while the factory ran: use that.
             if isKeepingAnInstance(in: hierarchy) {
-                let kept = try keptInstance(in: hierarchy)
-                if isTopLevel && !hierarchy.finishResolution() { throw ResolutionFailed() }
-                return kept
-            }
-            keep(made, in: hierarchy)
-            if hasInitCompletedActions {
-                hierarchy.runCompletion(self) {
-                    withUnsafePointer(to: made) { instance in
-                        for action in initCompletedActions { action(resolver, UnsafeRawPointer(instance)) }
-                    }
-                }
+                do { result = try keptInstance(in: hierarchy) } catch { hierarchy.fail("\(Service.self) lost") }
+            } else {
+                keep(made, in: hierarchy)
+                if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
             }
         }
-        if isTopLevel && !hierarchy.finishResolution() { throw ResolutionFailed() }
-        return made
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        return result
+    }
+
+    @inline(__always)
+    private func runFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        defer {
+            hierarchy.popFactory(self)
+            factoryFrame = outerFrame
+        }
+        if let plainFactory { return plainFactory(resolver) }
+        guard let argumentFactory, let arguments else {
+            preconditionFailure("Graft: \(Service.self)'s factory takes arguments but none were passed")
+        }
+        return argumentFactory(resolver, arguments)
+    }
+
+    private func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {
+        let actions = initCompletedActions  // a local copy: an action may add more
+        hierarchy.runCompletion(self) {
+            withUnsafePointer(to: made) { instance in
+                for action in actions { action(resolver, UnsafeRawPointer(instance)) }
+            }
+        }
     }
 
     /// Whether the scope already holds an instance for the resolution in flight. Asked before
@@ -279,6 +309,7 @@ extension ServiceEntry {
     }
 
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
+    @inline(never)
     private func keptInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
         switch scopeKind {
         case .graph: if hasGraphInstance { return graphInstance }
@@ -287,7 +318,7 @@ extension ServiceEntry {
             if hasGraphInstance { return graphInstance }
             if let object = weakInstance, let instance = object as? Service { return instance }
         case .custom:
-            if let stored = storage?.instance(inGraph: hierarchy.currentGraph) as? Service { return stored }
+            if let stored = try storedInstance(in: hierarchy) { return stored }
         case .transient: break
         }
         throw ResolutionFailed()

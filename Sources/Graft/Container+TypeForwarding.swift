@@ -14,9 +14,10 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
-        let key = ServiceKey(service: type, arguments: entry.argumentsType, name: name)
-        // Forwarding a type to its own registration (under another name, say) is a direct entry.
-        services.insert(entry, for: key, directCell: type == Service.self ? entry.cell : nil)
+        let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
+        // Forwarding a type to its own registration (under another name, say) is a direct entry:
+        // the cell holds `Service` values, which is what a hit on this key returns.
+        services.insert(entry, for: key, directCell: Forwarded.self == Service.self ? entry.cell : nil)
         for behavior in behaviors {
             behavior.container(self, didRegisterType: type, toService: entry, withName: name)
         }
@@ -27,7 +28,7 @@ extension ServiceEntry {
     /// Makes this registration answer to `type` as well, under `name`; see ``Container/forward(_:name:to:)``.
     @discardableResult
     public func implements<Forwarded>(_ type: Forwarded.Type, name: String? = nil) -> ServiceEntry<Service> {
-        container.forward(type, name: name, to: self)
+        container?.forward(type, name: name, to: self)
         return self
     }
 
@@ -42,6 +43,7 @@ extension ServiceEntry {
         _ second: Second.Type,
         _ more: repeat (each More).Type
     ) -> ServiceEntry<Service> {
+        guard let container else { return self }  // gone: nothing to add to, as in Swinject
         container.forward(first, to: self)
         container.forward(second, to: self)
         repeat container.forward(each more, to: self)

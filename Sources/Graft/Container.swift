@@ -78,11 +78,12 @@ public final class Container {
         resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
     }
 
+    /// Walks a copy of each table: a `deinit` run by a reset may register or remove.
     private func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
         var container: Container? = self
         while let current = container {
             for (key, entry) in current.services.registrations where matches(key, entry) {
-                entry.dropKeptInstance()
+                entry.resetKeptInstance()
             }
             container = current.parent
         }
@@ -125,14 +126,14 @@ public final class Container {
 
     /// The graph being resolved, or `nil` between resolutions.
     public var currentObjectGraph: GraphIdentifier? {
-        hierarchy.graphIfResolving
+        hierarchy.escapedGraph
     }
 }
 
 extension Container: CustomStringConvertible {
     /// This container's own registrations, one per line, sorted.
     public var description: String {
-        let lines = services.registrations.map { "    { \($0.entry.entryDescription) }" }.sorted()
+        let lines = services.registrations.map { "    { \($0.entry.entryDescription(for: $0.key)) }" }.sorted()
         return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
     }
 }

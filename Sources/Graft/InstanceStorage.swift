@@ -69,9 +69,15 @@ public final class WeakStorage: InstanceStorage {
 
     public init() {}
 
-    /// `value as AnyObject` would box a struct in a fresh object that dies at once; say `nil` plainly.
+    /// The object `value` refers to, looking through `Optional` (a `Cat?` service holding a cat is
+    /// shared like a `Cat`); `nil` for a value type: `value as AnyObject` would box a struct in a
+    /// fresh object that dies at once.
     static func referenceOrNil(_ value: Any) -> AnyObject? {
-        type(of: value) is AnyClass ? value as AnyObject : nil
+        if let optional = value as? any OptionalValue {
+            guard let wrapped = optional.wrappedAny else { return nil }
+            return referenceOrNil(wrapped)
+        }
+        return type(of: value) is AnyClass ? value as AnyObject : nil
     }
 }
 
@@ -99,4 +105,13 @@ public final class CompositeStorage: InstanceStorage {
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
         components.forEach { $0.setInstance(instance, inGraph: graph) }
     }
+}
+
+/// Looks inside an `Optional` held as `Any`.
+protocol OptionalValue {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    var wrappedAny: Any? { map { $0 } }
 }

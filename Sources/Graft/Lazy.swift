@@ -24,18 +24,13 @@ public final class Lazy<Service> {
         self.graph = graph
     }
 
-    /// The instance, resolved on first access.
+    /// The instance, resolved on first access. Once resolved it is returned from the `Lazy` itself,
+    /// even after the container is gone; a first access after that stops with a message.
     public var instance: Service {
-        access.withLock { container, resolver in
+        access.withLock {
             if let resolved { return resolved }
-            let made: Service? =
-                if let graph {
-                    container.withObjectGraph(graph) { _ in access.resolve(container, resolver) }
-                } else {
-                    access.resolve(container, resolver)
-                }
-            guard let made else {
-                preconditionFailure("Lazy<\(Service.self)>: resolution failed (see the logged message)")
+            guard let made = access.resolveNow(inGraph: graph, wrapper: "Lazy") else {
+                preconditionFailure("Graft: Lazy<\(Service.self)>: resolution failed (see the logged message)")
             }
             resolved = made
             return made
@@ -60,35 +55,54 @@ public final class Provider<Service> {
         self.access = access
     }
 
-    /// A new resolution of `Service` (a new instance unless its scope keeps one).
+    /// A new resolution of `Service` (a new instance unless its scope keeps one). Stops with a
+    /// message if the container is gone.
     public var instance: Service {
-        access.withLock { container, resolver in
-            guard let made = access.resolve(container, resolver) else {
-                preconditionFailure("Provider<\(Service.self)>: resolution failed (see the logged message)")
+        access.withLock {
+            guard let made = access.resolveNow(inGraph: nil, wrapper: "Provider") else {
+                preconditionFailure("Graft: Provider<\(Service.self)>: resolution failed (see the logged message)")
             }
             return made
         }
     }
 }
 
-/// What `Lazy` and `Provider` keep to resolve later: the container, whether to go through its
-/// mutex, and the request. The container is held `unowned`: services holding a `Lazy` often live
-/// in that container (a strong reference would be a cycle), and a `weak` one would give the
-/// container a side table, slowing every retain of it on the resolution path.
+/// What `Lazy` and `Provider` keep to resolve later: the registration found when they were made
+/// (as Swinject does, so a later replacement, override or `removeAll()` does not change what they
+/// resolve), the container, and whether to go through its mutex.
+///
+/// The container is held weakly: services holding a `Lazy` often live in that container (a strong
+/// reference would be a cycle), and a `Lazy` may outlive it. The hierarchy, which owns the mutex,
+/// is held strongly, so a synchronized `Lazy` can always lock before looking at anything else.
 final class DeferredAccess<Service> {
-    private unowned let container: Container
+    private weak var container: Container?
+    private let hierarchy: Hierarchy
     private let synchronized: Bool
-    let resolve: (Container, Resolver) -> Service?
+    private let resolve: (Container, Resolver) -> Service?
 
     init(container: Container, resolver: Resolver, resolve: @escaping (Container, Resolver) -> Service?) {
         self.container = container
+        self.hierarchy = container.hierarchy
         self.synchronized = resolver is SynchronizedResolver
         self.resolve = resolve
     }
 
-    func withLock<T>(_ body: (Container, Resolver) -> T) -> T {
-        guard synchronized else { return body(container, container) }
-        return container.hierarchy.mutex.withLock { body(container, SynchronizedResolver(container: container)) }
+    /// Runs `body` under the hierarchy's mutex when made through a synchronized view.
+    func withLock<T>(_ body: () -> T) -> T {
+        synchronized ? hierarchy.mutex.withLock(body) : body()
+    }
+
+    /// Resolves now (in `graph` if given); `nil` if the resolution fails. Stops with a message if
+    /// the container is gone: there is nothing left to resolve in.
+    func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) -> Service? {
+        guard let container else {
+            preconditionFailure(
+                "Graft: \(wrapper)<\(Service.self)> was accessed after its container was released; "
+                    + "keep the container alive as long as the services that hold a \(wrapper)")
+        }
+        let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
+        guard let graph else { return resolve(container, resolver) }
+        return container.withObjectGraph(graph) { _ in resolve(container, resolver) }
     }
 }
 
@@ -105,23 +119,27 @@ protocol ResolutionWrapper {
 }
 
 extension Container {
-    /// Whether `Wrapped` with these argument types and name could be resolved here.
-    func canResolve<Wrapped>(_ type: Wrapped.Type, argumentsType: Any.Type, name: String?) -> Bool {
-        slot(for: ServiceKey(service: type, arguments: argumentsType, name: name)) != nil
-            || type is any ResolutionWrapper.Type
-    }
-
+    /// What a `Lazy` or `Provider` of `Wrapped` resolves: the registration found now, or, for a
+    /// wrapper of a wrapper (`Lazy<Provider<X>>`), the same request made again on access; `nil`
+    /// when neither exists.
     func deferredAccess<Wrapped, each Argument>(
         to type: Wrapped.Type,
         resolver: Resolver,
         name: String?,
         arguments: repeat each Argument
     ) -> DeferredAccess<Wrapped>? {
-        let argumentsType = (repeat each Argument).self
-        guard canResolve(type, argumentsType: argumentsType, name: name) else { return nil }
+        let key = ServiceKey(service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         let values = (repeat each arguments)
+        if let slot = slot(for: key), let entry = slot.pointee.entry {
+            return DeferredAccess(container: self, resolver: resolver) { container, resolver in
+                withUnsafePointer(to: values) { pointer in
+                    entry.resolve(as: Wrapped.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
+                }
+            }
+        }
+        guard Wrapped.self is any ResolutionWrapper.Type else { return nil }
         return DeferredAccess(container: self, resolver: resolver) { container, resolver in
-            container.resolveService(type, name: name, resolver: resolver, arguments: repeat each values)
+            container.resolveService(Wrapped.self, name: name, resolver: resolver, arguments: repeat each values)
         }
     }
 }
@@ -147,7 +165,7 @@ extension DeferredWrapper {
 extension Lazy: DeferredWrapper {
     /// Remembers the graph being resolved, if any, to resolve in it later.
     convenience init(_ access: DeferredAccess<Service>, madeIn container: Container) {
-        self.init(access, graph: container.hierarchy.graphIfResolving)
+        self.init(access, graph: container.hierarchy.escapedGraph)
     }
 }
 

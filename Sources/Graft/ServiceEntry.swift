@@ -24,11 +24,13 @@ public final class ServiceEntry<Service> {
     /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
     /// so the resolution path never needs the argument types' metadata.
     @usableFromInline let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
-    @usableFromInline let argumentCount: Int
+    /// The argument part of this registration's key (see ``argumentsKey(_:)``).
+    @usableFromInline let argumentsKey: ObjectIdentifier
     @usableFromInline let argumentTypeNames: () -> [String]
-    /// The container registered in, where `implements` adds forwarded types. `unowned`, not
-    /// `weak`: a weak reference would give the container a side table and slow every retain of it.
-    @usableFromInline unowned let container: Container
+    /// The container registered in, where `implements` adds forwarded types. Weak, as in Swinject:
+    /// an entry can outlive its container (the application may keep it), and `implements` on it
+    /// is then a no-op.
+    @usableFromInline weak var container: Container?
 
     @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind
     @exclusivity(unchecked) @usableFromInline var storage: InstanceStorage?
@@ -43,11 +45,6 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) @usableFromInline weak var weakInstance: AnyObject?
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
-    /// The last graph whose identifier escaped (to a `Lazy`, say) and the instance made in it,
-    /// so resolving in that graph again finds the instance while something still holds it.
-    @exclusivity(unchecked) @usableFromInline var rememberedGraph: GraphIdentifier?
-    @exclusivity(unchecked) @usableFromInline weak var rememberedObject: AnyObject?
-    @exclusivity(unchecked) @usableFromInline var remembersAGraph = false
 
     /// Inlinable, so the caller (usually the inlinable `register`) allocates the entry with its
     /// cached metadata instead of asking the runtime for `ServiceEntry<Service>` each time.
@@ -55,18 +52,18 @@ public final class ServiceEntry<Service> {
     init(
         serviceType: Any.Type,
         argumentsType: Any.Type,
+        argumentsKey: ObjectIdentifier,
         name: String?,
         container: Container,
-        argumentCount: Int,
         argumentTypeNames: @escaping () -> [String],
         plainFactory: ((Resolver) -> Service)?,
         argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     ) {
         self.serviceType = serviceType
         self.argumentsType = argumentsType
+        self.argumentsKey = argumentsKey
         self.name = name
         self.container = container
-        self.argumentCount = argumentCount
         self.argumentTypeNames = argumentTypeNames
         self.plainFactory = plainFactory
         self.argumentFactory = argumentFactory
@@ -84,12 +81,10 @@ public final class ServiceEntry<Service> {
     /// The instance kept by `.container`; only while `hasInstance`.
     var instance: Service { cell.instance(as: Service.self) }
     func setInstance(_ made: Service) { cell.setInstance(made) }
-    func clearInstance() { cell.clearInstance(Service.self) }
 
     /// The current graph's instance; only while `hasGraphInstance`.
     var graphInstance: Service { cell.graphInstance(as: Service.self) }
     func setGraphInstance(_ made: Service) { cell.setGraphInstance(made) }
-    func clearGraphInstance() { cell.clearGraphInstance(Service.self) }
 
     /// Sets the scope that decides how long resolved instances are kept. Any kept instance is dropped.
     @discardableResult
@@ -100,11 +95,15 @@ public final class ServiceEntry<Service> {
     /// Sets a custom scope that decides how long resolved instances are kept.
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
+        let newStorage = ObjectScope.storage(for: objectScope)
+        var dropped: [Any] = []
+        if hasInstance { dropped.append(cell.moveInstance(Service.self)) }
+        if hasGraphInstance { dropped.append(cell.moveGraphInstance(Service.self)) }
+        let oldStorage = storage
         self.scope = objectScope
-        (scopeKind, storage) = ObjectScope.storage(for: objectScope)
-        clearInstance()
-        clearGraphInstance()
+        (scopeKind, storage) = newStorage
         weakInstance = nil
+        withExtendedLifetime((dropped, oldStorage)) {}  // released once the entry is consistent
         return self
     }
 
@@ -136,71 +135,88 @@ protocol AnyServiceEntry: AnyObject {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested?
-    /// Drops the instance a finished graph held, remembering it weakly if the graph may come back.
-    func endGraph(remembering graph: GraphIdentifier?)
-    /// Drops the instance kept by its scope (reset, or a failed resolution being rolled back).
-    func dropKeptInstance()
+    /// Moves the finished graph's instance out into `values` (remembering it weakly in `record`);
+    /// returns the custom storage to tell that the graph ended, if any.
+    func moveGraphInstance(into values: inout [Any], record: GraphRecord?) -> InstanceStorage?
+    /// Undoes what a failed request kept: moves the `.container` instance out into `values`,
+    /// forgets the `.weak` one; returns the custom storage to clear, if any.
+    func moveKeptInstance(into values: inout [Any]) -> InstanceStorage?
+    /// Drops what the scope keeps beyond the graph (`resetObjectScope`).
+    func resetKeptInstance()
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
     func takeGraphInstance() -> Any?
     func restoreGraphInstance(_ instance: Any?)
-    /// `{ Service: …, Factory: …, ObjectScope: … }` as in `Container.description`.
+    /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
+    func entryDescription(for key: ServiceKey) -> String
     var entryDescription: String { get }
 }
 
 extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
-    func endGraph(remembering graph: GraphIdentifier?) {
-        if let graph, hasGraphInstance, let object = WeakStorage.referenceOrNil(graphInstance) {
-            rememberedGraph = graph
-            rememberedObject = object
-            remembersAGraph = true
+    func moveGraphInstance(into values: inout [Any], record: GraphRecord?) -> InstanceStorage? {
+        if hasGraphInstance {
+            let instance = cell.moveGraphInstance(Service.self)
+            if let record, let object = WeakStorage.referenceOrNil(instance) { record.remember(self, object) }
+            values.append(instance)
         }
-        clearGraphInstance()
-        storage?.graphResolutionCompleted()
+        return storage
     }
 
-    /// Whether the instance made in the graph being resolved again is still alive; if so it is
-    /// the current graph's instance again.
-    func recall(in hierarchy: Hierarchy) -> Bool {
-        guard let graph = hierarchy.knownGraph, graph == rememberedGraph,
-            let object = rememberedObject, let instance = object as? Service
-        else { return false }
+    @usableFromInline
+    func moveKeptInstance(into values: inout [Any]) -> InstanceStorage? {
+        if hasInstance { values.append(cell.moveInstance(Service.self)) }
+        weakInstance = nil
+        return storage
+    }
+
+    @usableFromInline
+    func resetKeptInstance() {
+        // Graph instances stay: a reset inside a factory must not split the graph being resolved.
+        let dropped: Service? = hasInstance ? cell.moveInstance(Service.self) : nil
+        weakInstance = nil
+        storage?.instance = nil
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// The instance made the last time this graph was resolved, if still alive; if so it is the
+    /// current graph's instance again.
+    @inline(never)
+    func recall(from record: GraphRecord, in hierarchy: Hierarchy) -> Bool {
+        guard let object = record.object(for: self), let instance = object as? Service else { return false }
         setGraphInstance(instance)
         hierarchy.holdsGraphInstance(self)
         return true
     }
 
     @usableFromInline
-    func dropKeptInstance() {
-        clearInstance()
-        clearGraphInstance()
-        weakInstance = nil
-        storage?.instance = nil
-    }
-
-    @usableFromInline
     func takeGraphInstance() -> Any? {
         guard hasGraphInstance else { return nil }
-        defer { clearGraphInstance() }
-        return graphInstance
+        return cell.moveGraphInstance(Service.self)
     }
 
     @usableFromInline
     func restoreGraphInstance(_ instance: Any?) {
-        if let instance = instance as? Service { setGraphInstance(instance) } else { clearGraphInstance() }
+        let displaced: Service? = hasGraphInstance ? cell.moveGraphInstance(Service.self) : nil
+        if let instance = instance as? Service { setGraphInstance(instance) }
+        withExtendedLifetime(displaced) {}
     }
 
     @usableFromInline
-    var entryDescription: String {
+    func entryDescription(for key: ServiceKey) -> String {
         var text = "Service: \(serviceType)"
-        if let name { text += ", Name: \"\(name)\"" }
+        if let name = key.name { text += ", Name: \"\(name)\"" }
         let arguments = argumentTypeNames()
         let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
-        text += ", Factory: \(parameters) -> \(serviceType)"
+        text += ", Factory: \(parameters) -> \(key.serviceType)"
         text += ", ObjectScope: \(objectScope)"
         if !initCompletedActions.isEmpty {
             text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
         }
         return text
+    }
+
+    @usableFromInline
+    var entryDescription: String {
+        entryDescription(for: ServiceKey(service: Service.self, arguments: argumentsKey, name: name))
     }
 }

@@ -1,32 +1,62 @@
 // Graft — MIT License.
 
 /// State shared by a root container and all its descendants: the one mutex their synchronized
-/// views lock, and the resolution in flight (depth, the graph's instances, what to undo on failure).
+/// views lock, and the resolution in flight (frames, the graph's instances, what to undo on failure).
 ///
 /// A resolution that starts in a child and reaches a parent's registration stays one resolution,
 /// so graph-scoped instances are shared across the hierarchy while it runs.
+///
+/// Two nestings are tracked apart:
+/// - *frames*: entries whose factory or `initCompleted` actions are running (``frameCount``,
+///   bounded by ``maximumDepth``);
+/// - *requests*: a resolution started where no factory of the current request is running (by the
+///   application, by a `withObjectGraph` closure, or by a `Lazy`). A request succeeds or fails on
+///   its own: on failure everything it made is dropped, and the failure does not leak into the
+///   requests that follow. ``depth`` counts open requests and `withObjectGraph` scopes; the graph
+///   ends when it returns to 0.
+///
+/// Invariants, checked in debug builds: frames are popped in the order pushed, by the entry that
+/// pushed them; instances are moved out of the cells (no user code runs) before any is released,
+/// and released only once every list here is consistent, so a `deinit` run by the release may
+/// start a resolution of its own. Lists that user code can reach are walked as local copies.
 final class Hierarchy {
     let mutex = RecursiveMutex()
 
     // Every field is touched only by the resolution in flight: one thread at a time by the
-    // container's contract, or under `mutex`. Hence no dynamic exclusivity checks on them.
+    // container's contract, or under `mutex`. Hence no dynamic exclusivity checks on them; no
+    // access to them stays open across a call into user code.
 
-    /// Nesting of factories and `initCompleted` actions now running; 0 between resolutions.
-    @exclusivity(unchecked) var depth = 0
+    /// Open requests and `withObjectGraph` scopes; 0 between resolutions.
+    @exclusivity(unchecked) private(set) var depth = 0
     /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
     /// each is held by the call that pushed it until that call pops it.
     @exclusivity(unchecked) private var stack: [Unmanaged<AnyObject>] = []
     /// Stack index of the innermost running `initCompleted` action, or -1.
     @exclusivity(unchecked) private var completionFrame = -1
+    /// The frame count at which a resolution is a request of its own.
+    @exclusivity(unchecked) private var requestBase = 0
     /// Entries holding an instance for the current graph.
     @exclusivity(unchecked) private var graphEntries: [AnyServiceEntry] = []
-    /// Entries that kept a new instance beyond the graph during this resolution (undone on failure).
+    /// Entries that kept a new instance beyond the graph (undone if their request fails).
     @exclusivity(unchecked) private var keptEntries: [AnyServiceEntry] = []
-    /// Why the current resolution failed, once it has.
+    /// Why the current request failed, once it has.
     @exclusivity(unchecked) private(set) var failure: String?
     /// The current graph's identifier, made only when someone asks for it.
     @exclusivity(unchecked) private var graph: GraphIdentifier?
+    /// Whether the current graph's identifier was handed out, so the graph may be resolved again.
+    @exclusivity(unchecked) private var graphEscaped = false
+    /// What an earlier resolution of the current graph left alive, when it is resolved again.
+    @exclusivity(unchecked) private(set) var recalled: GraphRecord?
+    /// Escaped graphs whose instances may still be alive, with weak references to them.
+    @exclusivity(unchecked) private var records: [GraphIdentifier: GraphRecord] = [:]
+    @exclusivity(unchecked) private var sweepThreshold = 64
+    /// Buffers kept between resolutions so a graph's end allocates nothing.
+    @exclusivity(unchecked) private var spareEntries: [AnyServiceEntry] = []
+    @exclusivity(unchecked) private var spareValues: [Any] = []
+    /// Set while instances are being moved out of cells, when no user code may run (debug check).
+    @exclusivity(unchecked) private var isMovingOut = false
 
+    /// Frames deeper than this fail the resolution (runaway recursion), as in Swinject.
     static let maximumDepth = 200
 
     var currentGraph: GraphIdentifier {
@@ -36,37 +66,113 @@ final class Hierarchy {
         return made
     }
 
-    /// The current graph's identifier if anyone has asked for it (only then can it be resolved again).
-    var knownGraph: GraphIdentifier? { graph }
-
-    /// The identifier of the graph in flight, or `nil` between resolutions.
-    var graphIfResolving: GraphIdentifier? {
-        depth > 0 ? currentGraph : nil
+    /// The identifier of the graph in flight, handed out to user code (a `Lazy`, a factory
+    /// resolving `GraphIdentifier`), so its instances are remembered when it ends; `nil` between
+    /// resolutions.
+    var escapedGraph: GraphIdentifier? {
+        guard depth > 0 else { return nil }
+        graphEscaped = true
+        return currentGraph
     }
+
+    var frameCount: Int { stack.count }
+
+    // MARK: Frames
 
     @inline(__always)
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
-        depth += 1
+        assert(!isMovingOut, "Hierarchy: a factory ran while instances were being moved out")
         stack.append(Unmanaged.passUnretained(entry))
         return stack.count - 1
     }
 
     @inline(__always)
-    func popFactory() {
+    func popFactory(_ entry: AnyServiceEntry) {
+        assert(
+            stack.last?.toOpaque() == Unmanaged.passUnretained(entry as AnyObject).toOpaque(),
+            "Hierarchy: frame popped by an entry that did not push it")
         stack.removeLast()
-        depth -= 1
     }
 
     @inline(__always)
     func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
         let outer = completionFrame
-        depth += 1
-        stack.append(Unmanaged.passUnretained(entry))
-        completionFrame = stack.count - 1
+        completionFrame = pushFactory(entry)
         body()
         completionFrame = outer
-        stack.removeLast()
+        popFactory(entry)
+    }
+
+    /// Re-entering `entry` while its own factory runs, with no `initCompleted` in between, can only
+    /// recurse forever: `A`'s factory needs `B`, whose factory needs `A`, and so on.
+    func isConstructorCycle(_ entry: AnyServiceEntry) -> Bool {
+        entry.factoryFrame >= 0 && completionFrame < entry.factoryFrame
+    }
+
+    /// `A -> B -> A`, from the first frame of `entry` to the innermost.
+    func chain(reentering entry: AnyServiceEntry) -> String {
+        let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
+        let names = stack[start...].map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) } + [Self.label(entry)]
+        return names.joined(separator: " -> ")
+    }
+
+    static func label(_ entry: AnyServiceEntry) -> String {
+        entry.name.map { "\(entry.serviceType) (name: \"\($0)\")" } ?? "\(entry.serviceType)"
+    }
+
+    // MARK: Requests
+
+    /// Whether a resolution starting now is a request of its own.
+    @inline(__always)
+    var isAtRequestBase: Bool { stack.count == requestBase }
+
+    /// Where a request started, to undo exactly what it made.
+    struct Request {
+        fileprivate let keptMark: Int
+        fileprivate let graphMark: Int
+        fileprivate let outerFailure: String?
+    }
+
+    @inline(__always)
+    func beginRequest() -> Request {
+        let request = Request(keptMark: keptEntries.count, graphMark: graphEntries.count, outerFailure: failure)
+        failure = nil
+        depth += 1
+        return request
+    }
+
+    /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
+    /// - Returns: Whether the request succeeded.
+    func endRequest(_ request: Request) -> Bool {
+        let succeeded = failure == nil
+        failure = request.outerFailure
         depth -= 1
+        if succeeded {
+            if depth == 0 {
+                keptEntries.removeAll(keepingCapacity: true)
+                if graphEntries.isEmpty {
+                    graph = nil
+                    graphEscaped = false
+                    recalled = nil
+                } else {
+                    finish(detachGraph())
+                }
+            }
+            return true
+        }
+        var teardown = Teardown(values: takeSpareValues())
+        rollBack(request, into: &teardown)
+        if depth == 0 {
+            keptEntries.removeAll(keepingCapacity: true)
+            detachGraph(into: &teardown)
+        }
+        finish(teardown)
+        return false
+    }
+
+    /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
+    func fail(_ message: String) {
+        if failure == nil { failure = message }
     }
 
     @inline(__always)
@@ -79,67 +185,153 @@ final class Hierarchy {
         keptEntries.append(entry)
     }
 
-    /// Re-entering `entry` while its own factory runs, with no `initCompleted` in between, can only
-    /// recurse forever: `A`'s factory needs `B`, whose factory needs `A`, and so on.
-    func isConstructorCycle(_ entry: AnyServiceEntry) -> Bool {
-        entry.factoryFrame >= 0 && completionFrame < entry.factoryFrame
+    // MARK: Teardown
+
+    /// What leaving a graph or undoing a request hands back: instances moved out of their cells
+    /// and custom storages to tell, released and told only when the hierarchy is consistent.
+    struct Teardown {
+        var values: [Any]
+        var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
+        var entries: [AnyServiceEntry] = []
     }
 
-    /// `A -> B -> A`, from the first frame of `entry` to the innermost.
-    func chain(reentering entry: AnyServiceEntry) -> String {
-        let start = entry.factoryFrame >= 0 ? entry.factoryFrame : 0
-        let names = stack[start...].map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) } + [Self.label(entry)]
-        return names.joined(separator: " -> ")
+    private func takeSpareValues() -> [Any] {
+        var values: [Any] = []
+        swap(&values, &spareValues)
+        return values
     }
 
-    static func label(_ entry: AnyServiceEntry) -> String {
-        entry.name.map { "\(entry.serviceType) (name: \"\($0)\")" } ?? "\(entry.serviceType)"
-    }
-
-    /// Marks the resolution in flight as failed: it returns `nil` and keeps nothing it made.
-    func fail(_ message: String) {
-        if failure == nil { failure = message }
-    }
-
-    /// Ends a top-level resolution: drops the graph, and on failure everything it kept.
-    /// - Returns: Whether the resolution succeeded.
-    func finishResolution() -> Bool {
-        let succeeded = failure == nil
-        if !graphEntries.isEmpty {
-            let remembered = succeeded ? graph : nil
-            for entry in graphEntries { entry.endGraph(remembering: remembered) }
-            graphEntries.removeAll(keepingCapacity: true)
+    /// Undoes what `request` made: its graph instances and the instances it kept in other scopes.
+    private func rollBack(_ request: Request, into teardown: inout Teardown) {
+        assert(!isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
+        isMovingOut = true
+        let rolledBackGraph = graph
+        for entry in graphEntries[request.graphMark...] {
+            _ = entry.moveGraphInstance(into: &teardown.values, record: nil)
         }
-        if !keptEntries.isEmpty {
-            if !succeeded {
-                for entry in keptEntries { entry.dropKeptInstance() }
+        graphEntries.removeSubrange(request.graphMark...)
+        for entry in keptEntries[request.keptMark...] {
+            if let storage = entry.moveKeptInstance(into: &teardown.values) {
+                teardown.storages.append((storage, rolledBackGraph))
             }
-            keptEntries.removeAll(keepingCapacity: true)
         }
-        failure = nil
-        graph = nil
-        return succeeded
+        keptEntries.removeSubrange(request.keptMark...)
+        isMovingOut = false
     }
 
-    /// Resolves inside `identifier`'s graph, setting aside the graph in flight (if another) meanwhile.
+    /// Ends the current graph: its instances are moved out (and remembered weakly if its
+    /// identifier escaped), and the hierarchy is left with no graph.
+    private func detachGraph() -> Teardown {
+        var teardown = Teardown(values: takeSpareValues())
+        detachGraph(into: &teardown)
+        return teardown
+    }
+
+    private func detachGraph(into teardown: inout Teardown) {
+        let identifier = graph
+        let record: GraphRecord? =
+            if graphEscaped, let identifier { recalled ?? records[identifier] ?? GraphRecord() } else { nil }
+        graph = nil
+        graphEscaped = false
+        recalled = nil
+        if graphEntries.isEmpty { return }
+        assert(!isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
+        isMovingOut = true
+        swap(&teardown.entries, &graphEntries)
+        swap(&graphEntries, &spareEntries)
+        for entry in teardown.entries {
+            if let storage = entry.moveGraphInstance(into: &teardown.values, record: record) {
+                teardown.storages.append((storage, nil))
+            }
+        }
+        isMovingOut = false
+        if let record, let identifier, record.hasLiveInstances { keep(record, for: identifier) }
+    }
+
+    /// Tells custom storages, then releases the instances: user code runs here, with the
+    /// hierarchy consistent, and may resolve, register or remove.
+    private func finish(_ teardown: Teardown) {
+        var teardown = teardown
+        for (storage, graph) in teardown.storages {
+            if let graph { storage.setInstance(nil, inGraph: graph) } else { storage.graphResolutionCompleted() }
+        }
+        teardown.values.removeAll(keepingCapacity: true)
+        teardown.entries.removeAll(keepingCapacity: true)
+        if spareValues.capacity == 0 { swap(&spareValues, &teardown.values) }
+        if spareEntries.capacity == 0 { swap(&spareEntries, &teardown.entries) }
+    }
+
+    private func keep(_ record: GraphRecord, for identifier: GraphIdentifier) {
+        if records[identifier] == nil && records.count >= sweepThreshold {
+            records = records.filter { $0.value.hasLiveInstances }
+            sweepThreshold = max(64, records.count * 2)
+        }
+        records[identifier] = record
+    }
+
+    // MARK: Graphs
+
+    /// Resolves inside `identifier`'s graph, setting aside the graph in flight (if another)
+    /// meanwhile. Each resolution `body` starts is a request of its own.
     func withGraph<T>(_ identifier: GraphIdentifier, _ body: () throws -> T) rethrows -> T {
+        let outerBase = requestBase
+        requestBase = stack.count
+        defer { requestBase = outerBase }
         if depth > 0 && graph == identifier {
             return try body()
         }
+
+        assert(!isMovingOut, "Hierarchy: graph set aside while moving instances out")
         let outerGraph = graph
-        let outerEntries = graphEntries
-        let outerInstances = graphEntries.map { $0.takeGraphInstance() }
-        graphEntries = []
+        let outerEscaped = graphEscaped
+        let outerRecalled = recalled
+        var outerEntries: [AnyServiceEntry] = []
+        swap(&outerEntries, &graphEntries)
+        let outerInstances = outerEntries.map { $0.takeGraphInstance() }
         graph = identifier
+        graphEscaped = true
+        recalled = records[identifier]
         depth += 1
         defer {
             depth -= 1
-            for entry in graphEntries { entry.endGraph(remembering: failure == nil ? identifier : nil) }
+            let teardown = detachGraph()
+            graph = outerGraph
+            graphEscaped = outerEscaped
+            recalled = outerRecalled
             graphEntries = outerEntries
             for (entry, instance) in zip(outerEntries, outerInstances) { entry.restoreGraphInstance(instance) }
-            graph = outerGraph
-            if depth == 0 { _ = finishResolution() }
+            if depth == 0 { keptEntries.removeAll(keepingCapacity: true) }
+            finish(teardown)
         }
         return try body()
+    }
+}
+
+/// What a finished graph whose identifier escaped left alive: weak references to its instances,
+/// by entry, so resolving in that graph again (`Lazy.instance`, `withObjectGraph`) finds them.
+/// Kept while any of them lives; dead records are swept as new ones arrive.
+@usableFromInline
+final class GraphRecord {
+    private struct Remembered {
+        weak var entry: AnyObject?
+        weak var object: AnyObject?
+    }
+
+    private var remembered: [Remembered] = []
+
+    func remember(_ entry: AnyServiceEntry, _ object: AnyObject) {
+        if let index = remembered.firstIndex(where: { $0.entry === entry }) {
+            remembered[index].object = object
+        } else {
+            remembered.append(Remembered(entry: entry, object: object))
+        }
+    }
+
+    func object(for entry: AnyServiceEntry) -> AnyObject? {
+        remembered.first { $0.entry === entry }?.object
+    }
+
+    var hasLiveInstances: Bool {
+        remembered.contains { $0.object != nil && $0.entry != nil }
     }
 }

@@ -1,19 +1,26 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: two flag bytes, then two `Service` values,
-/// [0] kept by `.container` and [1] the current graph's. Each value is initialized only while
-/// its flag is set.
+/// The memory where an entry keeps its instances: a 16-byte header (two flag bytes, then the
+/// identity of the type stored), then two `Service` values, [0] kept by `.container` and [1] the
+/// current graph's.
 ///
 /// Raw memory rather than `Service?` properties: in unspecialized code every `Optional<Service>`
 /// costs a runtime metadata lookup. And the registration table keeps a copy of this pointer, so a
 /// `.container`-scoped hit reads the instance without touching (or retaining) the entry.
+///
+/// Invariants, checked by `assert` on every access in debug builds:
+/// - a value is initialized exactly while its flag is set;
+/// - every read and write is as the type the cell was made for (the header records it);
+/// - a value is released only after its flag is cleared and it has been moved out of the cell, so
+///   a `deinit` that runs during the release (and resolves, registers or removes) finds the cell
+///   empty and consistent, never a value that is being destroyed.
 @usableFromInline
 struct InstanceCell {
     @usableFromInline let base: UnsafeMutableRawPointer
 
     @inlinable @inline(__always)
     static func valueOffset<Service>(_: Service.Type) -> Int {
-        max(8, MemoryLayout<Service>.alignment)
+        max(16, MemoryLayout<Service>.alignment)
     }
 
     @usableFromInline
@@ -25,12 +32,18 @@ struct InstanceCell {
             : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
         base.storeBytes(of: false, as: Bool.self)
         base.storeBytes(of: false, toByteOffset: 1, as: Bool.self)
+        base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)
     }
 
+    /// The type this cell was made for.
+    @inlinable
+    var storedType: ObjectIdentifier { base.load(fromByteOffset: 8, as: ObjectIdentifier.self) }
+
     @inline(__always)
     private func values<Service>(_: Service.Type) -> UnsafeMutablePointer<Service> {
-        (base + Self.valueOffset(Service.self)).assumingMemoryBound(to: Service.self)
+        assert(storedType == ObjectIdentifier(Service.self), "InstanceCell: accessed as \(Service.self)")
+        return (base + Self.valueOffset(Service.self)).assumingMemoryBound(to: Service.self)
     }
 
     @inlinable @inline(__always)
@@ -41,42 +54,65 @@ struct InstanceCell {
     /// The `.container` instance; only while ``hasInstance``.
     @inlinable @inline(__always)
     func instance<Service>(as type: Service.Type) -> Service {
-        (base + Self.valueOffset(type)).assumingMemoryBound(to: Service.self).pointee
+        assert(hasInstance, "InstanceCell: read of an empty container slot")
+        assert(storedType == ObjectIdentifier(Service.self), "InstanceCell: container slot read as \(Service.self)")
+        return (base + Self.valueOffset(type)).assumingMemoryBound(to: Service.self).pointee
     }
 
     /// The current graph's instance; only while ``hasGraphInstance``.
     func graphInstance<Service>(as type: Service.Type) -> Service {
-        values(type)[1]
+        assert(hasGraphInstance, "InstanceCell: read of an empty graph slot")
+        return values(type)[1]
     }
 
     func setInstance<Service>(_ value: Service) {
-        if hasInstance { values(Service.self)[0] = value } else { values(Service.self).initialize(to: value) }
-        base.storeBytes(of: true, as: Bool.self)
+        guard hasInstance else {
+            values(Service.self).initialize(to: value)
+            base.storeBytes(of: true, as: Bool.self)
+            return
+        }
+        let old = moveInstance(Service.self)
+        withExtendedLifetime(old) {  // released last, once the cell holds the new value
+            values(Service.self).initialize(to: value)
+            base.storeBytes(of: true, as: Bool.self)
+        }
     }
 
     func setGraphInstance<Service>(_ value: Service) {
-        if hasGraphInstance {
-            values(Service.self)[1] = value
-        } else {
+        guard hasGraphInstance else {
             (values(Service.self) + 1).initialize(to: value)
+            base.storeBytes(of: true, toByteOffset: 1, as: Bool.self)
+            return
         }
-        base.storeBytes(of: true, toByteOffset: 1, as: Bool.self)
+        let old = moveGraphInstance(Service.self)
+        withExtendedLifetime(old) {
+            (values(Service.self) + 1).initialize(to: value)
+            base.storeBytes(of: true, toByteOffset: 1, as: Bool.self)
+        }
     }
 
-    func clearInstance<Service>(_ type: Service.Type) {
-        if hasInstance { values(type).deinitialize(count: 1) }
+    /// Empties the container slot and hands its value to the caller, who releases it once nothing
+    /// else needs doing; only while ``hasInstance``.
+    func moveInstance<Service>(_ type: Service.Type) -> Service {
+        assert(hasInstance, "InstanceCell: move out of an empty container slot")
         base.storeBytes(of: false, as: Bool.self)
+        return values(type).move()
     }
 
-    func clearGraphInstance<Service>(_ type: Service.Type) {
-        if hasGraphInstance { (values(type) + 1).deinitialize(count: 1) }
+    /// Empties the graph slot and hands its value to the caller; only while ``hasGraphInstance``.
+    func moveGraphInstance<Service>(_ type: Service.Type) -> Service {
+        assert(hasGraphInstance, "InstanceCell: move out of an empty graph slot")
         base.storeBytes(of: false, toByteOffset: 1, as: Bool.self)
+        return (values(type) + 1).move()
     }
 
+    /// Frees the memory; the values it still held are released after it is gone.
     func deallocate<Service>(_ type: Service.Type) {
-        clearInstance(type)
-        clearGraphInstance(type)
+        var held: [Any] = []
+        if hasInstance { held.append(moveInstance(type)) }
+        if hasGraphInstance { held.append(moveGraphInstance(type)) }
         if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
+        withExtendedLifetime(held) {}
     }
 
     /// `malloc` aligns to 16 bytes, enough for nearly every type.

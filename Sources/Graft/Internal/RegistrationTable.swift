@@ -8,6 +8,13 @@
 /// reference-counted. Two raw buffers owned by this object: `hashes` (trivial, 0 for an empty
 /// slot, so it is cleared and grown without value witnesses) and `slots`, initialized only where
 /// `hashes` says a slot is occupied. A lookup retains nothing.
+///
+/// Invariants, checked in debug builds (`checkInvariants`): `capacity` is a power of two; `count`
+/// equals the number of nonzero `hashes`, and is below half the capacity; a slot is initialized
+/// exactly where its hash is nonzero. No user code runs while the buffers are being changed: an
+/// entry or instance that a change releases is moved out first and released after the table is
+/// consistent again, so a `deinit` may register or remove at that point. A slot pointer is valid
+/// until the next change.
 @usableFromInline
 final class RegistrationTable {
     @usableFromInline
@@ -24,6 +31,8 @@ final class RegistrationTable {
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0
+    /// Set while the buffers are being changed; no user code may run then (debug check).
+    @exclusivity(unchecked) private var isChanging = false
 
     init() {
         capacity = 16
@@ -31,9 +40,10 @@ final class RegistrationTable {
     }
 
     deinit {
-        clear()
+        let removed = takeAll()
         hashes.deallocate()
         slots.deallocate()
+        withExtendedLifetime(removed) {}
     }
 
     private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Slot>) {
@@ -53,18 +63,44 @@ final class RegistrationTable {
         return Int(bitPattern: mixed | 1)
     }
 
-    /// FNV-1a over the name's UTF-8: names come from the program, not from an adversary, so
-    /// SipHash's flooding resistance buys nothing here and costs several times as much.
+    /// A hash of the name that agrees with `String ==`, which compares by canonical equivalence:
+    /// `"caf\u{E9}"` and `"cafe\u{301}"` are one name.
+    ///
+    /// An ASCII name (nearly every name) hashes with FNV-1a over its bytes: names come from the
+    /// program, not from an adversary, so SipHash's flooding resistance buys nothing here and costs
+    /// several times as much. Only three non-ASCII scalars are canonically equivalent to ASCII
+    /// (U+037E `;`, U+1FEF `` ` ``, U+212A `K`), and combining marks never compose into ASCII, so a
+    /// non-ASCII name equal to an ASCII one maps to it scalar by scalar; any other non-ASCII name
+    /// uses the standard library's hash, which normalizes.
     @usableFromInline
     static func nameHash(_ name: String) -> UInt {
         var name = name
-        return name.withUTF8 { bytes in
+        let ascii: UInt? = name.withUTF8 { bytes in
             var hash: UInt = 0xCBF2_9CE4_8422_2325
+            var high: UInt8 = 0
             for byte in bytes {
+                high |= byte
                 hash = (hash ^ UInt(byte)) &* 0x100_0000_01B3
             }
-            return hash
+            return high < 0x80 ? hash : nil
         }
+        return ascii ?? nonASCIINameHash(name)
+    }
+
+    private static func nonASCIINameHash(_ name: String) -> UInt {
+        var hash: UInt = 0xCBF2_9CE4_8422_2325
+        for scalar in name.unicodeScalars {
+            let mapped: UInt32 =
+                switch scalar.value {
+                case 0x037E: 0x3B
+                case 0x1FEF: 0x60
+                case 0x212A: 0x4B
+                default: scalar.value
+                }
+            guard mapped < 0x80 else { return UInt(bitPattern: name.hashValue) }
+            hash = (hash ^ UInt(mapped)) &* 0x100_0000_01B3
+        }
+        return hash
     }
 
     /// The slot holding `key`, valid until the next change to this table.
@@ -89,9 +125,15 @@ final class RegistrationTable {
     @usableFromInline
     func insert(_ entry: AnyServiceEntry, for key: ServiceKey, directCell: InstanceCell?) {
         let hash = Self.hash(key)
+        beginChange()
         if let existing = slot(for: key, hash: hash) {
+            // The replaced entry is released after the table is consistent: its `deinit` (or its
+            // instances') may register enough to grow the table and free `existing`.
+            let replaced = existing.pointee.entry
             existing.pointee.entry = entry
             existing.pointee.directCell = directCell
+            endChange()
+            withExtendedLifetime(replaced) {}
             return
         }
         if (count + 1) * 2 > capacity { grow() }
@@ -99,6 +141,7 @@ final class RegistrationTable {
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         count += 1
+        endChange()
     }
 
     private func freeIndex(for hash: Int) -> Int {
@@ -122,16 +165,48 @@ final class RegistrationTable {
         old.slots.deallocate()  // every occupied slot was moved out
     }
 
-    private func clear() {
+    /// Empties the table and returns what it held, for the caller to release once the table is
+    /// consistent (a `deinit` run by the release may register again).
+    private func takeAll() -> [Slot] {
+        beginChange()
+        var taken: [Slot] = []
+        taken.reserveCapacity(count)
         for index in 0..<capacity where hashes[index] != 0 {
-            (slots + index).deinitialize(count: 1)
+            taken.append((slots + index).move())
             hashes[index] = 0
         }
         count = 0
+        endChange()
+        return taken
     }
 
     func removeAll() {
-        clear()
+        let removed = takeAll()
+        withExtendedLifetime(removed) {}
+    }
+
+    @inline(__always)
+    private func beginChange() {
+        assert(!isChanging, "RegistrationTable: changed while a change was in progress")
+        isChanging = true
+    }
+
+    @inline(__always)
+    private func endChange() {
+        isChanging = false
+        assert(checkInvariants())
+    }
+
+    /// Debug builds only: the full check for small tables, the cheap part for large ones.
+    private func checkInvariants() -> Bool {
+        precondition(capacity > 0 && capacity & (capacity - 1) == 0, "RegistrationTable: capacity \(capacity)")
+        precondition(count * 2 <= capacity, "RegistrationTable: \(count) entries in \(capacity) slots")
+        if capacity <= 4096 {
+            var occupied = 0
+            for index in 0..<capacity where hashes[index] != 0 { occupied += 1 }
+            precondition(occupied == count, "RegistrationTable: count \(count), \(occupied) slots occupied")
+        }
+        return true
     }
 
     /// Every registration, in no particular order.
