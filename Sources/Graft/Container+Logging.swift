@@ -28,6 +28,14 @@ extension Container {
         logSink.log(message)
     }
 
+    /// Whether anyone reads messages (so they are worth building).
+    static var isLogging: Bool { logSink.function != nil }
+
+    /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
+    static func deliver(_ messages: [String]) {
+        for message in messages { log { message } }
+    }
+
     func resolutionFailureMessage(_ serviceType: Any.Type, name: String?, argumentTypeNames: [String]) -> String {
         var request = "\(serviceType)"
         if let name { request += " named \"\(name)\"" }

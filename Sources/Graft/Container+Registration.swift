@@ -46,20 +46,25 @@ extension Container {
         name: String? = nil,
         factory: @escaping (Resolver, repeat each Argument) -> Service
     ) -> ServiceEntry<Service> {
-        add(ServiceEntry(
+        let key = argumentsKey(repeat (each Argument).self)
+        let readArguments: (Resolver, UnsafeRawPointer) -> Service = { resolver, arguments in
+            // The resolution path passes a pointer to exactly this tuple type: the key includes it.
+            let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
+            return factory(resolver, repeat each values)
+        }
+        // An empty pack (generic code can make one) keys as "no arguments", which the path
+        // resolves without an argument pointer: such a factory is a plain one.
+        let isPlain = key == noArgumentsKey
+        return add(ServiceEntry(
             serviceType: serviceType, argumentsType: (repeat each Argument).self,
-            argumentsKey: argumentsKey(repeat (each Argument).self), name: name, container: self,
+            argumentsKey: key, name: name, container: self,
             argumentTypeNames: {
                 var names: [String] = []
                 repeat names.append(String(describing: (each Argument).self))
                 return names
             },
-            plainFactory: nil,
-            argumentFactory: { resolver, arguments in
-                // `resolveService` passes a pointer to exactly this tuple type: the key includes it.
-                let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
-                return factory(resolver, repeat each values)
-            }))
+            plainFactory: isPlain ? { resolver in withUnsafePointer(to: ()) { readArguments(resolver, $0) } } : nil,
+            argumentFactory: isPlain ? nil : readArguments))
     }
 
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.

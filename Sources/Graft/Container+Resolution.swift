@@ -63,6 +63,17 @@ extension Container {
         return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: arguments)
     }
 
+    /// Resolves `entry` with a pointer to `arguments` for the call's duration.
+    @usableFromInline
+    func resolve<Service, Arguments>(
+        _ entry: AnyServiceEntry,
+        as serviceType: Service.Type,
+        resolver: Resolver,
+        arguments: UnsafePointer<Arguments>
+    ) -> Service? {
+        entry.resolve(as: Service.self, in: self, resolver: resolver, arguments: UnsafeRawPointer(arguments))
+    }
+
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
     /// Inlinable so that, specialized in the caller, the argument tuple's type costs no lookup.
     @inlinable
@@ -74,9 +85,11 @@ extension Container {
     ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         if let slot = slot(for: key) {
-            return withUnsafePointer(to: (repeat each arguments)) {
-                resolve(slot, as: serviceType, resolver: resolver, arguments: UnsafeRawPointer($0))
-            }
+            let entry = slot.pointee.entry.unsafelyUnwrapped  // retained: a factory may change the table
+            var values: (repeat each Argument) = (repeat each arguments)
+            // A pointer for the call's duration, without a closure: on a deep chain of resolutions
+            // a closure frame per level adds up in a debug build.
+            return resolve(entry, as: Service.self, resolver: resolver, arguments: &values)
         }
         return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)
     }
@@ -113,7 +126,7 @@ extension Container {
         {
             return wrapped as? Service
         }
-        Container.log {
+        hierarchy.log {
             var names: [String] = []
             repeat names.append(String(describing: (each Argument).self))
             return resolutionFailureMessage(serviceType, name: key.name, argumentTypeNames: names)
@@ -159,7 +172,7 @@ extension ServiceEntry {
         guard let instance = try? resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
         else { return nil }
         if let forwarded = instance as? Requested { return forwarded }
-        Container.log {
+        container.hierarchy.log {
             "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), "
                 + "but the instance its factory made, of type \(type(of: instance)), is not a \(Requested.self)."
         }
@@ -225,7 +238,7 @@ extension ServiceEntry {
         guard let instance = stored as? Service else {
             let message = "\(Service.self)'s storage holds a \(type(of: stored)), not a \(Service.self)"
             hierarchy.fail(message)
-            Container.log { "Graft: resolution failed: \(message)." }
+            hierarchy.log { "Graft: resolution failed: \(message)." }
             throw ResolutionFailed()
         }
         return instance
@@ -239,51 +252,73 @@ extension ServiceEntry {
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
         if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(self) {
-            let chain = hierarchy.chain(reentering: self)
-            hierarchy.fail(chain)
-            Container.log {
-                "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
-                    + "break the cycle by injecting one side in `initCompleted`."
-            }
-            throw ResolutionFailed()
+            throw failCycle(in: hierarchy)
         }
         if hierarchy.frameCount >= Hierarchy.maximumDepth {
-            let chain = hierarchy.chain(reentering: self)
-            hierarchy.fail(chain)
-            Container.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
-            throw ResolutionFailed()
+            throw failTooDeep(in: hierarchy)
         }
 
         let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
-        let made = runFactory(in: hierarchy, resolver: resolver, arguments: arguments)
-
-        var result = made
-        if hierarchy.failure == nil {
-            // A circular `initCompleted` may have made and kept one while the factory ran: use that.
-            if isKeepingAnInstance(in: hierarchy) {
-                do { result = try keptInstance(in: hierarchy) } catch { hierarchy.fail("\(Service.self) lost") }
-            } else {
-                keep(made, in: hierarchy)
-                if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
-            }
-        }
+        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
+        let result = settle(made, in: hierarchy, resolver: resolver)
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return result
     }
 
-    @inline(__always)
-    private func runFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
+    /// Runs the factory in a frame of the hierarchy's construction stack.
+    private func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
-        defer {
-            hierarchy.popFactory(self)
-            factoryFrame = outerFrame
+        // One of the two factories is set; an argument factory is reached only through a key with
+        // argument types, whose resolution passes their tuple (both checked in debug builds).
+        let made =
+            if let plainFactory {
+                plainFactory(resolver)
+            } else {
+                argumentFactory.unsafelyUnwrapped(resolver, arguments.unsafelyUnwrapped)
+            }
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
+        return made
+    }
+
+    /// After the factory: keeps the instance per scope and runs `initCompleted`, unless the
+    /// resolution failed meanwhile. Its own function, so its locals are off the stack while the
+    /// factory (and every level below it) runs.
+    private func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Service {
+        guard hierarchy.failure == nil else { return made }
+        // A circular `initCompleted` may have made and kept one while the factory ran: use that.
+        if isKeepingAnInstance(in: hierarchy) {
+            do { return try keptInstance(in: hierarchy) } catch {
+                hierarchy.fail("kept instance gone")
+                return made
+            }
         }
-        if let plainFactory { return plainFactory(resolver) }
-        guard let argumentFactory, let arguments else {
-            preconditionFailure("Graft: \(Service.self)'s factory takes arguments but none were passed")
+        keep(made, in: hierarchy)
+        if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
+        return made
+    }
+
+    // The failure paths, out of line: message building would otherwise enlarge the stack frame of
+    // `construct`, which every level of a deep chain keeps on the stack.
+
+    @inline(never)
+    private func failCycle(in hierarchy: Hierarchy) -> ResolutionFailed {
+        let chain = hierarchy.chain(reentering: self)
+        hierarchy.fail(chain)
+        hierarchy.log {
+            "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
+                + "break the cycle by injecting one side in `initCompleted`."
         }
-        return argumentFactory(resolver, arguments)
+        return ResolutionFailed()
+    }
+
+    @inline(never)
+    private func failTooDeep(in hierarchy: Hierarchy) -> ResolutionFailed {
+        let chain = hierarchy.chain(reentering: self)
+        hierarchy.fail(chain)
+        hierarchy.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
+        return ResolutionFailed()
     }
 
     private func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {

@@ -89,7 +89,7 @@ final class DeferredAccess<Service> {
 
     /// Runs `body` under the hierarchy's mutex when made through a synchronized view.
     func withLock<T>(_ body: () -> T) -> T {
-        synchronized ? hierarchy.mutex.withLock(body) : body()
+        synchronized ? hierarchy.locked(body) : body()
     }
 
     /// Resolves now (in `graph` if given); `nil` if the resolution fails. Stops with a message if

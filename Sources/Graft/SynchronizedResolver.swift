@@ -20,16 +20,21 @@ public final class SynchronizedResolver: Resolver, @unchecked Sendable {
         self.container = container
     }
 
+    // Lock and unlock without a closure around the call: a closure frame per level adds up on a
+    // deep chain of resolutions in a debug build.
+
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        container.hierarchy.mutex.withLock {
-            container.resolveWithoutArguments(serviceType, name: nil, resolver: self)
-        }
+        let hierarchy = container.hierarchy
+        hierarchy.enterLocked()
+        defer { hierarchy.exitLocked() }
+        return container.resolveWithoutArguments(serviceType, name: nil, resolver: self)
     }
 
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        container.hierarchy.mutex.withLock {
-            container.resolveWithoutArguments(serviceType, name: name, resolver: self)
-        }
+        let hierarchy = container.hierarchy
+        hierarchy.enterLocked()
+        defer { hierarchy.exitLocked() }
+        return container.resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
     public func resolve<Service, each Argument>(
@@ -37,8 +42,9 @@ public final class SynchronizedResolver: Resolver, @unchecked Sendable {
         name: String?,
         arguments: repeat each Argument
     ) -> Service? {
-        container.hierarchy.mutex.withLock {
-            container.resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
-        }
+        let hierarchy = container.hierarchy
+        hierarchy.enterLocked()
+        defer { hierarchy.exitLocked() }
+        return container.resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
     }
 }

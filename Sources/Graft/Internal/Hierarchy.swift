@@ -53,6 +53,10 @@ final class Hierarchy {
     /// Buffers kept between resolutions so a graph's end allocates nothing.
     @exclusivity(unchecked) private var spareEntries: [AnyServiceEntry] = []
     @exclusivity(unchecked) private var spareValues: [Any] = []
+    /// Synchronized calls now holding `mutex` on this thread (it is recursive).
+    @exclusivity(unchecked) private var lockedCalls = 0
+    /// Messages held back until the outermost synchronized call has released `mutex`.
+    @exclusivity(unchecked) private var heldMessages: [String] = []
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) private var isMovingOut = false
 
@@ -76,6 +80,45 @@ final class Hierarchy {
     }
 
     var frameCount: Int { stack.count }
+
+    /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
+    var rememberedGraphCount: Int { records.count }
+
+    // MARK: Locking and logging
+
+    /// Runs `body` under the mutex, then delivers the log messages it produced once the mutex is
+    /// released: the logging function is user code, and may resolve in another hierarchy whose
+    /// thread is logging into this one.
+    @inline(__always)
+    func locked<T>(_ body: () -> T) -> T {
+        enterLocked()
+        defer { exitLocked() }
+        return body()
+    }
+
+    /// Takes the mutex for a synchronized call; pair with ``exitLocked()``. (No closure: in a debug
+    /// build each closure frame on a deep resolution chain costs stack.)
+    @inline(__always)
+    func enterLocked() {
+        mutex.lock()
+        lockedCalls += 1
+    }
+
+    @inline(__always)
+    func exitLocked() {
+        lockedCalls -= 1
+        guard lockedCalls == 0 && !heldMessages.isEmpty else { return mutex.unlock() }
+        var messages: [String] = []
+        swap(&messages, &heldMessages)
+        mutex.unlock()
+        Container.deliver(messages)
+    }
+
+    /// Logs now, or once the mutex is released if a synchronized call holds it.
+    func log(_ message: () -> String) {
+        guard lockedCalls > 0 else { return Container.log(message) }
+        if Container.isLogging { heldMessages.append(message()) }
+    }
 
     // MARK: Frames
 

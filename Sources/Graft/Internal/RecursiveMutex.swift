@@ -42,6 +42,30 @@ final class RecursiveMutex {
         }
         return try body()
     }
+
+    /// Locks; every `lock()` is paired with an `unlock()` on the same thread. For paths where a
+    /// closure's stack frame matters (a deep chain of resolutions in a debug build).
+    @inline(__always)
+    func lock() {
+        let locked = pthread_mutex_lock(mutex)
+        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
+    }
+
+    @inline(__always)
+    func unlock() {
+        let unlocked = pthread_mutex_unlock(mutex)
+        precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+    }
+
+    /// Runs `body` if the mutex can be locked without waiting; `nil` otherwise.
+    func tryWithLock<T>(_ body: () throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer {
+            let unlocked = pthread_mutex_unlock(mutex)
+            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+        }
+        return try body()
+    }
 }
 
 /// The few other calls Graft makes into the C library, kept here so no other file needs `#if`.
