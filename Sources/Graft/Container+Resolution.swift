@@ -260,12 +260,22 @@ extension ServiceEntry {
 
         let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
         let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
-        let result = settle(made, in: hierarchy, resolver: resolver)
+        if hierarchy.failure == nil {
+            // A circular `initCompleted` may have made and kept one while the factory ran: use that.
+            if isKeepingAnInstance(in: hierarchy) {
+                return try finishWithKeptInstance(in: hierarchy, request: request)
+            }
+            keep(made, in: hierarchy)
+            if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
+        }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
-        return result
+        return made
     }
 
-    /// Runs the factory in a frame of the hierarchy's construction stack.
+    /// Runs the factory in a frame of the hierarchy's construction stack. Inlined in release
+    /// builds; its own frame in debug builds, where that keeps `construct`'s frame small on a deep
+    /// chain of resolutions.
+    @inline(__always)
     private func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
@@ -282,21 +292,14 @@ extension ServiceEntry {
         return made
     }
 
-    /// After the factory: keeps the instance per scope and runs `initCompleted`, unless the
-    /// resolution failed meanwhile. Its own function, so its locals are off the stack while the
-    /// factory (and every level below it) runs.
-    private func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Service {
-        guard hierarchy.failure == nil else { return made }
-        // A circular `initCompleted` may have made and kept one while the factory ran: use that.
-        if isKeepingAnInstance(in: hierarchy) {
-            do { return try keptInstance(in: hierarchy) } catch {
-                hierarchy.fail("kept instance gone")
-                return made
-            }
-        }
-        keep(made, in: hierarchy)
-        if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
-        return made
+    @inline(never)
+    private func finishWithKeptInstance(
+        in hierarchy: Hierarchy,
+        request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> Service {
+        let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        return try kept.get()
     }
 
     // The failure paths, out of line: message building would otherwise enlarge the stack frame of

@@ -23,6 +23,8 @@ public final class Container {
     private let defaultScopeKind: ObjectScope.Kind
     @usableFromInline let services = RegistrationTable()
     @usableFromInline private(set) var behaviors: [Behavior] = []
+    /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone.
+    @usableFromInline private(set) var link: ContainerLink!
 
     /// Makes a container.
     ///
@@ -41,8 +43,13 @@ public final class Container {
         self.hierarchy = parent?.hierarchy ?? Hierarchy()
         self.defaultObjectScope = defaultObjectScope
         self.defaultScopeKind = defaultObjectScope.kind
+        link = ContainerLink(self, hierarchy: hierarchy)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
+    }
+
+    deinit {
+        link.containerIsGone()
     }
 
     /// How a new entry in the default scope keeps instances (a custom default makes a storage each).

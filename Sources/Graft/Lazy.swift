@@ -71,18 +71,20 @@ public final class Provider<Service> {
 /// (as Swinject does, so a later replacement, override or `removeAll()` does not change what they
 /// resolve), the container, and whether to go through its mutex.
 ///
-/// The container is held weakly: services holding a `Lazy` often live in that container (a strong
-/// reference would be a cycle), and a `Lazy` may outlive it. The hierarchy, which owns the mutex,
-/// is held strongly, so a synchronized `Lazy` can always lock before looking at anything else.
+/// The container is reached through its ``ContainerLink``, not held: services holding a `Lazy`
+/// often live in that container (a strong reference would be a cycle), and a `Lazy` may outlive
+/// it. The link holds the hierarchy, which owns the mutex, so a synchronized `Lazy` can always
+/// lock before looking at anything else.
 final class DeferredAccess<Service> {
-    private weak var container: Container?
-    private let hierarchy: Hierarchy
+    private let link: ContainerLink
     private let synchronized: Bool
     private let resolve: (Container, Resolver) -> Service?
 
+    private var hierarchy: Hierarchy { link.hierarchy }
+    private var container: Container? { link.container }
+
     init(container: Container, resolver: Resolver, resolve: @escaping (Container, Resolver) -> Service?) {
-        self.container = container
-        self.hierarchy = container.hierarchy
+        self.link = container.link
         self.synchronized = resolver is SynchronizedResolver
         self.resolve = resolve
     }

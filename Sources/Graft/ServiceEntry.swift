@@ -27,10 +27,10 @@ public final class ServiceEntry<Service> {
     /// The argument part of this registration's key (see ``argumentsKey(_:)``).
     @usableFromInline let argumentsKey: ObjectIdentifier
     @usableFromInline let argumentTypeNames: () -> [String]
-    /// The container registered in, where `implements` adds forwarded types. Weak, as in Swinject:
-    /// an entry can outlive its container (the application may keep it), and `implements` on it
-    /// is then a no-op.
-    @usableFromInline weak var container: Container?
+    /// The container registered in, where `implements` adds forwarded types. An entry can outlive
+    /// its container (the application may keep it); `implements` is then a no-op, as in Swinject.
+    @usableFromInline let link: ContainerLink
+    var container: Container? { link.container }
 
     @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind
     @exclusivity(unchecked) @usableFromInline var storage: InstanceStorage?
@@ -63,7 +63,7 @@ public final class ServiceEntry<Service> {
         self.argumentsType = argumentsType
         self.argumentsKey = argumentsKey
         self.name = name
-        self.container = container
+        self.link = container.link
         self.argumentTypeNames = argumentTypeNames
         self.plainFactory = plainFactory
         self.argumentFactory = argumentFactory

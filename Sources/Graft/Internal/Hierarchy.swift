@@ -169,26 +169,48 @@ final class Hierarchy {
     @inline(__always)
     var isAtRequestBase: Bool { stack.count == requestBase }
 
-    /// Where a request started, to undo exactly what it made.
+    /// Where a request started, to undo exactly what it made. Trivial (no reference-counted
+    /// field), so making and passing one costs no retain.
     struct Request {
         fileprivate let keptMark: Int
         fileprivate let graphMark: Int
-        fileprivate let outerFailure: String?
+        /// Whether an enclosing request had failed (its message is on `suspendedFailures`).
+        fileprivate let suspendsFailure: Bool
     }
+
+    /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
+    /// resolved inside a failing factory).
+    @exclusivity(unchecked) private var suspendedFailures: [String] = []
 
     @inline(__always)
     func beginRequest() -> Request {
-        let request = Request(keptMark: keptEntries.count, graphMark: graphEntries.count, outerFailure: failure)
-        failure = nil
+        let suspends = failure != nil
+        if let failure {
+            suspendedFailures.append(failure)
+            self.failure = nil
+        }
         depth += 1
-        return request
+        return Request(keptMark: keptEntries.count, graphMark: graphEntries.count, suspendsFailure: suspends)
     }
 
     /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
     /// - Returns: Whether the request succeeded.
+    @inline(__always)
     func endRequest(_ request: Request) -> Bool {
+        // The common case, inlined: an outermost request that succeeded and made nothing to drop.
+        if depth == 1 && failure == nil && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty {
+            depth = 0
+            graph = nil
+            graphEscaped = false
+            recalled = nil
+            return true
+        }
+        return endRequestInGeneral(request)
+    }
+
+    private func endRequestInGeneral(_ request: Request) -> Bool {
         let succeeded = failure == nil
-        failure = request.outerFailure
+        failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil
         depth -= 1
         if succeeded {
             if depth == 0 {
