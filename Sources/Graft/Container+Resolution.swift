@@ -11,7 +11,9 @@ extension Container: Resolver {
         resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
-    @inlinable
+    // Transparent (inlined even in debug builds): on a deep chain of resolutions with arguments,
+    // each frame of a pack-generic function costs hundreds of bytes of stack in a debug build.
+    @_transparent
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -64,7 +66,7 @@ extension Container {
     }
 
     /// Resolves `entry` with a pointer to `arguments` for the call's duration.
-    @usableFromInline
+    @_transparent @usableFromInline
     func resolve<Service, Arguments>(
         _ entry: AnyServiceEntry,
         as serviceType: Service.Type,
@@ -75,8 +77,9 @@ extension Container {
     }
 
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
-    /// Inlinable so that, specialized in the caller, the argument tuple's type costs no lookup.
-    @inlinable
+    /// Inlinable so that, specialized in the caller, the argument tuple's type costs no lookup;
+    /// transparent so that debug builds inline it too (one frame less per level of a deep chain).
+    @_transparent @usableFromInline
     func resolveService<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -179,7 +182,7 @@ extension ServiceEntry {
         return nil
     }
 
-    @inline(__always)
+    @_transparent
     private func resolveInstance(
         in hierarchy: Hierarchy,
         resolver: Resolver,
@@ -275,7 +278,7 @@ extension ServiceEntry {
     /// Runs the factory in a frame of the hierarchy's construction stack. Inlined in release
     /// builds; its own frame in debug builds, where that keeps `construct`'s frame small on a deep
     /// chain of resolutions.
-    @inline(__always)
+    @_transparent
     private func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)

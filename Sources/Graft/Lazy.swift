@@ -11,7 +11,8 @@
 /// ```
 ///
 /// The instance is resolved in the object graph the `Lazy` was created in, so graph-scoped
-/// services that graph made (and that are still alive) are shared with it. Resolving
+/// services that graph made (and that are still alive) are shared with it. Like Swinject, it keeps
+/// the registration found when it was made. Resolving
 /// `Lazy<Service>` returns `nil` when nothing is registered for `Service` with that name and
 /// those arguments. The name and arguments given when resolving the `Lazy` are used for `Service`.
 public final class Lazy<Service> {

@@ -41,7 +41,8 @@ extension Resolver {
     ///
     /// The parameter is a pack so that an existential argument keeps its static type: a plain
     /// generic parameter would be handed `Dog` (SE-0352) and miss a factory taking `Animal`.
-    @inlinable
+    /// (Transparent, like the other forwarding overloads: no frame of its own, even in a debug build.)
+    @_transparent
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         argument: repeat each Argument
@@ -50,7 +51,7 @@ extension Resolver {
     }
 
     /// Resolves the registration under `name` whose factory takes one argument of `argument`'s type.
-    @inlinable
+    @_transparent
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -64,7 +65,7 @@ extension Resolver {
     /// ```swift
     /// let cat = container.resolve(Animal.self, arguments: "Mew", true)
     /// ```
-    @inlinable
+    @_transparent
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         arguments: repeat each Argument
