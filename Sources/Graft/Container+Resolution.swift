@@ -195,11 +195,13 @@ extension ServiceEntry {
             if hasGraphInstance { return graphInstance }
             if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
         case .weak:
+            // As Swinject's composite of weak and graph storage: the shared instance, while alive,
+            // comes before what an earlier resolution of a recalled graph left.
             if hasGraphInstance { return graphInstance }
-            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
             if weakInstance != nil {
                 do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
             }
+            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
         case .transient:
             break
         case .custom:
@@ -254,25 +256,45 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
+        try checkBeforeConstructing(in: hierarchy, opensRequest: opensRequest)
+        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
+        if settle(made, in: hierarchy, resolver: resolver) {
+            return try finishWithKeptInstance(in: hierarchy, request: request)
+        }
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        return made
+    }
+
+    // `checkBeforeConstructing` and `settle` are inlined in release builds; in debug builds they
+    // are frames of their own, so their locals are off the stack while the factory (and every
+    // level below it) runs.
+
+    @inline(__always)
+    private func checkBeforeConstructing(in hierarchy: Hierarchy, opensRequest: Bool) throws(ResolutionFailed) {
+        // The request in flight has failed: it will return nil and keep nothing, so running more
+        // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
+        // every later resolution in it: exponential on a diamond-shaped graph).
+        if !opensRequest && hierarchy.failure != nil { throw ResolutionFailed() }
         if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(self) {
             throw failCycle(in: hierarchy)
         }
         if hierarchy.frameCount >= Hierarchy.maximumDepth {
             throw failTooDeep(in: hierarchy)
         }
+    }
 
-        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
-        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
-        if hierarchy.failure == nil {
-            // A circular `initCompleted` may have made and kept one while the factory ran: use that.
-            if isKeepingAnInstance(in: hierarchy) {
-                return try finishWithKeptInstance(in: hierarchy, request: request)
-            }
-            keep(made, in: hierarchy)
-            if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
-        }
-        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
-        return made
+    /// After the factory: keeps the instance per scope and runs `initCompleted`, unless the
+    /// request has failed meanwhile.
+    /// - Returns: Whether the scope had kept an instance while the factory ran (a circular
+    ///   `initCompleted` made one), which is then the result.
+    @inline(__always)
+    private func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Bool {
+        guard hierarchy.failure == nil else { return false }
+        if isKeepingAnInstance(in: hierarchy) { return true }
+        keep(made, in: hierarchy)
+        if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
+        return false
     }
 
     /// Runs the factory in a frame of the hierarchy's construction stack. Inlined in release
@@ -383,7 +405,10 @@ extension ServiceEntry {
             hierarchy.keptNewInstance(self)
         case .custom:
             storage?.setInstance(made, inGraph: hierarchy.currentGraph)
-            hierarchy.holdsGraphInstance(self)
+            if !listedInGraph {
+                listedInGraph = true
+                hierarchy.holdsGraphInstance(self)
+            }
             hierarchy.keptNewInstance(self)
         }
     }

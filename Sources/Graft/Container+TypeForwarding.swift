@@ -14,6 +14,12 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
+        // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
+        // another hierarchy, two mutexes would let two threads into it at once.
+        precondition(
+            entry.link.hierarchy === hierarchy,
+            "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
+                + "container hierarchy; forward it in the container it was registered in, or one of its children")
         let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
         // Forwarding a type to its own registration (under another name, say) is a direct entry:
         // the cell holds `Service` values, which is what a hit on this key returns.

@@ -89,8 +89,15 @@ public final class CompositeStorage: InstanceStorage {
         self.components = components
     }
 
+    // Each component is asked once: a lazy `compactMap(...).first` asks twice, and a storage whose
+    // answer changes in between (a weak one released meanwhile) would trap.
     public var instance: Any? {
-        get { components.lazy.compactMap(\.instance).first }
+        get {
+            for component in components {
+                if let instance = component.instance { return instance }
+            }
+            return nil
+        }
         set { components.forEach { $0.instance = newValue } }
     }
 
@@ -99,7 +106,10 @@ public final class CompositeStorage: InstanceStorage {
     }
 
     public func instance(inGraph graph: GraphIdentifier) -> Any? {
-        components.lazy.compactMap { $0.instance(inGraph: graph) }.first
+        for component in components {
+            if let instance = component.instance(inGraph: graph) { return instance }
+        }
+        return nil
     }
 
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {

@@ -25,7 +25,7 @@ public final class ServiceEntry<Service> {
     /// so the resolution path never needs the argument types' metadata.
     @usableFromInline let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     /// The argument part of this registration's key (see ``argumentsKey(_:)``).
-    @usableFromInline let argumentsKey: ObjectIdentifier
+    @usableFromInline let argumentsKey: UInt
     @usableFromInline let argumentTypeNames: () -> [String]
     /// The container registered in, where `implements` adds forwarded types. An entry can outlive
     /// its container (the application may keep it); `implements` is then a no-op, as in Swinject.
@@ -43,6 +43,9 @@ public final class ServiceEntry<Service> {
     @usableFromInline let cell = InstanceCell(for: Service.self)
     /// The instance `.weak` shares while someone else holds it.
     @exclusivity(unchecked) @usableFromInline weak var weakInstance: AnyObject?
+    /// Whether this entry is on the hierarchy's list for the current graph (custom scopes, which
+    /// keep nothing in the cell, are listed once per graph however often they construct).
+    @exclusivity(unchecked) @usableFromInline var listedInGraph = false
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
 
@@ -52,7 +55,7 @@ public final class ServiceEntry<Service> {
     init(
         serviceType: Any.Type,
         argumentsType: Any.Type,
-        argumentsKey: ObjectIdentifier,
+        argumentsKey: UInt,
         name: String?,
         container: Container,
         argumentTypeNames: @escaping () -> [String],
@@ -154,6 +157,7 @@ protocol AnyServiceEntry: AnyObject {
 extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     func moveGraphInstance(into values: inout [Any], record: GraphRecord?) -> InstanceStorage? {
+        listedInGraph = false
         if hasGraphInstance {
             let instance = cell.moveGraphInstance(Service.self)
             if let record, let object = WeakStorage.referenceOrNil(instance) { record.remember(self, object) }
@@ -190,12 +194,14 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func takeGraphInstance() -> Any? {
+        listedInGraph = false
         guard hasGraphInstance else { return nil }
         return cell.moveGraphInstance(Service.self)
     }
 
     @usableFromInline
     func restoreGraphInstance(_ instance: Any?) {
+        listedInGraph = storage != nil
         let displaced: Service? = hasGraphInstance ? cell.moveGraphInstance(Service.self) : nil
         if let instance = instance as? Service { setGraphInstance(instance) }
         withExtendedLifetime(displaced) {}

@@ -212,27 +212,18 @@ final class Hierarchy {
         let succeeded = failure == nil
         failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil
         depth -= 1
+        var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
         if succeeded {
-            if depth == 0 {
-                keptEntries.removeAll(keepingCapacity: true)
-                if graphEntries.isEmpty {
-                    graph = nil
-                    graphEscaped = false
-                    recalled = nil
-                } else {
-                    finish(detachGraph())
-                }
-            }
-            return true
+            // What a request that succeeded kept is final: no enclosing request rolls it back (a
+            // `Lazy` resolved inside a factory that later fails keeps its instance, and so does
+            // the container).
+            take(&keptEntries, from: request.keptMark, into: &teardown)
+        } else {
+            rollBack(request, into: &teardown)
         }
-        var teardown = Teardown(values: takeSpareValues())
-        rollBack(request, into: &teardown)
-        if depth == 0 {
-            keptEntries.removeAll(keepingCapacity: true)
-            detachGraph(into: &teardown)
-        }
+        if depth == 0 { detachGraph(into: &teardown) }
         finish(teardown)
-        return false
+        return succeeded
     }
 
     /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
@@ -256,14 +247,34 @@ final class Hierarchy {
     /// and custom storages to tell, released and told only when the hierarchy is consistent.
     struct Teardown {
         var values: [Any]
+        /// Entries taken off the lists, released last (one may hold the last reference).
+        var entries: [AnyServiceEntry]
         var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
-        var entries: [AnyServiceEntry] = []
     }
 
     private func takeSpareValues() -> [Any] {
         var values: [Any] = []
         swap(&values, &spareValues)
         return values
+    }
+
+    private func takeSpareEntries() -> [AnyServiceEntry] {
+        var entries: [AnyServiceEntry] = []
+        swap(&entries, &spareEntries)
+        return entries
+    }
+
+    /// Moves `list[start...]` into the teardown, which releases them later: removing them in place
+    /// could release an entry's last reference, and its `deinit` (user code, through the
+    /// instances it releases) could then change `list` while it is being changed.
+    private func take(_ list: inout [AnyServiceEntry], from start: Int, into teardown: inout Teardown) {
+        guard start < list.count else { return }
+        if start == 0 && teardown.entries.isEmpty {
+            swap(&teardown.entries, &list)
+        } else {
+            teardown.entries.append(contentsOf: list[start...])
+            list.removeSubrange(start...)  // releases nothing: the teardown holds each entry
+        }
     }
 
     /// Undoes what `request` made: its graph instances and the instances it kept in other scopes.
@@ -274,20 +285,20 @@ final class Hierarchy {
         for entry in graphEntries[request.graphMark...] {
             _ = entry.moveGraphInstance(into: &teardown.values, record: nil)
         }
-        graphEntries.removeSubrange(request.graphMark...)
+        take(&graphEntries, from: request.graphMark, into: &teardown)
         for entry in keptEntries[request.keptMark...] {
             if let storage = entry.moveKeptInstance(into: &teardown.values) {
                 teardown.storages.append((storage, rolledBackGraph))
             }
         }
-        keptEntries.removeSubrange(request.keptMark...)
+        take(&keptEntries, from: request.keptMark, into: &teardown)
         isMovingOut = false
     }
 
     /// Ends the current graph: its instances are moved out (and remembered weakly if its
     /// identifier escaped), and the hierarchy is left with no graph.
     private func detachGraph() -> Teardown {
-        var teardown = Teardown(values: takeSpareValues())
+        var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
         detachGraph(into: &teardown)
         return teardown
     }
@@ -302,13 +313,13 @@ final class Hierarchy {
         if graphEntries.isEmpty { return }
         assert(!isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
         isMovingOut = true
-        swap(&teardown.entries, &graphEntries)
-        swap(&graphEntries, &spareEntries)
-        for entry in teardown.entries {
+        for entry in graphEntries {
             if let storage = entry.moveGraphInstance(into: &teardown.values, record: record) {
                 teardown.storages.append((storage, nil))
             }
         }
+        take(&graphEntries, from: 0, into: &teardown)
+        if graphEntries.capacity == 0 { swap(&graphEntries, &spareEntries) }
         isMovingOut = false
         if let record, let identifier, record.hasLiveInstances { keep(record, for: identifier) }
     }
@@ -351,7 +362,7 @@ final class Hierarchy {
         let outerEscaped = graphEscaped
         let outerRecalled = recalled
         var outerEntries: [AnyServiceEntry] = []
-        swap(&outerEntries, &graphEntries)
+        swap(&outerEntries, &graphEntries)  // the inner graph starts with an empty list
         let outerInstances = outerEntries.map { $0.takeGraphInstance() }
         graph = identifier
         graphEscaped = true
@@ -359,13 +370,13 @@ final class Hierarchy {
         depth += 1
         defer {
             depth -= 1
-            let teardown = detachGraph()
+            var teardown = detachGraph()
             graph = outerGraph
             graphEscaped = outerEscaped
             recalled = outerRecalled
             graphEntries = outerEntries
-            for (entry, instance) in zip(outerEntries, outerInstances) { entry.restoreGraphInstance(instance) }
-            if depth == 0 { keptEntries.removeAll(keepingCapacity: true) }
+            for (entry, instance) in zip(graphEntries, outerInstances) { entry.restoreGraphInstance(instance) }
+            if depth == 0 { take(&keptEntries, from: 0, into: &teardown) }
             finish(teardown)
         }
         return try body()

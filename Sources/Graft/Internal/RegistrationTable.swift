@@ -57,7 +57,7 @@ final class RegistrationTable {
     static func hash(_ key: ServiceKey) -> Int {
         // Type metadata addresses, mixed by multiplication: `ObjectIdentifier.hashValue` would run SipHash.
         var mixed = UInt(bitPattern: key.service) &* 0x9E37_79B9_7F4A_7C15
-            ^ (UInt(bitPattern: key.arguments) &* 0xC2B2_AE3D_27D4_EB4F)
+            ^ (key.arguments &* 0xC2B2_AE3D_27D4_EB4F)
         if let name = key.name { mixed ^= nameHash(name) }
         mixed ^= mixed >> 29
         return Int(bitPattern: mixed | 1)

@@ -9,12 +9,12 @@ struct ServiceKey {
     /// The generic `Service` of `register`/`resolve`, never a runtime metatype value: a
     /// `let t: Animal.Type = Cat.self` registers and resolves `Animal`, as in Swinject.
     @usableFromInline let serviceType: Any.Type
-    /// ``ArgumentList`` of the factory's argument types, or `Void` for a factory without arguments.
-    @usableFromInline let arguments: ObjectIdentifier
+    /// The factory's argument types (see ``argumentsKey(_:)``).
+    @usableFromInline let arguments: UInt
     @usableFromInline let name: String?
 
     @inlinable
-    init(service: Any.Type, arguments: ObjectIdentifier, name: String?) {
+    init(service: Any.Type, arguments: UInt, name: String?) {
         self.serviceType = service
         self.arguments = arguments
         self.name = name
@@ -24,22 +24,23 @@ struct ServiceKey {
     var service: ObjectIdentifier { ObjectIdentifier(serviceType) }
 }
 
-/// The key component of a factory's argument types: one type per pack, so one `Void` argument
-/// differs from none, and one `(Int, String)` argument differs from an `Int` and a `String`.
-@usableFromInline
-struct ArgumentList<each Argument> {}
-
-/// The key component of the argument types `Argument...`: `Void` for none (the plain
-/// `register`/`resolve` path, which never builds a pack), else ``ArgumentList``.
+/// The key component of the argument types `Argument...`: the address of their tuple type's
+/// metadata, with the lowest bit set for exactly one argument (metadata addresses are aligned, so
+/// that bit is free). The bit tells a single `Void` argument from none (both tuples are `Void`),
+/// and a single `(Int, String)` argument from an `Int` and a `String` (both tuples are
+/// `(Int, String)`); for any other count the tuple type alone tells the arity. A generic type over
+/// the pack would say the same, but its metadata is looked up at run time on every call.
 @inlinable @inline(__always)
-func argumentsKey<each Argument>(_: repeat (each Argument).Type) -> ObjectIdentifier {
+func argumentsKey<each Argument>(_: repeat (each Argument).Type) -> UInt {
     var count = 0
     repeat count += argumentCountOne((each Argument).self)
-    return count == 0 ? noArgumentsKey : ObjectIdentifier(ArgumentList<repeat each Argument>.self)
+    let tuple = UInt(bitPattern: ObjectIdentifier((repeat each Argument).self))
+    return count == 1 ? tuple | 1 : tuple
 }
 
+/// The key component of a factory without arguments.
 @inlinable @inline(__always)
-var noArgumentsKey: ObjectIdentifier { ObjectIdentifier(Void.self) }
+var noArgumentsKey: UInt { UInt(bitPattern: ObjectIdentifier(Void.self)) }
 
 @inlinable @inline(__always)
 func argumentCountOne<T>(_: T.Type) -> Int { 1 }

@@ -1,0 +1,375 @@
+// Runs a model-based-testing program on a container with Swinject 2.10's API and records what
+// each step observes, in the form `ReferenceModel` predicts.
+//
+// The same source runs on Graft (the default) and, compiled with `-D INTERPRET_SWINJECT`, on
+// Swinject 2.10 (Differential/ links it there). It uses Graft's public API only.
+
+#if INTERPRET_SWINJECT
+import Swinject
+#else
+import Graft
+#endif
+#if MODEL_CORE_MODULE
+import ModelCore
+#endif
+
+protocol ModelP: AnyObject {}
+protocol ModelQ: AnyObject {}
+
+/// What an instance holds: each dependency its factory resolved, then each `initCompleted` result.
+enum InterpreterField {
+    case none
+    case object(ModelNodeObject)
+    case lazy(() -> ModelNodeObject?)
+    case provider(() -> ModelNodeObject?)
+    case graph(GraphIdentifier)
+}
+
+class ModelNodeObject {
+    let serial: Int
+    var fields: [InterpreterField]
+    private let onDeinit: (() -> Void)?
+
+    init(serial: Int, fields: [InterpreterField], onDeinit: (() -> Void)?) {
+        self.serial = serial
+        self.fields = fields
+        self.onDeinit = onDeinit
+    }
+
+    deinit { onDeinit?() }
+}
+
+final class ModelA: ModelNodeObject, ModelP {}
+final class ModelB: ModelNodeObject, ModelP {}
+final class ModelC: ModelNodeObject, ModelQ {}
+final class ModelD: ModelNodeObject, ModelP, ModelQ {}
+/// Resolved by `deinit`s: transient, with a graph-scoped part.
+final class ModelProbe {
+    let part: ModelProbePart?
+    init(part: ModelProbePart?) { self.part = part }
+}
+final class ModelProbePart {}
+/// Registered by `deinit`s under fresh names.
+final class ModelScratch {}
+
+/// Calls `visit` with the Swift type an `MType` stands for.
+protocol ModelTypeVisitor {
+    associatedtype Result
+    func visit<T>(_ type: T.Type) -> Result
+}
+
+func withModelType<V: ModelTypeVisitor>(_ type: MType, _ visitor: V) -> V.Result {
+    switch type {
+    case .cls(.a): return visitor.visit(ModelA.self)
+    case .cls(.b): return visitor.visit(ModelB.self)
+    case .cls(.c): return visitor.visit(ModelC.self)
+    case .cls(.d): return visitor.visit(ModelD.self)
+    case .proto(.p): return visitor.visit((any ModelP).self)
+    case .proto(.q): return visitor.visit((any ModelQ).self)
+    }
+}
+
+func modelMetatype(_ type: MType) -> Any.Type {
+    struct Meta: ModelTypeVisitor {
+        func visit<T>(_ type: T.Type) -> Any.Type { type }
+    }
+    return withModelType(type, Meta())
+}
+
+struct ModelImplements<T>: ModelTypeVisitor {
+    let entry: ServiceEntry<T>
+    let name: String?
+    func visit<F>(_ type: F.Type) {
+        entry.implements(type, name: name)
+    }
+}
+
+public final class ContainerInterpreter {
+    private var containers: [Container] = []
+    private var slots: [InterpreterField] = []
+    private var forwarders: [(MForward) -> Void] = []
+    private var graphs: [GraphIdentifier] = []
+    private var nextSerial = 0
+    private var scratchCount = 0
+    private let permanentScope = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
+    private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
+    #if INTERPRET_SWINJECT
+    /// Swinject stops the process at 200 levels; the interpreter stops resolving well before.
+    private var depth = 0
+    private(set) var aborted = false
+    /// Off: Swinject itself crashes on them (see `make`).
+    static let swinjectDeinitActions = false
+    #endif
+
+    init(parents: [Int]) {
+        for parent in parents {
+            containers.append(parent < 0 ? Container() : Container(parent: containers[parent]))
+        }
+        let root = containers[0]
+        root.register(ModelProbe.self) { r in ModelProbe(part: r.resolve(ModelProbePart.self)) }
+            .inObjectScope(.transient)
+        root.register(ModelProbePart.self) { _ in ModelProbePart() }
+    }
+
+    /// Runs `program` and returns its trace; `abortedAt` is the step at which a Swinject run was
+    /// cut short because it recursed (Swinject itself would stop the process there).
+    public static func run(_ program: MProgram) -> (trace: Trace, abortedAt: Int?) {
+        let interpreter = ContainerInterpreter(parents: program.parents)
+        var raw: [[RawObservation]] = []
+        for (index, step) in program.steps.enumerated() {
+            raw.append(interpreter.perform(step))
+            #if INTERPRET_SWINJECT
+            if interpreter.aborted { return (normalize(raw), index) }
+            #endif
+            _ = index
+        }
+        return (normalize(raw), nil)
+    }
+
+    // MARK: Steps
+
+    func perform(_ step: MStep) -> [RawObservation] {
+        switch step {
+        case .register(let registration):
+            struct Register: ModelTypeVisitor {
+                let interpreter: ContainerInterpreter
+                let registration: MRegistration
+                func visit<T>(_ type: T.Type) -> (MForward) -> Void {
+                    interpreter.register(type, registration)
+                }
+            }
+            forwarders.append(withModelType(registration.service, Register(interpreter: self, registration: registration)))
+            return []
+
+        case .forward(let registration, let forward):
+            guard !forwarders.isEmpty else { return [.invalid("no registration")] }
+            forwarders[registration % forwarders.count](forward)
+            return []
+
+        case .resolve(let container, let request):
+            let value = self.request(request, containers[container])
+            slots.append(value)
+            return observe(value)
+
+        case .withObjectGraph(let container, let slot, let field, let requests):
+            guard !slots.isEmpty, case .object(let holder) = slots[slot % slots.count] else {
+                return [.invalid("no instance in the slot")]
+            }
+            let held = holder.fields.compactMap { field -> GraphIdentifier? in
+                if case .graph(let graph) = field { return graph }
+                return nil
+            }
+            guard !held.isEmpty else { return [.invalid("no graph identifier held")] }
+            let graph = held[field % held.count]
+            return containers[container].withObjectGraph(graph) { c in
+                var observed: [RawObservation] = []
+                for request in requests {
+                    let value = self.request(request, c)
+                    slots.append(value)
+                    observed += observe(value)
+                }
+                return observed
+            }
+
+        case .access(let slot, let field):
+            guard !slots.isEmpty else { return [.invalid("no slot")] }
+            var target = slots[slot % slots.count]
+            if let field {
+                guard case .object(let holder) = target, !holder.fields.isEmpty else {
+                    return [.invalid("no instance with fields in the slot")]
+                }
+                target = holder.fields[field % holder.fields.count]
+            }
+            let made: ModelNodeObject?
+            switch target {
+            case .lazy(let instance): made = instance()
+            case .provider(let instance): made = instance()
+            default: return [.invalid("not a Lazy or Provider")]
+            }
+            let value: InterpreterField = made.map { .object($0) } ?? .none
+            slots.append(value)
+            return observe(value)
+
+        case .release(let slot):
+            guard !slots.isEmpty else { return [.invalid("no slot")] }
+            slots[slot % slots.count] = .none
+            return []
+
+        case .reset(let container, let scope, let service):
+            let object: ObjectScope
+            switch scope.identity {
+            case .transient: object = .transient
+            case .container: object = .container
+            case .weak: object = .weak
+            case .customPermanent: object = permanentScope
+            case .customGraph: object = graphStorageScope
+            case .graph, .unspecified: object = .graph
+            }
+            if let service {
+                containers[container].resetObjectScope(object, serviceType: modelMetatype(service))
+            } else {
+                containers[container].resetObjectScope(object)
+            }
+            return []
+
+        case .removeAll(let container):
+            containers[container].removeAll()
+            return []
+        }
+    }
+
+    private func observe(_ value: InterpreterField) -> [RawObservation] {
+        guard case .object(let node) = value else { return [observeField(value)] }
+        return [.object(node.serial)] + node.fields.map(observeField)
+    }
+
+    private func observeField(_ field: InterpreterField) -> RawObservation {
+        switch field {
+        case .none: return .none
+        case .object(let node): return .object(node.serial)
+        case .lazy: return .lazy
+        case .provider: return .provider
+        case .graph(let graph):
+            if let index = graphs.firstIndex(of: graph) { return .graph(UInt64(index)) }
+            graphs.append(graph)
+            return .graph(UInt64(graphs.count - 1))
+        }
+    }
+
+    // MARK: Registration
+
+    func register<T>(_ type: T.Type, _ registration: MRegistration) -> (MForward) -> Void {
+        let container = containers[registration.container]
+        let name = registration.name?.string
+        let make: (Resolver) -> T = { [unowned self] r in
+            // Every registered type is a class the made instance is (the generator ensures it).
+            self.make(registration, r) as! T  // swiftlint:disable:this force_cast
+        }
+        let entry: ServiceEntry<T>
+        switch registration.args {
+        case .none: entry = container.register(type, name: name) { r in make(r) }
+        case .int: entry = container.register(type, name: name) { (r: Resolver, _: Int) in make(r) }
+        case .string: entry = container.register(type, name: name) { (r: Resolver, _: String) in make(r) }
+        case .intString: entry = container.register(type, name: name) { (r: Resolver, _: Int, _: String) in make(r) }
+        case .void: entry = container.register(type, name: name) { (r: Resolver, _: Void) in make(r) }
+        case .tuple: entry = container.register(type, name: name) { (r: Resolver, _: (Int, String)) in make(r) }
+        }
+        switch registration.scope {
+        case .unspecified: break
+        case .transient: entry.inObjectScope(.transient)
+        case .graph: entry.inObjectScope(.graph)
+        case .container: entry.inObjectScope(.container)
+        case .weak: entry.inObjectScope(.weak)
+        case .customPermanent: entry.inObjectScope(permanentScope)
+        case .customGraph: entry.inObjectScope(graphStorageScope)
+        }
+        for completion in registration.completions {
+            entry.initCompleted { [unowned self] r, service in
+                guard let node = service as AnyObject as? ModelNodeObject else { return }
+                #if INTERPRET_SWINJECT
+                depth += 1
+                defer { depth -= 1 }
+                if depth > 150 { aborted = true }
+                if aborted { return }
+                #endif
+                for request in completion { node.fields.append(self.request(request, r)) }
+            }
+        }
+        let forward: (MForward) -> Void = { [weak entry] forward in
+            guard let entry else { return }
+            withModelType(forward.type, ModelImplements(entry: entry, name: forward.name?.string))
+        }
+        for item in registration.forwards { forward(item) }
+        return forward
+    }
+
+    private func make(_ registration: MRegistration, _ r: Resolver) -> ModelNodeObject {
+        var fields: [InterpreterField] = []
+        #if INTERPRET_SWINJECT
+        depth += 1
+        defer { depth -= 1 }
+        if depth > 150 { aborted = true }
+        if !aborted { fields = registration.dependencies.map { request($0, r) } }
+        #else
+        fields = registration.dependencies.map { request($0, r) }
+        #endif
+        nextSerial += 1
+        var onDeinit: (() -> Void)?
+        let container = registration.container
+        #if INTERPRET_SWINJECT
+        // Swinject 2.10 stops the process ("Fatal access conflict" in GraphStorage) when a deinit
+        // resolves while a graph ends; deinit actions are invisible to the trace, so skip them there.
+        let deinitAction = Self.swinjectDeinitActions ? registration.onDeinit : .none
+        #else
+        let deinitAction = registration.onDeinit
+        #endif
+        switch deinitAction {
+        case .none: onDeinit = nil
+        case .resolveProbe:
+            onDeinit = { [weak self] in _ = self?.containers[container].resolve(ModelProbe.self) }
+        case .registerScratch:
+            onDeinit = { [weak self] in
+                guard let self else { return }
+                scratchCount += 1
+                containers[container].register(ModelScratch.self, name: "scratch\(scratchCount)") { _ in ModelScratch() }
+            }
+        }
+        switch registration.makes {
+        case .a: return ModelA(serial: nextSerial, fields: fields, onDeinit: onDeinit)
+        case .b: return ModelB(serial: nextSerial, fields: fields, onDeinit: onDeinit)
+        case .c: return ModelC(serial: nextSerial, fields: fields, onDeinit: onDeinit)
+        case .d: return ModelD(serial: nextSerial, fields: fields, onDeinit: onDeinit)
+        }
+    }
+
+    // MARK: Resolution
+
+    func request(_ request: MRequest, _ r: Resolver) -> InterpreterField {
+        if request.wrapper == .graphIdentifier {
+            return r.resolve(GraphIdentifier.self).map { .graph($0) } ?? .none
+        }
+        struct Request: ModelTypeVisitor {
+            let request: MRequest
+            let resolver: Resolver
+            func visit<T>(_ type: T.Type) -> InterpreterField {
+                ContainerInterpreter.request(type, request, resolver)
+            }
+        }
+        return withModelType(request.type, Request(request: request, resolver: r))
+    }
+
+    static func request<T>(_ type: T.Type, _ request: MRequest, _ r: Resolver) -> InterpreterField {
+        let name = request.name?.string
+        switch request.wrapper {
+        case .plain:
+            return object(resolve(T.self, name, request.args, r))
+        case .optional:
+            let wrapped: T?? = resolve(T?.self, name, request.args, r)
+            return object(wrapped.flatMap { $0 })
+        case .lazy:
+            guard let lazy = resolve(Lazy<T>.self, name, request.args, r) else { return .none }
+            return .lazy { lazy.instance as AnyObject as? ModelNodeObject }
+        case .provider:
+            guard let provider = resolve(Provider<T>.self, name, request.args, r) else { return .none }
+            return .provider { provider.instance as AnyObject as? ModelNodeObject }
+        case .graphIdentifier:
+            return r.resolve(GraphIdentifier.self).map { .graph($0) } ?? .none
+        }
+    }
+
+    static func object<T>(_ value: T?) -> InterpreterField {
+        guard let value, let node = value as AnyObject as? ModelNodeObject else { return .none }
+        return .object(node)
+    }
+
+    static func resolve<S>(_ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver) -> S? {
+        switch args {
+        case .none: return r.resolve(type, name: name)
+        case .int: return r.resolve(type, name: name, argument: 1)
+        case .string: return r.resolve(type, name: name, argument: "s")
+        case .intString: return r.resolve(type, name: name, arguments: 1, "s")
+        case .void: return r.resolve(type, name: name, argument: ())
+        case .tuple: return r.resolve(type, name: name, argument: (1, "s"))
+        }
+    }
+}

@@ -1,0 +1,689 @@
+// Model-based testing: the program representation, a seeded generator, a byte decoder (for
+// fuzzing), a shrinker, observation traces and their comparison. No Graft, Testing or Foundation
+// import: this file is shared with Differential/ and Fuzz/ through symlinks.
+
+/// A concrete service class. `a`, `b` and `d` conform to `P`; `c` and `d` to `Q`.
+public enum MClass: Int, CaseIterable, Sendable {
+    case a, b, c, d
+}
+
+/// A protocol the service classes may conform to.
+public enum MProto: Int, CaseIterable, Sendable {
+    case p, q
+}
+
+/// A type a registration or a request names.
+public enum MType: Hashable, Sendable, CustomStringConvertible {
+    case cls(MClass)
+    case proto(MProto)
+
+    public static let all: [MType] = MClass.allCases.map { .cls($0) } + MProto.allCases.map { .proto($0) }
+
+    public func isSatisfied(by cls: MClass) -> Bool {
+        switch self {
+        case .cls(let c): return c == cls
+        case .proto(.p): return cls == .a || cls == .b || cls == .d
+        case .proto(.q): return cls == .c || cls == .d
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .cls(let c): return "\(c)".uppercased()
+        case .proto(let p): return "\(p)".uppercased()
+        }
+    }
+}
+
+/// Registration names; the last two are canonically equivalent ("café" precomposed and decomposed).
+public enum MName: Int, CaseIterable, Sendable {
+    case x, y, cafeComposed, cafeDecomposed
+
+    public var string: String {
+        switch self {
+        case .x: return "x"
+        case .y: return "y"
+        case .cafeComposed: return "caf\u{E9}"
+        case .cafeDecomposed: return "cafe\u{301}"
+        }
+    }
+
+    /// Names that compare equal as Swift strings share a canonical value.
+    public var canonical: Int { self == .cafeDecomposed ? MName.cafeComposed.rawValue : rawValue }
+
+    public var source: String {
+        switch self {
+        case .x: return "\"x\""
+        case .y: return "\"y\""
+        case .cafeComposed: return "\"caf\\u{E9}\""
+        case .cafeDecomposed: return "\"cafe\\u{301}\""
+        }
+    }
+}
+
+/// The factory's argument types: none, `Int`, `String`, `(Int, String)` as two arguments, one
+/// `Void` argument, one `(Int, String)` tuple argument.
+public enum MArgs: Int, CaseIterable, Sendable {
+    case none, int, string, intString, void, tuple
+
+    public var source: String {
+        switch self {
+        case .none: return ""
+        case .int: return "Int"
+        case .string: return "String"
+        case .intString: return "Int, String"
+        case .void: return "Void"
+        case .tuple: return "(Int, String)"
+        }
+    }
+
+    public var callSource: String {
+        switch self {
+        case .none: return ""
+        case .int: return ", argument: 1"
+        case .string: return ", argument: \"s\""
+        case .intString: return ", arguments: 1, \"s\""
+        case .void: return ", argument: ()"
+        case .tuple: return ", argument: (1, \"s\")"
+        }
+    }
+}
+
+public enum MScope: Int, CaseIterable, Sendable {
+    case unspecified, transient, graph, container, weak, customPermanent, customGraph
+
+    public var source: String {
+        switch self {
+        case .unspecified: return ""
+        case .transient: return ".inObjectScope(.transient)"
+        case .graph: return ".inObjectScope(.graph)"
+        case .container: return ".inObjectScope(.container)"
+        case .weak: return ".inObjectScope(.weak)"
+        case .customPermanent: return ".inObjectScope(permanentScope)"
+        case .customGraph: return ".inObjectScope(graphStorageScope)"
+        }
+    }
+
+    /// The scope object `resetObjectScope` compares against (`unspecified` is the default, `.graph`).
+    public var identity: MScope { self == .unspecified ? .graph : self }
+}
+
+/// How a request asks: the type itself, `Optional`, `Lazy`, `Provider`, or the graph's identifier.
+public enum MWrapper: Int, CaseIterable, Sendable {
+    case plain, optional, lazy, provider, graphIdentifier
+}
+
+public struct MRequest: Hashable, Sendable, CustomStringConvertible {
+    public var type: MType
+    public var name: MName?
+    public var args: MArgs
+    public var wrapper: MWrapper
+
+    public init(type: MType, name: MName?, args: MArgs, wrapper: MWrapper) {
+        self.type = type
+        self.name = name
+        self.args = args
+        self.wrapper = wrapper
+    }
+
+    public var description: String {
+        let nameText = name.map { ", name: \($0.source)" } ?? (args == .none ? "" : ", name: nil")
+        switch wrapper {
+        case .plain: return "r.resolve(\(type).self\(nameText)\(args.callSource))"
+        case .optional: return "r.resolve(\(type)?.self\(nameText)\(args.callSource))"
+        case .lazy: return "r.resolve(Lazy<\(type)>.self\(nameText)\(args.callSource))"
+        case .provider: return "r.resolve(Provider<\(type)>.self\(nameText)\(args.callSource))"
+        case .graphIdentifier: return "r.resolve(GraphIdentifier.self)"
+        }
+    }
+}
+
+public struct MForward: Hashable, Sendable {
+    public var type: MType
+    public var name: MName?
+    public init(type: MType, name: MName?) {
+        self.type = type
+        self.name = name
+    }
+}
+
+/// What an instance's `deinit` does: nothing, resolve the transient `Probe` (which needs a
+/// graph-scoped `ProbePart`), or register a `Scratch` under a fresh name in its container.
+public enum MDeinit: Int, CaseIterable, Sendable {
+    case none, resolveProbe, registerScratch
+}
+
+public struct MRegistration: Hashable, Sendable {
+    public var container: Int
+    public var service: MType
+    public var makes: MClass
+    public var name: MName?
+    public var args: MArgs
+    public var scope: MScope
+    /// Resolved by the factory, in order; each result goes into a field of the instance.
+    public var dependencies: [MRequest]
+    /// `initCompleted` actions, in order; each resolves its requests into further fields.
+    public var completions: [[MRequest]]
+    public var forwards: [MForward]
+    public var onDeinit: MDeinit
+
+    public init(
+        container: Int, service: MType, makes: MClass, name: MName?, args: MArgs, scope: MScope,
+        dependencies: [MRequest], completions: [[MRequest]], forwards: [MForward], onDeinit: MDeinit
+    ) {
+        self.container = container
+        self.service = service
+        self.makes = makes
+        self.name = name
+        self.args = args
+        self.scope = scope
+        self.dependencies = dependencies
+        self.completions = completions
+        self.forwards = forwards
+        self.onDeinit = onDeinit
+    }
+}
+
+/// One step. Indices of slots (results held by the program) and registrations are taken modulo
+/// the number existing when the step runs, so deleting steps never leaves a dangling reference.
+public enum MStep: Hashable, Sendable {
+    case register(MRegistration)
+    /// `implements` on the entry returned by an earlier `register` step.
+    case forward(registration: Int, MForward)
+    /// A top-level resolution; its result goes into a new slot.
+    case resolve(container: Int, MRequest)
+    /// `withObjectGraph` with the graph identifier held in a field of a slot's instance; each
+    /// request's result goes into a new slot.
+    case withObjectGraph(container: Int, slot: Int, field: Int, [MRequest])
+    /// Reads `instance` of a `Lazy`/`Provider` held in a slot (`field == nil`) or in a field of the
+    /// slot's instance; the result goes into a new slot.
+    case access(slot: Int, field: Int?)
+    /// Drops the program's reference held in a slot.
+    case release(slot: Int)
+    case reset(container: Int, scope: MScope, service: MType?)
+    case removeAll(container: Int)
+}
+
+public struct MProgram: Hashable, Sendable, CustomStringConvertible {
+    /// `parents[i]` is the parent of container `i`; container 0 is the root (parent -1).
+    public var parents: [Int]
+    public var steps: [MStep]
+
+    public init(parents: [Int], steps: [MStep]) {
+        self.parents = parents
+        self.steps = steps
+    }
+
+    public var description: String { render() }
+
+    /// Swift-like source of the program, one line per step.
+    public func render() -> String {
+        var lines: [String] = []
+        for (index, parent) in parents.enumerated() {
+            lines.append(parent < 0 ? "let c\(index) = Container()" : "let c\(index) = Container(parent: c\(parent))")
+        }
+        var registrations = 0
+        var slots = 0
+        for step in steps {
+            switch step {
+            case .register(let r):
+                let nameText = r.name.map { ", name: \($0.source)" } ?? ""
+                let params: String
+                switch r.args {
+                case .none: params = "r"
+                case .intString: params = "(r: Resolver, _: Int, _: String)"
+                default: params = "(r: Resolver, _: \(r.args.source))"
+                }
+                var body = "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
+                if r.service != .cls(r.makes) { body += " as \(r.service)" }
+                var line = "let e\(registrations) = c\(r.container).register(\(r.service).self\(nameText)) { \(params) in \(body) }\(r.scope.source)"
+                for completion in r.completions {
+                    line += ".initCompleted { r, s in s.late += [" + completion.map(\.description).joined(separator: ", ") + "] }"
+                }
+                for forward in r.forwards {
+                    line += ".implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")"
+                }
+                switch r.onDeinit {
+                case .none: break
+                case .resolveProbe: line += "  // deinit resolves Probe"
+                case .registerScratch: line += "  // deinit registers Scratch in c\(r.container)"
+                }
+                lines.append(line)
+                registrations += 1
+            case .forward(let registration, let forward):
+                let target = registrations == 0 ? "e?" : "e\(registration % registrations)"
+                lines.append("\(target).implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")")
+            case .resolve(let container, let request):
+                lines.append("let s\(slots) = " + request.description.replacingFirstResolver(with: "c\(container)"))
+                slots += 1
+            case .withObjectGraph(let container, let slot, let field, let requests):
+                let source = slots == 0 ? "s?" : "s\(slot % slots)"
+                var line = "c\(container).withObjectGraph(graph identifier in \(source) field #\(field)) { c in "
+                var inner: [String] = []
+                for request in requests {
+                    inner.append("s\(slots) = " + request.description.replacingFirstResolver(with: "c"))
+                    slots += 1
+                }
+                line += inner.joined(separator: "; ") + " }"
+                lines.append(line)
+            case .access(let slot, let field):
+                let source = slots == 0 ? "s?" : "s\(slot % slots)"
+                lines.append("let s\(slots) = \(source)" + (field.map { ".field#\($0)" } ?? "") + ".instance")
+                slots += 1
+            case .release(let slot):
+                lines.append(slots == 0 ? "s? = nil" : "s\(slot % slots) = nil")
+            case .reset(let container, let scope, let service):
+                let scopeText: String
+                switch scope.identity {
+                case .customPermanent: scopeText = "permanentScope"
+                case .customGraph: scopeText = "graphStorageScope"
+                default: scopeText = ".\(scope.identity)"
+                }
+                lines.append("c\(container).resetObjectScope(\(scopeText)" + (service.map { ", serviceType: \($0).self" } ?? "") + ")")
+            case .removeAll(let container):
+                lines.append("c\(container).removeAll()")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func replacingFirstResolver(with container: String) -> String {
+        guard hasPrefix("r.") else { return self }
+        return container + "." + dropFirst(2)
+    }
+}
+
+// MARK: - Observations
+
+/// What a step observed, before identities are normalized: an object by its serial number.
+public enum RawObservation: Hashable, Sendable {
+    case none
+    case object(Int)
+    case graph(UInt64)
+    case lazy
+    case provider
+    /// The interpreter could not perform the step as the model said it could.
+    case invalid(String)
+}
+
+/// An observation with identities made comparable: `new`, or the same object as observation `k`.
+public enum Observation: Hashable, Sendable, CustomStringConvertible {
+    case none
+    case new
+    case same(Int)
+    case newGraph
+    case sameGraph(Int)
+    case lazy
+    case provider
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .none: return "nil"
+        case .new: return "new"
+        case .same(let k): return "=#\(k)"
+        case .newGraph: return "graph:new"
+        case .sameGraph(let k): return "graph:=#\(k)"
+        case .lazy: return "Lazy"
+        case .provider: return "Provider"
+        case .invalid(let why): return "invalid(\(why))"
+        }
+    }
+}
+
+/// Per step, what it observed (a resolution: the result, then each field of the instance).
+public typealias Trace = [[Observation]]
+
+public func normalize(_ raw: [[RawObservation]]) -> Trace {
+    var firstSeen: [Int: Int] = [:]
+    var firstGraph: [UInt64: Int] = [:]
+    var index = 0
+    var trace: Trace = []
+    for step in raw {
+        var observed: [Observation] = []
+        for item in step {
+            switch item {
+            case .none: observed.append(.none)
+            case .lazy: observed.append(.lazy)
+            case .provider: observed.append(.provider)
+            case .invalid(let why): observed.append(.invalid(why))
+            case .object(let serial):
+                if let k = firstSeen[serial] {
+                    observed.append(.same(k))
+                } else {
+                    firstSeen[serial] = index
+                    observed.append(.new)
+                }
+            case .graph(let id):
+                if let k = firstGraph[id] {
+                    observed.append(.sameGraph(k))
+                } else {
+                    firstGraph[id] = index
+                    observed.append(.newGraph)
+                }
+            }
+            index += 1
+        }
+        trace.append(observed)
+    }
+    return trace
+}
+
+/// The first step at which two traces differ, or `nil`.
+public func firstDifference(_ expected: Trace, _ actual: Trace) -> Int? {
+    for index in 0..<max(expected.count, actual.count) {
+        let e = index < expected.count ? expected[index] : nil
+        let a = index < actual.count ? actual[index] : nil
+        if e != a { return index }
+    }
+    return nil
+}
+
+public func describeDifference(program: MProgram, expected: Trace, actual: Trace, at index: Int) -> String {
+    func show(_ t: Trace) -> String {
+        index < t.count ? "[" + t[index].map(\.description).joined(separator: ", ") + "]" : "(missing)"
+    }
+    return "step \(index): expected \(show(expected)), got \(show(actual))\nprogram:\n\(program.render())"
+}
+
+// MARK: - Random numbers
+
+/// SplitMix64: a small seeded generator.
+public struct SplitMix64: Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Where a generator's choices come from: a PRNG, or bytes (fuzzing).
+public protocol ChoiceSource {
+    /// A number in `0..<bound` (`bound > 0`).
+    mutating func below(_ bound: Int) -> Int
+    /// Whether the source has run dry (bytes exhausted).
+    var exhausted: Bool { get }
+}
+
+extension SplitMix64: ChoiceSource {
+    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    public var exhausted: Bool { false }
+}
+
+/// Choices read from bytes, one byte each; zeros once they run out.
+public struct ByteSource: ChoiceSource {
+    private let bytes: [UInt8]
+    private var position = 0
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public mutating func below(_ bound: Int) -> Int {
+        guard position < bytes.count else {
+            position += 1
+            return 0
+        }
+        defer { position += 1 }
+        return Int(bytes[position]) % bound
+    }
+    public var exhausted: Bool { position >= bytes.count }
+}
+
+extension ChoiceSource {
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
+
+// MARK: - Generation
+
+public enum ProgramGenerator {
+    /// A random program from `seed`.
+    public static func generate(seed: UInt64, maxSteps: Int = 28) -> MProgram {
+        var random = SplitMix64(seed: seed)
+        return generate(using: &random, maxSteps: maxSteps)
+    }
+
+    /// A program decoded from fuzzer bytes: every byte string is a valid program.
+    public static func decode(_ bytes: [UInt8], maxSteps: Int = 40) -> MProgram {
+        var source = ByteSource(bytes)
+        return generate(using: &source, maxSteps: maxSteps)
+    }
+
+    static func generate<Source: ChoiceSource>(using random: inout Source, maxSteps: Int) -> MProgram {
+        let shapes: [[Int]] = [[-1], [-1, 0], [-1, 0, 0], [-1, 0, 1], [-1, 0, 1, 0]]
+        let parents = random.pick(shapes)
+        let count = 4 + random.below(max(1, maxSteps - 3))
+        var steps: [MStep] = []
+        var registered: [(MType, MName?, MArgs)] = []
+        var registeredIn: [Int] = []
+        while steps.count < count && !(random.exhausted && steps.count > 0) {
+            let roll = random.below(100)
+            if roll < 30 || registered.isEmpty {
+                let registration = makeRegistration(&random, containers: parents.count, registered: registered)
+                registered.append((registration.service, registration.name, registration.args))
+                registeredIn.append(registration.container)
+                for forward in registration.forwards {
+                    registered.append((forward.type, forward.name, registration.args))
+                    registeredIn.append(registration.container)
+                }
+                steps.append(.register(registration))
+            } else if roll < 58 {
+                // Mostly a registered key, from its container or a descendant.
+                if random.chance(85) {
+                    let index = random.below(registered.count)
+                    let (type, name, args) = registered[index]
+                    let descendants = parents.indices.filter { c in
+                        var level = c
+                        while level >= 0 && level != registeredIn[index] { level = parents[level] }
+                        return level >= 0
+                    }
+                    var request = makeRequest(&random, registered: [], topLevel: true)
+                    request.type = type
+                    request.name = name
+                    request.args = args
+                    steps.append(.resolve(container: random.pick(descendants), request))
+                } else {
+                    steps.append(.resolve(container: random.below(parents.count), makeRequest(&random, registered: registered, topLevel: true)))
+                }
+            } else if roll < 65 {
+                let requests = (0...random.below(3)).map { _ in makeRequest(&random, registered: registered, topLevel: true) }
+                steps.append(.withObjectGraph(
+                    container: random.below(parents.count), slot: random.below(64), field: random.below(8), requests))
+            } else if roll < 76 {
+                steps.append(.access(slot: random.below(64), field: random.chance(40) ? nil : random.below(8)))
+            } else if roll < 85 {
+                steps.append(.release(slot: random.below(64)))
+            } else if roll < 91 {
+                let scopes: [MScope] = [.transient, .graph, .container, .weak, .customPermanent, .customGraph]
+                steps.append(.reset(
+                    container: random.below(parents.count), scope: random.pick(scopes),
+                    service: random.chance(40) ? random.pick(MType.all) : nil))
+            } else if roll < 94 {
+                steps.append(.removeAll(container: random.below(parents.count)))
+            } else {
+                steps.append(.forward(registration: random.below(64), makeForward(&random, transient: false, makes: nil)))
+            }
+        }
+        return MProgram(parents: parents, steps: steps)
+    }
+
+    static func makeName<Source: ChoiceSource>(_ random: inout Source) -> MName? {
+        random.chance(80) ? nil : random.pick(MName.allCases)
+    }
+
+    static func makeArgs<Source: ChoiceSource>(_ random: inout Source) -> MArgs {
+        random.chance(80) ? .none : random.pick(MArgs.allCases)
+    }
+
+    static func makeForward<Source: ChoiceSource>(_ random: inout Source, transient: Bool, makes: MClass?) -> MForward {
+        var candidates = MType.all
+        // Forwarding to a type the instances are not is modelled for transient registrations only.
+        if let makes, !transient { candidates = candidates.filter { $0.isSatisfied(by: makes) } }
+        return MForward(type: random.pick(candidates), name: random.chance(75) ? nil : random.pick(MName.allCases))
+    }
+
+    static func makeRegistration<Source: ChoiceSource>(
+        _ random: inout Source, containers: Int, registered: [(MType, MName?, MArgs)]
+    ) -> MRegistration {
+        let service = random.pick(MType.all)
+        let makes = random.pick(MClass.allCases.filter { service.isSatisfied(by: $0) })
+        let scope = random.pick(MScope.allCases)
+        let dependencies = (0..<random.below(4)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }
+        let completions = random.chance(25)
+            ? [(0...random.below(2)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }] : []
+        let forwards = random.chance(25)
+            ? (0...random.below(2)).map { _ in makeForward(&random, transient: scope == .transient, makes: makes) } : []
+        let roll = random.below(100)
+        let onDeinit: MDeinit = roll < 10 ? .resolveProbe : roll < 15 ? .registerScratch : .none
+        return MRegistration(
+            container: random.below(containers), service: service, makes: makes, name: makeName(&random),
+            args: makeArgs(&random), scope: scope, dependencies: dependencies, completions: completions,
+            forwards: forwards, onDeinit: onDeinit)
+    }
+
+    static func makeRequest<Source: ChoiceSource>(
+        _ random: inout Source, registered: [(MType, MName?, MArgs)], topLevel: Bool
+    ) -> MRequest {
+        let roll = random.below(100)
+        let wrapper: MWrapper
+        if topLevel {
+            wrapper = roll < 60 ? .plain : roll < 70 ? .optional : roll < 85 ? .lazy : .provider
+        } else {
+            wrapper = roll < 62 ? .plain : roll < 70 ? .optional : roll < 80 ? .lazy : roll < 88 ? .provider : .graphIdentifier
+        }
+        if !registered.isEmpty && random.chance(75) {
+            let (type, name, args) = random.pick(registered)
+            return MRequest(type: type, name: name, args: args, wrapper: wrapper)
+        }
+        return MRequest(type: random.pick(MType.all), name: makeName(&random), args: makeArgs(&random), wrapper: wrapper)
+    }
+}
+
+// MARK: - Shrinking
+
+public enum ProgramShrinker {
+    /// Smaller variants of `program`, most aggressive first.
+    public static func candidates(_ program: MProgram) -> [MProgram] {
+        var result: [MProgram] = []
+        let steps = program.steps
+        // Delete runs of steps, halving the run length.
+        var chunk = max(1, steps.count / 2)
+        while chunk >= 1 {
+            var start = 0
+            while start < steps.count {
+                var smaller = program
+                smaller.steps.removeSubrange(start..<min(steps.count, start + chunk))
+                result.append(smaller)
+                start += chunk
+            }
+            if chunk == 1 { break }
+            chunk /= 2
+        }
+        // Fewer containers.
+        if program.parents.count > 1 {
+            var smaller = program
+            smaller.parents.removeLast()
+            let limit = smaller.parents.count
+            smaller.steps = smaller.steps.map { $0.mappingContainers { $0 % limit } }
+            result.append(smaller)
+        }
+        // Simplify inside steps.
+        for (index, step) in steps.enumerated() {
+            for simpler in simplifications(step) {
+                var smaller = program
+                smaller.steps[index] = simpler
+                result.append(smaller)
+            }
+        }
+        return result
+    }
+
+    static func simplifications(_ step: MStep) -> [MStep] {
+        switch step {
+        case .register(let r):
+            var out: [MRegistration] = []
+            for i in r.dependencies.indices {
+                var s = r
+                s.dependencies.remove(at: i)
+                out.append(s)
+            }
+            for i in r.completions.indices {
+                var s = r
+                s.completions.remove(at: i)
+                out.append(s)
+            }
+            for i in r.forwards.indices {
+                var s = r
+                s.forwards.remove(at: i)
+                out.append(s)
+            }
+            if r.onDeinit != .none { var s = r; s.onDeinit = .none; out.append(s) }
+            if r.scope != .unspecified { var s = r; s.scope = .unspecified; out.append(s) }
+            if r.name != nil { var s = r; s.name = nil; out.append(s) }
+            if r.container != 0 { var s = r; s.container = 0; out.append(s) }
+            for (i, request) in r.dependencies.enumerated() where request.wrapper != .plain && request.wrapper != .graphIdentifier {
+                var s = r
+                s.dependencies[i].wrapper = .plain
+                out.append(s)
+            }
+            return out.map { .register($0) }
+        case .withObjectGraph(let container, let slot, let field, let requests):
+            var out: [MStep] = []
+            if requests.count > 1 {
+                for i in requests.indices {
+                    var smaller = requests
+                    smaller.remove(at: i)
+                    out.append(.withObjectGraph(container: container, slot: slot, field: field, smaller))
+                }
+            }
+            return out + requests.map { .resolve(container: container, $0) }
+        case .resolve(let container, let request):
+            return container == 0 ? [] : [.resolve(container: 0, request)]
+        case .reset(let container, let scope, let service):
+            return service == nil ? [] : [.reset(container: container, scope: scope, service: nil)]
+        default:
+            return []
+        }
+    }
+
+    /// Shrinks `program` while `fails` holds, up to `budget` attempts.
+    public static func shrink(_ program: MProgram, budget: Int = 2000, fails: (MProgram) -> Bool) -> MProgram {
+        var current = program
+        var attempts = 0
+        var improved = true
+        while improved && attempts < budget {
+            improved = false
+            for candidate in candidates(current) {
+                attempts += 1
+                if attempts > budget { break }
+                if fails(candidate) {
+                    current = candidate
+                    improved = true
+                    break
+                }
+            }
+        }
+        return current
+    }
+}
+
+extension MStep {
+    func mappingContainers(_ map: (Int) -> Int) -> MStep {
+        switch self {
+        case .register(var r):
+            r.container = map(r.container)
+            return .register(r)
+        case .resolve(let c, let request): return .resolve(container: map(c), request)
+        case .withObjectGraph(let c, let slot, let field, let requests):
+            return .withObjectGraph(container: map(c), slot: slot, field: field, requests)
+        case .reset(let c, let scope, let service): return .reset(container: map(c), scope: scope, service: service)
+        case .removeAll(let c): return .removeAll(container: map(c))
+        default: return self
+        }
+    }
+}
