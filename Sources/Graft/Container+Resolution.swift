@@ -304,13 +304,15 @@ extension ServiceEntry {
     private func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
-        // One of the two factories is set; an argument factory is reached only through a key with
-        // argument types, whose resolution passes their tuple (both checked in debug builds).
+        // One of the two factories is set (checked in debug builds); an argument factory is reached
+        // only through a key with argument types, whose resolution passes a pointer to their tuple.
+        // A tuple of zero size (one `Void` argument) may be given no address at all: nothing is
+        // read from it then, so any aligned address serves.
         let made =
             if let plainFactory {
                 plainFactory(resolver)
             } else {
-                argumentFactory.unsafelyUnwrapped(resolver, arguments.unsafelyUnwrapped)
+                argumentFactory.unsafelyUnwrapped(resolver, arguments ?? zeroSizedArguments)
             }
         hierarchy.popFactory(self)
         factoryFrame = outerFrame

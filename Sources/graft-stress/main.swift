@@ -14,9 +14,6 @@
 //     graft-stress --planted-race-container
 //                                       the stress, then two threads resolving through one plain
 //                                       (unsynchronized) `Container`, which TSan must report
-//     graft-stress --strict-lazy-graph  also require a `Lazy` of a graph-scoped service to find
-//                                       its graph's instance after other graphs resolved it
-//                                       (fails on commit 298c0d4; see the comment in `stress`)
 //
 // No Foundation: threads and locks are pthreads, counters are `Synchronization.Atomic` (only
 // read after the threads are joined).
@@ -284,7 +281,7 @@ final class Mailboxes: @unchecked Sendable {  // `slots` is only touched under `
     }
 }
 
-func stress(threads: Int, iterations: Int, strictLazyGraph: Bool) {
+func stress(threads: Int, iterations: Int) {
     let (parentContainer, childContainer) = makeContainers()
     let parent = parentContainer.synchronize()
     let child = childContainer.synchronize()
@@ -365,10 +362,9 @@ func stress(threads: Int, iterations: Int, strictLazyGraph: Bool) {
             // Lazy and Provider resolved here...
             let deferred = first.resolve(Deferred.self)!
             check(deferred.lazySettings.instance === settings, "Lazy<Settings> is another Settings")
-            // Graft remembers one finished graph per registration, so once another graph (here, on
-            // any thread) has resolved `Edge`, a `Lazy<Edge>` made earlier gets a new `Edge`
-            // (Swinject 2.10 keeps a weak instance per graph). `--strict-lazy-graph` checks it.
-            check(!strictLazyGraph || deferred.lazyEdge.instance === deferred.edge, "Lazy<Edge> left its graph")
+            // A `Lazy<Edge>` finds its own graph's `Edge` however many graphs (here, on any thread)
+            // have resolved `Edge` since.
+            check(deferred.lazyEdge.instance === deferred.edge, "Lazy<Edge> left its graph")
             check(deferred.lazyEdge.instance === deferred.lazyEdge.instance, "Lazy<Edge> not cached")
             check(deferred.lazyClock.instance === deferred.lazyClock.instance, "Lazy<Clock> not cached")
             check(deferred.clocks.instance !== deferred.clocks.instance, "Provider<Clock> reused")
@@ -379,9 +375,7 @@ func stress(threads: Int, iterations: Int, strictLazyGraph: Bool) {
             mailboxes.post(Handoff(deferred), to: (thread + 1) % threads)
             if let received = mailboxes.take(thread)?.value {
                 check(received.lazySettings.instance === settings, "handed-over Lazy<Settings> differs")
-                check(
-                    !strictLazyGraph || received.lazyEdge.instance === received.edge,
-                    "handed-over Lazy<Edge> left its graph")
+                check(received.lazyEdge.instance === received.edge, "handed-over Lazy<Edge> left its graph")
                 check(received.lazyEdge.instance === received.lazyEdge.instance, "handed-over Lazy<Edge> not cached")
                 check(received.lazyClock.instance === received.lazyClock.instance, "handed-over Lazy not cached")
                 check(received.clocks.instance !== received.clocks.instance, "handed-over Provider reused")
@@ -471,14 +465,12 @@ func plantedRaceOnPlainContainer() {
 
 var iterations = 2_000
 var plantRace = false
-var strictLazyGraph = false
 var plantContainerRace = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--planted-race": plantRace = true
     case "--planted-race-container": plantContainerRace = true
-    case "--strict-lazy-graph": strictLazyGraph = true
     case "--iterations":
         guard let value = arguments.popFirst().flatMap({ Int($0) }), value > 0 else {
             say("graft-stress: --iterations needs a positive number")
@@ -486,12 +478,12 @@ while let argument = arguments.popFirst() {
         }
         iterations = value
     default:
-        say("usage: graft-stress [--iterations N] [--strict-lazy-graph] [--planted-race] [--planted-race-container]")
+        say("usage: graft-stress [--iterations N] [--planted-race] [--planted-race-container]")
         exit(2)
     }
 }
 
-stress(threads: 8, iterations: iterations, strictLazyGraph: strictLazyGraph)
+stress(threads: 8, iterations: iterations)
 let failures = census.failures.load(ordering: .relaxed)
 guard failures == 0 else {
     say("graft-stress: FAIL: \(failures) wrong results")

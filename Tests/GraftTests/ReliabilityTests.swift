@@ -599,6 +599,123 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
     }
 }
 
+// Found by a cold read of the rebuilt path, each reproduced first.
+@Suite struct ColdReadFindingsTests {
+    /// A short-lived child's entry is held last by the hierarchy's list of kept entries; its
+    /// instance's `deinit` resolves while that list is being cleared.
+    @Test func entryReleasedLastByTheKeptListWhoseInstanceResolves() {
+        final class Session {
+            let container: Container
+            init(container: Container) { self.container = container }
+            deinit { _ = container.resolve(Tracker.self) }
+        }
+        final class Screen {}
+        let app = Container()
+        app.register(Tracker.self) { _ in Tracker() }
+        app.register(Screen.self) { _ in
+            let feature = Container(parent: app)
+            feature.register(Session.self) { _ in Session(container: app) }.inObjectScope(.container)
+            _ = feature.resolve(Session.self)
+            return Screen()
+        }
+        for _ in 0..<3 { #expect(app.resolve(Screen.self) != nil) }
+        #expect(app.hierarchy.depth == 0)
+    }
+
+    @Test func factoryReplacingAContainerScopedRegistrationItJustResolved() {
+        final class Cache {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Screen {}
+        let container = Container()
+        container.register(Tracker.self) { _ in Tracker() }
+        container.register(Cache.self) { _ in Cache { _ = container.resolve(Tracker.self) } }.inObjectScope(.container)
+        container.register(Screen.self) { r in
+            _ = r.resolve(Cache.self)
+            container.register(Cache.self) { _ in Cache {} }.inObjectScope(.container)
+            return Screen()
+        }
+        #expect(container.resolve(Screen.self) != nil)
+        #expect(container.resolve(Cache.self) === container.resolve(Cache.self))
+    }
+
+    /// A `Lazy` resolved inside a factory is a request of its own: when the outer resolution then
+    /// fails, the container keeps what the `Lazy` made (the `Lazy` has cached it).
+    @Test func lazyResolvedInAFailingFactoryKeepsOneSingleton() {
+        final class Config {}
+        final class Settings {
+            let config: Lazy<Config>
+            init(config: Lazy<Config>) { self.config = config }
+        }
+        final class Screen {}
+        let container = Container()
+        container.register(Config.self) { _ in Config() }.inObjectScope(.container)
+        container.register(Settings.self) { r in Settings(config: r.resolve(Lazy<Config>.self)!) }
+            .inObjectScope(.container)
+        let settings = container.resolve(Settings.self)!
+        Loop.register(in: container)
+        container.register(Screen.self) { r in
+            _ = settings.config.instance
+            _ = r.resolve(Loop.self)
+            return Screen()
+        }
+        #expect(container.resolve(Screen.self) == nil)
+        #expect(settings.config.instance === container.resolve(Config.self))
+    }
+
+    /// A custom scope that keeps nothing constructs on every resolution: the graph lists its entry
+    /// once, not once per construction.
+    @Test func customScopeResolvedManyTimesInOneGraphIsListedOnce() {
+        final class Counting: InstanceStorage {
+            var completions = 0
+            var instance: Any? {
+                get { nil }
+                set {}  // swiftlint:disable:this unused_setter_value
+            }
+            func graphResolutionCompleted() { completions += 1 }
+        }
+        let storage = Counting()
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+            .inObjectScope(ObjectScope(storageFactory: { storage }, description: "counting"))
+        container.withObjectGraph(GraphIdentifier()) { c in
+            for _ in 0..<10_000 { _ = c.resolve(Unit.self) }
+        }
+        #expect(storage.completions == 1)
+    }
+
+    /// `CompositeStorage` asks each component once: a storage whose answer changes between two
+    /// reads (a lease that expires) must not make it trap.
+    @Test func compositeStorageAsksEachComponentOnce() {
+        final class Flaky: InstanceStorage {
+            var reads = 0
+            var stored: Any? = Unit()
+            var instance: Any? {
+                get {
+                    reads += 1
+                    return reads.isMultiple(of: 2) ? nil : stored
+                }
+                set { stored = newValue }
+            }
+        }
+        let flaky = Flaky()
+        let composite = CompositeStorage([flaky, PermanentStorage()])
+        #expect(composite.instance != nil)
+        #expect(composite.instance(inGraph: GraphIdentifier()) == nil)  // second read: the lease is gone
+        #expect(flaky.reads == 2)
+    }
+
+    @Test func forwardingInAChildToTheParentsEntryIsOneHierarchy() {
+        let parent = Container()
+        let entry = parent.register(Cat.self) { _ in Cat() }.inObjectScope(.container)
+        let child = Container(parent: parent)
+        child.forward(Animal.self, to: entry)
+        #expect(child.resolve(Animal.self) === parent.resolve(Cat.self))
+    }
+}
+
 /// A custom storage keyed by graph, as Swinject's `GraphStorage` is.
 private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  // used on one thread
     private var byGraph: [GraphIdentifier: Any] = [:]

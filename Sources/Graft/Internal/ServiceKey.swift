@@ -44,3 +44,8 @@ var noArgumentsKey: UInt { UInt(bitPattern: ObjectIdentifier(Void.self)) }
 
 @inlinable @inline(__always)
 func argumentCountOne<T>(_: T.Type) -> Int { 1 }
+
+/// Where a factory reads an argument tuple of zero size from when the caller's tuple has no
+/// address (nothing is read from it; it is only never null).
+@inlinable @inline(__always)
+var zeroSizedArguments: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 16).unsafelyUnwrapped }

@@ -1,0 +1,1 @@
+../../../Tests/GraftTests/ModelBased/ReferenceModel.swift
