@@ -308,12 +308,16 @@ extension ServiceEntry {
         // only through a key with argument types, whose resolution passes a pointer to their tuple.
         // A tuple of zero size (one `Void` argument) may be given no address at all: nothing is
         // read from it then, so any aligned address serves.
-        let made =
-            if let plainFactory {
-                plainFactory(resolver)
-            } else {
-                argumentFactory.unsafelyUnwrapped(resolver, arguments ?? zeroSizedArguments)
-            }
+        // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
+        // closure through a heap-allocated thunk on every call.)
+        let made: Service
+        if let plainFactory {
+            made = plainFactory(resolver)
+        } else if let arguments {
+            made = argumentFactory!(resolver, arguments)
+        } else {
+            made = argumentFactory!(resolver, zeroSizedArguments)
+        }
         hierarchy.popFactory(self)
         factoryFrame = outerFrame
         return made
@@ -396,20 +400,20 @@ extension ServiceEntry {
             return
         case .graph:
             setGraphInstance(made)
-            hierarchy.holdsGraphInstance(self)
+            hierarchy.holdsGraphInstance(self, cell: cell)
         case .container:
             setInstance(made)
             hierarchy.keptNewInstance(self)
         case .weak:
             setGraphInstance(made)
             weakInstance = WeakStorage.referenceOrNil(made)
-            hierarchy.holdsGraphInstance(self)
+            hierarchy.holdsGraphInstance(self, cell: cell)
             hierarchy.keptNewInstance(self)
         case .custom:
             storage?.setInstance(made, inGraph: hierarchy.currentGraph)
             if !listedInGraph {
                 listedInGraph = true
-                hierarchy.holdsGraphInstance(self)
+                hierarchy.holdsGraphInstance(self, cell: cell)
             }
             hierarchy.keptNewInstance(self)
         }

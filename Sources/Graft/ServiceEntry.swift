@@ -138,9 +138,10 @@ protocol AnyServiceEntry: AnyObject {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested?
-    /// Moves the finished graph's instance out into `values` (remembering it weakly in `record`);
-    /// returns the custom storage to tell that the graph ended, if any.
-    func moveGraphInstance(into values: inout [Any], record: GraphRecord?) -> InstanceStorage?
+    /// Releases the value of a graph that has ended (the hierarchy marked it finished in the cell),
+    /// remembering it weakly in `record` first; returns the custom storage to tell that the graph
+    /// ended, if any.
+    func releaseFinishedGraphInstance(record: GraphRecord?) -> InstanceStorage?
     /// Undoes what a failed request kept: moves the `.container` instance out into `values`,
     /// forgets the `.weak` one; returns the custom storage to clear, if any.
     func moveKeptInstance(into values: inout [Any]) -> InstanceStorage?
@@ -156,14 +157,20 @@ protocol AnyServiceEntry: AnyObject {
 
 extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
-    func moveGraphInstance(into values: inout [Any], record: GraphRecord?) -> InstanceStorage? {
+    func releaseFinishedGraphInstance(record: GraphRecord?) -> InstanceStorage? {
         listedInGraph = false
-        if hasGraphInstance {
-            let instance = cell.moveGraphInstance(Service.self)
-            if let record, let object = WeakStorage.referenceOrNil(instance) { record.remember(self, object) }
-            values.append(instance)
+        if cell.hasFinishedGraphInstance {
+            if let record { remember(in: record) }
+            cell.releaseFinished(Service.self)
         }
         return storage
+    }
+
+    @inline(never)
+    private func remember(in record: GraphRecord) {
+        if let object = WeakStorage.referenceOrNil(cell.finishedGraphInstance(as: Service.self)) {
+            record.remember(self, object)
+        }
     }
 
     @usableFromInline
@@ -188,7 +195,7 @@ extension ServiceEntry: AnyServiceEntry {
     func recall(from record: GraphRecord, in hierarchy: Hierarchy) -> Bool {
         guard let object = record.object(for: self), let instance = object as? Service else { return false }
         setGraphInstance(instance)
-        hierarchy.holdsGraphInstance(self)
+        hierarchy.holdsGraphInstance(self, cell: cell)
         return true
     }
 

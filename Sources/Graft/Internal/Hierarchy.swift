@@ -35,8 +35,8 @@ final class Hierarchy {
     @exclusivity(unchecked) private var completionFrame = -1
     /// The frame count at which a resolution is a request of its own.
     @exclusivity(unchecked) private var requestBase = 0
-    /// Entries holding an instance for the current graph.
-    @exclusivity(unchecked) private var graphEntries: [AnyServiceEntry] = []
+    /// Entries holding an instance for the current graph, with their cells.
+    @exclusivity(unchecked) private var graphEntries: [GraphMember] = []
     /// Entries that kept a new instance beyond the graph (undone if their request fails).
     @exclusivity(unchecked) private var keptEntries: [AnyServiceEntry] = []
     /// Why the current request failed, once it has.
@@ -53,6 +53,7 @@ final class Hierarchy {
     /// Buffers kept between resolutions so a graph's end allocates nothing.
     @exclusivity(unchecked) private var spareEntries: [AnyServiceEntry] = []
     @exclusivity(unchecked) private var spareValues: [Any] = []
+    @exclusivity(unchecked) private var spareMembers: [GraphMember] = []
     /// Synchronized calls now holding `mutex` on this thread (it is recursive).
     @exclusivity(unchecked) private var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released `mutex`.
@@ -222,7 +223,7 @@ final class Hierarchy {
             rollBack(request, into: &teardown)
         }
         if depth == 0 { detachGraph(into: &teardown) }
-        finish(teardown)
+        finish(&teardown)
         return succeeded
     }
 
@@ -232,8 +233,8 @@ final class Hierarchy {
     }
 
     @inline(__always)
-    func holdsGraphInstance(_ entry: AnyServiceEntry) {
-        graphEntries.append(entry)
+    func holdsGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
+        graphEntries.append(GraphMember(entry: entry, cell: cell))
     }
 
     @inline(__always)
@@ -249,6 +250,10 @@ final class Hierarchy {
         var values: [Any]
         /// Entries taken off the lists, released last (one may hold the last reference).
         var entries: [AnyServiceEntry]
+        /// Graph members whose values are marked finished, to release.
+        var members: [GraphMember] = []
+        /// Where the finished graph's instances are remembered (its identifier escaped).
+        var record: (GraphRecord, GraphIdentifier)?
         var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
     }
 
@@ -277,15 +282,28 @@ final class Hierarchy {
         }
     }
 
+    /// Marks the values of `graphEntries[start...]` finished (a flag in each cell: no call, no
+    /// user code) and moves those members into the teardown, which releases the values.
+    private func finishGraphEntries(from start: Int, into teardown: inout Teardown) {
+        guard start < graphEntries.count else { return }
+        graphEntries.withUnsafeBufferPointer { members in
+            for index in start..<members.count { InstanceCell.finishGraph(at: members[index].cell.base) }
+        }
+        if start == 0 && teardown.members.isEmpty {
+            swap(&teardown.members, &graphEntries)
+            if graphEntries.capacity == 0 { swap(&graphEntries, &spareMembers) }
+        } else {
+            teardown.members.append(contentsOf: graphEntries[start...])
+            graphEntries.removeSubrange(start...)  // releases nothing: the teardown holds each entry
+        }
+    }
+
     /// Undoes what `request` made: its graph instances and the instances it kept in other scopes.
     private func rollBack(_ request: Request, into teardown: inout Teardown) {
         assert(!isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
         isMovingOut = true
         let rolledBackGraph = graph
-        for entry in graphEntries[request.graphMark...] {
-            _ = entry.moveGraphInstance(into: &teardown.values, record: nil)
-        }
-        take(&graphEntries, from: request.graphMark, into: &teardown)
+        finishGraphEntries(from: request.graphMark, into: &teardown)
         for entry in keptEntries[request.keptMark...] {
             if let storage = entry.moveKeptInstance(into: &teardown.values) {
                 teardown.storages.append((storage, rolledBackGraph))
@@ -295,8 +313,8 @@ final class Hierarchy {
         isMovingOut = false
     }
 
-    /// Ends the current graph: its instances are moved out (and remembered weakly if its
-    /// identifier escaped), and the hierarchy is left with no graph.
+    /// Ends the current graph: its instances are marked finished (and will be remembered weakly
+    /// if its identifier escaped), and the hierarchy is left with no graph.
     private func detachGraph() -> Teardown {
         var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
         detachGraph(into: &teardown)
@@ -313,28 +331,32 @@ final class Hierarchy {
         if graphEntries.isEmpty { return }
         assert(!isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
         isMovingOut = true
-        for entry in graphEntries {
-            if let storage = entry.moveGraphInstance(into: &teardown.values, record: record) {
+        finishGraphEntries(from: 0, into: &teardown)
+        isMovingOut = false
+        if let record, let identifier { teardown.record = (record, identifier) }
+    }
+
+    /// Releases the finished graph's values (remembering them first if the graph escaped), tells
+    /// custom storages, then releases what else was moved out: user code runs here, with the
+    /// hierarchy consistent, and may resolve, register or remove.
+    /// (`inout`: a copy would share the arrays, and emptying a shared array allocates a new one.)
+    private func finish(_ teardown: inout Teardown) {
+        let record = teardown.record?.0
+        for index in teardown.members.indices {
+            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance(record: record) {
                 teardown.storages.append((storage, nil))
             }
         }
-        take(&graphEntries, from: 0, into: &teardown)
-        if graphEntries.capacity == 0 { swap(&graphEntries, &spareEntries) }
-        isMovingOut = false
-        if let record, let identifier, record.hasLiveInstances { keep(record, for: identifier) }
-    }
-
-    /// Tells custom storages, then releases the instances: user code runs here, with the
-    /// hierarchy consistent, and may resolve, register or remove.
-    private func finish(_ teardown: Teardown) {
-        var teardown = teardown
+        if let (record, identifier) = teardown.record, record.hasLiveInstances { keep(record, for: identifier) }
         for (storage, graph) in teardown.storages {
             if let graph { storage.setInstance(nil, inGraph: graph) } else { storage.graphResolutionCompleted() }
         }
         teardown.values.removeAll(keepingCapacity: true)
+        teardown.members.removeAll(keepingCapacity: true)
         teardown.entries.removeAll(keepingCapacity: true)
         if spareValues.capacity == 0 { swap(&spareValues, &teardown.values) }
         if spareEntries.capacity == 0 { swap(&spareEntries, &teardown.entries) }
+        if spareMembers.capacity == 0 { swap(&spareMembers, &teardown.members) }
     }
 
     private func keep(_ record: GraphRecord, for identifier: GraphIdentifier) {
@@ -361,9 +383,9 @@ final class Hierarchy {
         let outerGraph = graph
         let outerEscaped = graphEscaped
         let outerRecalled = recalled
-        var outerEntries: [AnyServiceEntry] = []
+        var outerEntries: [GraphMember] = []
         swap(&outerEntries, &graphEntries)  // the inner graph starts with an empty list
-        let outerInstances = outerEntries.map { $0.takeGraphInstance() }
+        let outerInstances = outerEntries.map { $0.entry.takeGraphInstance() }
         graph = identifier
         graphEscaped = true
         recalled = records[identifier]
@@ -375,9 +397,9 @@ final class Hierarchy {
             graphEscaped = outerEscaped
             recalled = outerRecalled
             graphEntries = outerEntries
-            for (entry, instance) in zip(graphEntries, outerInstances) { entry.restoreGraphInstance(instance) }
+            for (member, instance) in zip(graphEntries, outerInstances) { member.entry.restoreGraphInstance(instance) }
             if depth == 0 { take(&keptEntries, from: 0, into: &teardown) }
-            finish(teardown)
+            finish(&teardown)
         }
         return try body()
     }
@@ -410,4 +432,11 @@ final class GraphRecord {
     var hasLiveInstances: Bool {
         remembered.contains { $0.object != nil && $0.entry != nil }
     }
+}
+
+/// An entry on the current graph's list, with its cell, so ending the graph can mark every value
+/// finished without a call into the entry.
+struct GraphMember {
+    let entry: AnyServiceEntry
+    let cell: InstanceCell
 }

@@ -1,8 +1,8 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: a 16-byte header (two flag bytes, then the
+/// The memory where an entry keeps its instances: a 16-byte header (two state bytes, then the
 /// identity of the type stored), then two `Service` values, [0] kept by `.container` and [1] the
-/// current graph's.
+/// current graph's (or a finished graph's, waiting to be released).
 ///
 /// Raw memory rather than `Service?` properties: in unspecialized code every `Optional<Service>`
 /// costs a runtime metadata lookup. And the registration table keeps a copy of this pointer, so a
@@ -13,7 +13,12 @@
 /// - every read and write is as the type the cell was made for (the header records it);
 /// - a value is released only after its flag is cleared and it has been moved out of the cell, so
 ///   a `deinit` that runs during the release (and resolves, registers or removes) finds the cell
-///   empty and consistent, never a value that is being destroyed.
+///   empty and consistent, never a value that is being destroyed;
+/// - ending a graph first marks every graph value `finished` (``finishGraph(at:)``, no user code,
+///   no generic call), then releases them one by one (``releaseFinished(_:)``). A finished value is
+///   no graph instance: a resolution started by a `deinit` meanwhile makes a new one, releasing
+///   the finished value it displaces itself. Byte 1 is `graphEmpty`, `graphHeld` or
+///   `graphFinished`.
 @usableFromInline
 struct InstanceCell {
     @usableFromInline let base: UnsafeMutableRawPointer
@@ -31,7 +36,7 @@ struct InstanceCell {
             ? Platform.allocate(byteCount: byteCount)
             : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
         base.storeBytes(of: false, as: Bool.self)
-        base.storeBytes(of: false, toByteOffset: 1, as: Bool.self)
+        base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)
     }
@@ -49,7 +54,41 @@ struct InstanceCell {
     @inlinable @inline(__always)
     var hasInstance: Bool { base.load(as: Bool.self) }
 
-    var hasGraphInstance: Bool { base.load(fromByteOffset: 1, as: Bool.self) }
+    var hasGraphInstance: Bool { graphState == Self.graphHeld }
+
+    static let graphEmpty: UInt8 = 0
+    static let graphHeld: UInt8 = 1
+    static let graphFinished: UInt8 = 2
+
+    private var graphState: UInt8 { base.load(fromByteOffset: 1, as: UInt8.self) }
+
+    private func setGraphState(_ state: UInt8) {
+        base.storeBytes(of: state, toByteOffset: 1, as: UInt8.self)
+    }
+
+    /// Marks a held graph value finished (the graph it belongs to has ended). Non-generic: the
+    /// hierarchy calls it for every graph entry before any value is released.
+    static func finishGraph(at base: UnsafeMutableRawPointer) {
+        if base.load(fromByteOffset: 1, as: UInt8.self) == graphHeld {
+            base.storeBytes(of: graphFinished, toByteOffset: 1, as: UInt8.self)
+        }
+    }
+
+    /// Whether slot [1] holds a finished graph's value, not yet released.
+    var hasFinishedGraphInstance: Bool { graphState == Self.graphFinished }
+
+    /// The finished graph's value; only while ``hasFinishedGraphInstance``.
+    func finishedGraphInstance<Service>(as type: Service.Type) -> Service {
+        assert(hasFinishedGraphInstance, "InstanceCell: read of a finished value that is not there")
+        return values(type)[1]
+    }
+
+    /// Releases a finished graph's value, if any, after emptying its slot.
+    func releaseFinished<Service>(_ type: Service.Type) {
+        guard hasFinishedGraphInstance else { return }
+        setGraphState(Self.graphEmpty)
+        _ = (values(type) + 1).move()
+    }
 
     /// The `.container` instance; only while ``hasInstance``.
     @inlinable @inline(__always)
@@ -79,15 +118,17 @@ struct InstanceCell {
     }
 
     func setGraphInstance<Service>(_ value: Service) {
-        guard hasGraphInstance else {
+        guard graphState != Self.graphEmpty else {
             (values(Service.self) + 1).initialize(to: value)
-            base.storeBytes(of: true, toByteOffset: 1, as: Bool.self)
+            setGraphState(Self.graphHeld)
             return
         }
-        let old = moveGraphInstance(Service.self)
+        // A held value, or a finished graph's not yet released: out first, released last.
+        setGraphState(Self.graphEmpty)
+        let old = (values(Service.self) + 1).move()
         withExtendedLifetime(old) {
             (values(Service.self) + 1).initialize(to: value)
-            base.storeBytes(of: true, toByteOffset: 1, as: Bool.self)
+            setGraphState(Self.graphHeld)
         }
     }
 
@@ -102,7 +143,7 @@ struct InstanceCell {
     /// Empties the graph slot and hands its value to the caller; only while ``hasGraphInstance``.
     func moveGraphInstance<Service>(_ type: Service.Type) -> Service {
         assert(hasGraphInstance, "InstanceCell: move out of an empty graph slot")
-        base.storeBytes(of: false, toByteOffset: 1, as: Bool.self)
+        setGraphState(Self.graphEmpty)
         return (values(type) + 1).move()
     }
 
@@ -110,7 +151,10 @@ struct InstanceCell {
     func deallocate<Service>(_ type: Service.Type) {
         var held: [Any] = []
         if hasInstance { held.append(moveInstance(type)) }
-        if hasGraphInstance { held.append(moveGraphInstance(type)) }
+        if graphState != Self.graphEmpty {
+            setGraphState(Self.graphEmpty)
+            held.append((values(type) + 1).move())
+        }
         if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
         withExtendedLifetime(held) {}
     }
