@@ -256,8 +256,13 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        try checkBeforeConstructing(in: hierarchy, opensRequest: opensRequest)
+        // A request opens before the checks, so a cycle or the depth limit met here fails this
+        // request, not the one around it.
         let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        guard canConstruct(in: hierarchy) else {
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
         let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
         if settle(made, in: hierarchy, resolver: resolver) {
             return try finishWithKeptInstance(in: hierarchy, request: request)
@@ -271,17 +276,20 @@ extension ServiceEntry {
     // level below it) runs.
 
     @inline(__always)
-    private func checkBeforeConstructing(in hierarchy: Hierarchy, opensRequest: Bool) throws(ResolutionFailed) {
+    private func canConstruct(in hierarchy: Hierarchy) -> Bool {
         // The request in flight has failed: it will return nil and keep nothing, so running more
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
-        if !opensRequest && hierarchy.failure != nil { throw ResolutionFailed() }
+        if hierarchy.failure != nil { return false }
         if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(self) {
-            throw failCycle(in: hierarchy)
+            failCycle(in: hierarchy)
+            return false
         }
         if hierarchy.frameCount >= Hierarchy.maximumDepth {
-            throw failTooDeep(in: hierarchy)
+            failTooDeep(in: hierarchy)
+            return false
         }
+        return true
     }
 
     /// After the factory: keeps the instance per scope and runs `initCompleted`, unless the
@@ -337,22 +345,20 @@ extension ServiceEntry {
     // `construct`, which every level of a deep chain keeps on the stack.
 
     @inline(never)
-    private func failCycle(in hierarchy: Hierarchy) -> ResolutionFailed {
+    private func failCycle(in hierarchy: Hierarchy) {
         let chain = hierarchy.chain(reentering: self)
         hierarchy.fail(chain)
         hierarchy.log {
             "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
                 + "break the cycle by injecting one side in `initCompleted`."
         }
-        return ResolutionFailed()
     }
 
     @inline(never)
-    private func failTooDeep(in hierarchy: Hierarchy) -> ResolutionFailed {
+    private func failTooDeep(in hierarchy: Hierarchy) {
         let chain = hierarchy.chain(reentering: self)
         hierarchy.fail(chain)
         hierarchy.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
-        return ResolutionFailed()
     }
 
     private func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {
@@ -399,13 +405,13 @@ extension ServiceEntry {
         case .transient:
             return
         case .graph:
-            setGraphInstance(made)
+            setGraphInstance(made, in: hierarchy)
             hierarchy.holdsGraphInstance(self, cell: cell)
         case .container:
             setInstance(made)
             hierarchy.keptNewInstance(self)
         case .weak:
-            setGraphInstance(made)
+            setGraphInstance(made, in: hierarchy)
             weakInstance = WeakStorage.referenceOrNil(made)
             hierarchy.holdsGraphInstance(self, cell: cell)
             hierarchy.keptNewInstance(self)

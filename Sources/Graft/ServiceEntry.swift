@@ -87,7 +87,19 @@ public final class ServiceEntry<Service> {
 
     /// The current graph's instance; only while `hasGraphInstance`.
     var graphInstance: Service { cell.graphInstance(as: Service.self) }
-    func setGraphInstance(_ made: Service) { cell.setGraphInstance(made) }
+    /// Stores the current graph's instance. A value still in the slot (a finished graph's, not yet
+    /// released) goes to the hierarchy, released when the resolution is consistent: released here,
+    /// its `deinit` would run with this entry holding an instance not yet on the graph's list.
+    @inline(__always)
+    func setGraphInstance(_ made: Service, in hierarchy: Hierarchy) {
+        if cell.graphSlotIsOccupied { displaceGraphSlot(in: hierarchy) }
+        cell.setGraphInstance(made)
+    }
+
+    @inline(never)
+    private func displaceGraphSlot(in hierarchy: Hierarchy) {
+        hierarchy.releaseLater(cell.takeGraphSlot(Service.self))
+    }
 
     /// Sets the scope that decides how long resolved instances are kept. Any kept instance is dropped.
     @discardableResult
@@ -138,10 +150,12 @@ protocol AnyServiceEntry: AnyObject {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested?
-    /// Releases the value of a graph that has ended (the hierarchy marked it finished in the cell),
-    /// remembering it weakly in `record` first; returns the custom storage to tell that the graph
-    /// ended, if any.
-    func releaseFinishedGraphInstance(record: GraphRecord?) -> InstanceStorage?
+    /// Remembers weakly, in `record`, the current graph's instance (the graph is ending). Runs no
+    /// user code.
+    func rememberGraphInstance(in record: GraphRecord)
+    /// Releases the value of a graph that has ended; returns the custom storage to tell that the
+    /// graph ended, if any.
+    func releaseFinishedGraphInstance() -> InstanceStorage?
     /// Undoes what a failed request kept: moves the `.container` instance out into `values`,
     /// forgets the `.weak` one; returns the custom storage to clear, if any.
     func moveKeptInstance(into values: inout [Any]) -> InstanceStorage?
@@ -149,7 +163,7 @@ protocol AnyServiceEntry: AnyObject {
     func resetKeptInstance()
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
     func takeGraphInstance() -> Any?
-    func restoreGraphInstance(_ instance: Any?)
+    func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy)
     /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
     func entryDescription(for key: ServiceKey) -> String
     var entryDescription: String { get }
@@ -157,20 +171,16 @@ protocol AnyServiceEntry: AnyObject {
 
 extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
-    func releaseFinishedGraphInstance(record: GraphRecord?) -> InstanceStorage? {
-        listedInGraph = false
-        if cell.hasFinishedGraphInstance {
-            if let record { remember(in: record) }
-            cell.releaseFinished(Service.self)
-        }
-        return storage
+    func rememberGraphInstance(in record: GraphRecord) {
+        guard hasGraphInstance else { return }
+        if let object = WeakStorage.referenceOrNil(graphInstance) { record.remember(self, object) }
     }
 
-    @inline(never)
-    private func remember(in record: GraphRecord) {
-        if let object = WeakStorage.referenceOrNil(cell.finishedGraphInstance(as: Service.self)) {
-            record.remember(self, object)
-        }
+    @usableFromInline
+    func releaseFinishedGraphInstance() -> InstanceStorage? {
+        listedInGraph = false
+        cell.releaseFinished(Service.self)
+        return storage
     }
 
     @usableFromInline
@@ -194,7 +204,7 @@ extension ServiceEntry: AnyServiceEntry {
     @inline(never)
     func recall(from record: GraphRecord, in hierarchy: Hierarchy) -> Bool {
         guard let object = record.object(for: self), let instance = object as? Service else { return false }
-        setGraphInstance(instance)
+        setGraphInstance(instance, in: hierarchy)
         hierarchy.holdsGraphInstance(self, cell: cell)
         return true
     }
@@ -207,11 +217,10 @@ extension ServiceEntry: AnyServiceEntry {
     }
 
     @usableFromInline
-    func restoreGraphInstance(_ instance: Any?) {
+    func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy) {
+        if cell.graphSlotIsOccupied { displaceGraphSlot(in: hierarchy) }
         listedInGraph = storage != nil
-        let displaced: Service? = hasGraphInstance ? cell.moveGraphInstance(Service.self) : nil
-        if let instance = instance as? Service { setGraphInstance(instance) }
-        withExtendedLifetime(displaced) {}
+        if let instance = instance as? Service { cell.setGraphInstance(instance) }
     }
 
     @usableFromInline

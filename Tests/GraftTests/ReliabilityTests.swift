@@ -716,6 +716,184 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
     }
 }
 
+// Found by a second cold read (of the two-phase graph teardown), each reproduced first.
+@Suite struct SecondColdReadTests {
+    final class Numbered {
+        let number: Int
+        let onDeinit: (Int) -> Void
+        init(_ number: Int, onDeinit: @escaping (Int) -> Void = { _ in }) {
+            self.number = number
+            self.onDeinit = onDeinit
+        }
+        deinit { onDeinit(number) }
+    }
+    final class Box<Value> { var value: Value; init(_ value: Value) { self.value = value } }
+
+    /// A `deinit` during a graph's end recalls an earlier graph's instance into a cell that still
+    /// holds the ending graph's value, whose own `deinit` changes the entry.
+    @Test func recallIntoACellStillHoldingAFinishedValue() {
+        final class Holder {
+            let numbered: Numbered
+            let lazy: Lazy<Numbered>
+            init(_ numbered: Numbered, _ lazy: Lazy<Numbered>) {
+                self.numbered = numbered
+                self.lazy = lazy
+            }
+        }
+        final class Trigger {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Root {}
+        let container = Container()
+        let made = Box(0)
+        let lazyOfFirstGraph = Box<Lazy<Numbered>?>(nil)
+        let recalled = Box(0)
+        let entry = Box<ServiceEntry<Numbered>?>(nil)
+        entry.value = container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value) { number in if number == 2 { entry.value?.inObjectScope(.graph) } }
+        }
+        container.register(Trigger.self) { _ in Trigger { recalled.value = lazyOfFirstGraph.value?.instance.number ?? -1 } }
+        container.register(Holder.self) { r in Holder(r.resolve(Numbered.self)!, r.resolve(Lazy<Numbered>.self)!) }
+        container.register(Root.self) { r in
+            _ = r.resolve(Trigger.self)
+            _ = r.resolve(Numbered.self)
+            return Root()
+        }
+        let holder = container.resolve(Holder.self)!
+        lazyOfFirstGraph.value = holder.lazy
+        _ = container.resolve(Root.self)
+        #expect(recalled.value == holder.numbered.number)
+    }
+
+    /// A finished value displaced by a resolution in a `deinit` is released only once that
+    /// resolution has listed its own instance: a new graph opened by its `deinit` makes its own.
+    @Test func displacedFinishedValueIsNotSharedWithAnotherGraph() {
+        final class Trigger {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Root {}
+        let container = Container()
+        let made = Box(0)
+        let fromTrigger = Box<Numbered?>(nil)
+        let fromOtherGraph = Box<Numbered?>(nil)
+        container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value) { number in
+                guard number == 1 else { return }
+                fromOtherGraph.value = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Numbered.self) }
+            }
+        }
+        container.register(Trigger.self) { _ in Trigger { fromTrigger.value = container.resolve(Numbered.self) } }
+        container.register(Root.self) { r in
+            _ = r.resolve(Trigger.self)
+            _ = r.resolve(Numbered.self)
+            return Root()
+        }
+        _ = container.resolve(Root.self)
+        #expect(fromTrigger.value != nil)
+        #expect(fromOtherGraph.value != nil)
+        #expect(fromTrigger.value !== fromOtherGraph.value)
+    }
+
+    /// `withObjectGraph` inside a factory: the outer graph's instances are back in place before any
+    /// `deinit` of the inner graph's runs, and stay one per graph.
+    @Test func innerGraphInsideAFactoryKeepsTheOuterGraphWhole() {
+        final class Pair {
+            let first: Numbered
+            let second: Numbered
+            init(_ first: Numbered, _ second: Numbered) {
+                self.first = first
+                self.second = second
+            }
+        }
+        let container = Container()
+        let made = Box(0)
+        container.register(Unit.self) { _ in Unit() }
+        container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value)
+        }
+        container.register(Pair.self) { r in
+            _ = r.resolve(Unit.self)
+            let first = r.resolve(Numbered.self)!
+            container.withObjectGraph(GraphIdentifier()) { _ = $0.resolve(Unit.self) }
+            return Pair(first, r.resolve(Numbered.self)!)
+        }
+        let pair = container.resolve(Pair.self)!
+        #expect(pair.first === pair.second)
+        #expect(made.value == 1)
+    }
+
+    @Test(arguments: [false, true])
+    func graphResolvedInsideAFactoryIsFoundAgain(outerHoldsTheService: Bool) {
+        let container = Container()
+        let graph = GraphIdentifier()
+        let kept = Box<Numbered?>(nil)
+        let made = Box(0)
+        container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value)
+        }
+        container.register(Unit.self) { r in
+            if outerHoldsTheService { _ = r.resolve(Numbered.self) }
+            kept.value = container.withObjectGraph(graph) { $0.resolve(Numbered.self) }
+            return Unit()
+        }
+        _ = container.resolve(Unit.self)
+        #expect(container.withObjectGraph(graph) { $0.resolve(Numbered.self) } === kept.value)
+    }
+
+    /// A `deinit` run by a graph's end reads a `Lazy` of that graph: it finds the graph's instance.
+    @Test func lazyReadInADeinitDuringItsGraphsEnd() {
+        final class User {
+            let numbered: Numbered
+            let lazy: Lazy<Numbered>
+            let sawOwn: Box<Bool?>
+            init(_ numbered: Numbered, _ lazy: Lazy<Numbered>, _ sawOwn: Box<Bool?>) {
+                self.numbered = numbered
+                self.lazy = lazy
+                self.sawOwn = sawOwn
+            }
+            deinit { sawOwn.value = lazy.instance === numbered }
+        }
+        final class Root { init(_: User) {} }
+        let container = Container()
+        let sawOwn = Box<Bool?>(nil)
+        let made = Box(0)
+        container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value)
+        }
+        container.register(User.self) { r in User(r.resolve(Numbered.self)!, r.resolve(Lazy<Numbered>.self)!, sawOwn) }
+        container.register(Root.self) { r in Root(r.resolve(User.self)!) }
+        _ = container.resolve(Root.self)
+        #expect(sawOwn.value == true)
+    }
+
+    /// A cycle met by a resolution that is a request of its own (in `withObjectGraph` inside a
+    /// factory) fails that request only.
+    @Test func cycleInANestedRequestDoesNotFailTheOuterOne() {
+        final class Outer {
+            let unit: Unit?
+            init(_ unit: Unit?) { self.unit = unit }
+        }
+        let container = Container()
+        Loop.register(in: container)
+        container.register(Unit.self) { _ in Unit() }
+        container.register(Outer.self) { r in
+            let inner = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Loop.self) }
+            #expect(inner == nil)
+            return Outer(r.resolve(Unit.self))
+        }
+        #expect(container.resolve(Outer.self)?.unit != nil)
+    }
+}
+
 /// A custom storage keyed by graph, as Swinject's `GraphStorage` is.
 private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  // used on one thread
     private var byGraph: [GraphIdentifier: Any] = [:]

@@ -19,6 +19,7 @@
 /// pushed them; instances are moved out of the cells (no user code runs) before any is released,
 /// and released only once every list here is consistent, so a `deinit` run by the release may
 /// start a resolution of its own. Lists that user code can reach are walked as local copies.
+@usableFromInline
 final class Hierarchy {
     let mutex = RecursiveMutex()
 
@@ -54,6 +55,9 @@ final class Hierarchy {
     @exclusivity(unchecked) private var spareEntries: [AnyServiceEntry] = []
     @exclusivity(unchecked) private var spareValues: [Any] = []
     @exclusivity(unchecked) private var spareMembers: [GraphMember] = []
+    /// Values displaced from a cell while a resolution runs (a finished graph's value, replaced
+    /// before its teardown released it), released when the outermost resolution ends.
+    @exclusivity(unchecked) private var laterReleases: [Any] = []
     /// Synchronized calls now holding `mutex` on this thread (it is recursive).
     @exclusivity(unchecked) private var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released `mutex`.
@@ -199,7 +203,9 @@ final class Hierarchy {
     @inline(__always)
     func endRequest(_ request: Request) -> Bool {
         // The common case, inlined: an outermost request that succeeded and made nothing to drop.
-        if depth == 1 && failure == nil && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty {
+        if depth == 1 && failure == nil && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty
+            && laterReleases.isEmpty
+        {
             depth = 0
             graph = nil
             graphEscaped = false
@@ -232,6 +238,11 @@ final class Hierarchy {
         if failure == nil { failure = message }
     }
 
+    /// Keeps `value` until the outermost resolution ends, then releases it.
+    func releaseLater(_ value: Any) {
+        laterReleases.append(value)
+    }
+
     @inline(__always)
     func holdsGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
         graphEntries.append(GraphMember(entry: entry, cell: cell))
@@ -252,8 +263,6 @@ final class Hierarchy {
         var entries: [AnyServiceEntry]
         /// Graph members whose values are marked finished, to release.
         var members: [GraphMember] = []
-        /// Where the finished graph's instances are remembered (its identifier escaped).
-        var record: (GraphRecord, GraphIdentifier)?
         var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
     }
 
@@ -331,9 +340,14 @@ final class Hierarchy {
         if graphEntries.isEmpty { return }
         assert(!isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
         isMovingOut = true
+        // Remembered before anything is released or can be displaced, and the record stored
+        // before any user code runs: a `deinit` that resolves in this graph again finds them.
+        if let record, let identifier {
+            for member in graphEntries { member.entry.rememberGraphInstance(in: record) }
+            if record.hasLiveInstances { keep(record, for: identifier) }
+        }
         finishGraphEntries(from: 0, into: &teardown)
         isMovingOut = false
-        if let record, let identifier { teardown.record = (record, identifier) }
     }
 
     /// Releases the finished graph's values (remembering them first if the graph escaped), tells
@@ -341,13 +355,11 @@ final class Hierarchy {
     /// hierarchy consistent, and may resolve, register or remove.
     /// (`inout`: a copy would share the arrays, and emptying a shared array allocates a new one.)
     private func finish(_ teardown: inout Teardown) {
-        let record = teardown.record?.0
         for index in teardown.members.indices {
-            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance(record: record) {
+            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance() {
                 teardown.storages.append((storage, nil))
             }
         }
-        if let (record, identifier) = teardown.record, record.hasLiveInstances { keep(record, for: identifier) }
         for (storage, graph) in teardown.storages {
             if let graph { storage.setInstance(nil, inGraph: graph) } else { storage.graphResolutionCompleted() }
         }
@@ -357,6 +369,12 @@ final class Hierarchy {
         if spareValues.capacity == 0 { swap(&spareValues, &teardown.values) }
         if spareEntries.capacity == 0 { swap(&spareEntries, &teardown.entries) }
         if spareMembers.capacity == 0 { swap(&spareMembers, &teardown.members) }
+        // Released by the outermost resolution only: by then nothing of this one is in flight.
+        while depth == 0 && !laterReleases.isEmpty {
+            var displaced: [Any] = []
+            swap(&displaced, &laterReleases)
+            displaced.removeAll()
+        }
     }
 
     private func keep(_ record: GraphRecord, for identifier: GraphIdentifier) {
@@ -397,7 +415,9 @@ final class Hierarchy {
             graphEscaped = outerEscaped
             recalled = outerRecalled
             graphEntries = outerEntries
-            for (member, instance) in zip(graphEntries, outerInstances) { member.entry.restoreGraphInstance(instance) }
+            for (member, instance) in zip(graphEntries, outerInstances) {
+                member.entry.restoreGraphInstance(instance, in: self)
+            }
             if depth == 0 { take(&keptEntries, from: 0, into: &teardown) }
             finish(&teardown)
         }

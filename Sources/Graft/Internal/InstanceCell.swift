@@ -16,9 +16,9 @@
 ///   empty and consistent, never a value that is being destroyed;
 /// - ending a graph first marks every graph value `finished` (``finishGraph(at:)``, no user code,
 ///   no generic call), then releases them one by one (``releaseFinished(_:)``). A finished value is
-///   no graph instance: a resolution started by a `deinit` meanwhile makes a new one, releasing
-///   the finished value it displaces itself. Byte 1 is `graphEmpty`, `graphHeld` or
-///   `graphFinished`.
+///   no graph instance: a resolution started by a `deinit` meanwhile makes a new one, and hands the
+///   finished value it displaces to the hierarchy, which releases it once consistent (never inside
+///   the store). Byte 1 is `graphEmpty`, `graphHeld` or `graphFinished`.
 @usableFromInline
 struct InstanceCell {
     @usableFromInline let base: UnsafeMutableRawPointer
@@ -77,12 +77,6 @@ struct InstanceCell {
     /// Whether slot [1] holds a finished graph's value, not yet released.
     var hasFinishedGraphInstance: Bool { graphState == Self.graphFinished }
 
-    /// The finished graph's value; only while ``hasFinishedGraphInstance``.
-    func finishedGraphInstance<Service>(as type: Service.Type) -> Service {
-        assert(hasFinishedGraphInstance, "InstanceCell: read of a finished value that is not there")
-        return values(type)[1]
-    }
-
     /// Releases a finished graph's value, if any, after emptying its slot.
     func releaseFinished<Service>(_ type: Service.Type) {
         guard hasFinishedGraphInstance else { return }
@@ -117,19 +111,23 @@ struct InstanceCell {
         }
     }
 
+    /// Stores the current graph's value; only while slot [1] is empty (a value it held, held or
+    /// finished, has been taken out with ``takeGraphSlot(_:)`` first, for the caller to release
+    /// when the container is consistent).
     func setGraphInstance<Service>(_ value: Service) {
-        guard graphState != Self.graphEmpty else {
-            (values(Service.self) + 1).initialize(to: value)
-            setGraphState(Self.graphHeld)
-            return
-        }
-        // A held value, or a finished graph's not yet released: out first, released last.
+        assert(graphState == Self.graphEmpty, "InstanceCell: graph value overwritten")
+        (values(Service.self) + 1).initialize(to: value)
+        setGraphState(Self.graphHeld)
+    }
+
+    /// Whether slot [1] holds anything (the current graph's value, or a finished one).
+    var graphSlotIsOccupied: Bool { graphState != Self.graphEmpty }
+
+    /// Empties slot [1] and hands its value (held or finished) to the caller.
+    func takeGraphSlot<Service>(_ type: Service.Type) -> Service {
+        assert(graphSlotIsOccupied, "InstanceCell: take from an empty graph slot")
         setGraphState(Self.graphEmpty)
-        let old = (values(Service.self) + 1).move()
-        withExtendedLifetime(old) {
-            (values(Service.self) + 1).initialize(to: value)
-            setGraphState(Self.graphHeld)
-        }
+        return (values(type) + 1).move()
     }
 
     /// Empties the container slot and hands its value to the caller, who releases it once nothing
