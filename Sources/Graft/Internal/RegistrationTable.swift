@@ -107,7 +107,7 @@ final class RegistrationTable {
     @usableFromInline @inline(__always)
     func slot(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<Slot>? {
         let mask = capacity - 1
-        var index = hash & mask
+        var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
         while true {
             let stored = hashes[index]
             if stored == 0 { return nil }
@@ -146,7 +146,7 @@ final class RegistrationTable {
 
     private func freeIndex(for hash: Int) -> Int {
         let mask = capacity - 1
-        var index = hash & mask
+        var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
         while hashes[index] != 0 { index = (index + 1) & mask }
         return index
     }
