@@ -97,7 +97,16 @@ func compare(_ program: MProgram) -> Comparison? {
             e == (index < graft.count ? graft[index] : nil) ? "model agrees with Graft"
             : e == (index < swinject.trace.count ? swinject.trace[index] : nil) ? "model agrees with Swinject"
             : "model agrees with neither"
-        kind = "\(stepKind(program.steps[index])) — \(side)"
+        let resetsByServiceType = program.steps.contains {
+            if case .reset(_, _, let service) = $0 { return service != nil }
+            return false
+        }
+        // A reset by service type that Graft carries further up the hierarchy than Swinject shows
+        // at the next resolution, not at the reset itself.
+        kind =
+            side == "model agrees with Graft" && resetsByServiceType
+            ? "reset(serviceType:) — model agrees with Graft"
+            : "\(stepKind(program.steps[index])) — \(side)"
     }
     return Comparison(index: index, kind: kind, graft: graft, swinject: swinject.trace, model: model)
 }
