@@ -272,14 +272,21 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
 
     // MARK: 7. deinits that register or remove while the table changes
 
-    @Test func deinitRegisteringWhileARegistrationIsReplaced() {
+    /// A container holding a `.container`-scoped `Leaf` whose `deinit` registers `count` named
+    /// `Unit`s ("n0", "n1", ...): enough to grow the table while it is being changed.
+    private func containerWithRegisteringLeaf(registering count: Int) -> Container {
         let container = Container()
         container.register(Leaf.self) { _ in
             Leaf {
-                for index in 0..<200 { container.register(Unit.self, name: "n\(index)") { _ in Unit() } }
+                for index in 0..<count { container.register(Unit.self, name: "n\(index)") { _ in Unit() } }
             }
         }.inObjectScope(.container)
         _ = container.resolve(Leaf.self)
+        return container
+    }
+
+    @Test func deinitRegisteringWhileARegistrationIsReplaced() {
+        let container = containerWithRegisteringLeaf(registering: 200)
         // Replacing releases the old entry, its Leaf, and the deinit grows the table meanwhile.
         container.register(Leaf.self) { _ in Leaf {} }
         for index in 0..<200 { #expect(container.resolve(Unit.self, name: "n\(index)") != nil) }
@@ -288,13 +295,7 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
     }
 
     @Test func deinitRegisteringDuringRemoveAllIsKept() {
-        let container = Container()
-        container.register(Leaf.self) { _ in
-            Leaf {
-                for index in 0..<100 { container.register(Unit.self, name: "n\(index)") { _ in Unit() } }
-            }
-        }.inObjectScope(.container)
-        _ = container.resolve(Leaf.self)
+        let container = containerWithRegisteringLeaf(registering: 100)
         container.removeAll()
         #expect(container.services.count == 100)
         #expect(container.resolve(Leaf.self) == nil)
@@ -623,22 +624,17 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
     }
 
     @Test func factoryReplacingAContainerScopedRegistrationItJustResolved() {
-        final class Cache {
-            let onDeinit: () -> Void
-            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
-            deinit { onDeinit() }
-        }
         final class Screen {}
         let container = Container()
         container.register(Tracker.self) { _ in Tracker() }
-        container.register(Cache.self) { _ in Cache { _ = container.resolve(Tracker.self) } }.inObjectScope(.container)
+        container.register(Leaf.self) { _ in Leaf { _ = container.resolve(Tracker.self) } }.inObjectScope(.container)
         container.register(Screen.self) { r in
-            _ = r.resolve(Cache.self)
-            container.register(Cache.self) { _ in Cache {} }.inObjectScope(.container)
+            _ = r.resolve(Leaf.self)
+            container.register(Leaf.self) { _ in Leaf {} }.inObjectScope(.container)
             return Screen()
         }
         #expect(container.resolve(Screen.self) != nil)
-        #expect(container.resolve(Cache.self) === container.resolve(Cache.self))
+        #expect(container.resolve(Leaf.self) === container.resolve(Leaf.self))
     }
 
     /// A `Lazy` resolved inside a factory is a request of its own: when the outer resolution then
@@ -740,11 +736,6 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
                 self.lazy = lazy
             }
         }
-        final class Trigger {
-            let onDeinit: () -> Void
-            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
-            deinit { onDeinit() }
-        }
         final class Root {}
         let container = Container()
         let made = Box(0)
@@ -755,10 +746,10 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
             made.value += 1
             return Numbered(made.value) { number in if number == 2 { entry.value?.inObjectScope(.graph) } }
         }
-        container.register(Trigger.self) { _ in Trigger { recalled.value = lazyOfFirstGraph.value?.instance.number ?? -1 } }
+        container.register(Leaf.self) { _ in Leaf { recalled.value = lazyOfFirstGraph.value?.instance.number ?? -1 } }
         container.register(Holder.self) { r in Holder(r.resolve(Numbered.self)!, r.resolve(Lazy<Numbered>.self)!) }
         container.register(Root.self) { r in
-            _ = r.resolve(Trigger.self)
+            _ = r.resolve(Leaf.self)
             _ = r.resolve(Numbered.self)
             return Root()
         }
@@ -771,11 +762,6 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
     /// A finished value displaced by a resolution in a `deinit` is released only once that
     /// resolution has listed its own instance: a new graph opened by its `deinit` makes its own.
     @Test func displacedFinishedValueIsNotSharedWithAnotherGraph() {
-        final class Trigger {
-            let onDeinit: () -> Void
-            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
-            deinit { onDeinit() }
-        }
         final class Root {}
         let container = Container()
         let made = Box(0)
@@ -788,9 +774,9 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
                 fromOtherGraph.value = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Numbered.self) }
             }
         }
-        container.register(Trigger.self) { _ in Trigger { fromTrigger.value = container.resolve(Numbered.self) } }
+        container.register(Leaf.self) { _ in Leaf { fromTrigger.value = container.resolve(Numbered.self) } }
         container.register(Root.self) { r in
-            _ = r.resolve(Trigger.self)
+            _ = r.resolve(Leaf.self)
             _ = r.resolve(Numbered.self)
             return Root()
         }
@@ -811,22 +797,17 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
                 self.second = second
             }
         }
-        final class Trigger {
-            let onDeinit: () -> Void
-            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
-            deinit { onDeinit() }
-        }
         let container = Container()
         let made = Box(0)
-        container.register(Trigger.self) { _ in Trigger { _ = container.resolve(Numbered.self) } }
+        container.register(Leaf.self) { _ in Leaf { _ = container.resolve(Numbered.self) } }
         container.register(Numbered.self) { _ in
             made.value += 1
             return Numbered(made.value)
         }
         container.register(Pair.self) { r in
-            _ = r.resolve(Trigger.self)
+            _ = r.resolve(Leaf.self)
             let first = r.resolve(Numbered.self)!
-            container.withObjectGraph(GraphIdentifier()) { _ = $0.resolve(Trigger.self) }
+            container.withObjectGraph(GraphIdentifier()) { _ = $0.resolve(Leaf.self) }
             return Pair(first, r.resolve(Numbered.self)!)
         }
         let pair = container.resolve(Pair.self)!
