@@ -113,7 +113,7 @@ public final class ServiceEntry<Service> {
         let newStorage = ObjectScope.storage(for: objectScope)
         var dropped: [Any] = []
         if hasInstance { dropped.append(cell.moveInstance(Service.self)) }
-        if hasGraphInstance { dropped.append(cell.moveGraphInstance(Service.self)) }
+        if hasGraphInstance { dropped.append(cell.takeGraphSlot(Service.self)) }
         let oldStorage = storage
         self.scope = objectScope
         (scopeKind, storage) = newStorage
@@ -213,7 +213,7 @@ extension ServiceEntry: AnyServiceEntry {
     func takeGraphInstance() -> Any? {
         listedInGraph = false
         guard hasGraphInstance else { return nil }
-        return cell.moveGraphInstance(Service.self)
+        return cell.takeGraphSlot(Service.self)
     }
 
     @usableFromInline

@@ -80,8 +80,7 @@ struct InstanceCell {
     /// Releases a finished graph's value, if any, after emptying its slot.
     func releaseFinished<Service>(_ type: Service.Type) {
         guard hasFinishedGraphInstance else { return }
-        setGraphState(Self.graphEmpty)
-        _ = (values(type) + 1).move()
+        _ = takeGraphSlot(type)
     }
 
     /// The `.container` instance; only while ``hasInstance``.
@@ -98,17 +97,12 @@ struct InstanceCell {
         return values(type)[1]
     }
 
+    /// Stores the `.container` value; only while the slot is empty (the scope keeps one instance,
+    /// and storing over it would release the old one inside the store, running user code there).
     func setInstance<Service>(_ value: Service) {
-        guard hasInstance else {
-            values(Service.self).initialize(to: value)
-            base.storeBytes(of: true, as: Bool.self)
-            return
-        }
-        let old = moveInstance(Service.self)
-        withExtendedLifetime(old) {  // released last, once the cell holds the new value
-            values(Service.self).initialize(to: value)
-            base.storeBytes(of: true, as: Bool.self)
-        }
+        assert(!hasInstance, "InstanceCell: container value overwritten")
+        values(Service.self).initialize(to: value)
+        base.storeBytes(of: true, as: Bool.self)
     }
 
     /// Stores the current graph's value; only while slot [1] is empty (a value it held, held or
@@ -138,21 +132,11 @@ struct InstanceCell {
         return values(type).move()
     }
 
-    /// Empties the graph slot and hands its value to the caller; only while ``hasGraphInstance``.
-    func moveGraphInstance<Service>(_ type: Service.Type) -> Service {
-        assert(hasGraphInstance, "InstanceCell: move out of an empty graph slot")
-        setGraphState(Self.graphEmpty)
-        return (values(type) + 1).move()
-    }
-
     /// Frees the memory; the values it still held are released after it is gone.
     func deallocate<Service>(_ type: Service.Type) {
         var held: [Any] = []
         if hasInstance { held.append(moveInstance(type)) }
-        if graphState != Self.graphEmpty {
-            setGraphState(Self.graphEmpty)
-            held.append((values(type) + 1).move())
-        }
+        if graphSlotIsOccupied { held.append(takeGraphSlot(type)) }
         if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
         withExtendedLifetime(held) {}
     }
