@@ -281,6 +281,18 @@ final class Mailboxes: @unchecked Sendable {  // `slots` is only touched under `
     }
 }
 
+/// The `Lazy` and `Provider` values of `deferred` answer as their scopes say, wherever it was made.
+func checkDeferred(_ deferred: Deferred, settings: Settings, session: Session, made origin: String) {
+    check(deferred.lazySettings.instance === settings, "Lazy<Settings> made \(origin) is another Settings")
+    // A `Lazy<Edge>` finds its own graph's `Edge` however many graphs (on any thread) have
+    // resolved `Edge` since.
+    check(deferred.lazyEdge.instance === deferred.edge, "Lazy<Edge> made \(origin) left its graph")
+    check(deferred.lazyEdge.instance === deferred.lazyEdge.instance, "Lazy<Edge> made \(origin) not cached")
+    check(deferred.lazyClock.instance === deferred.lazyClock.instance, "Lazy<Clock> made \(origin) not cached")
+    check(deferred.clocks.instance !== deferred.clocks.instance, "Provider<Clock> made \(origin) reused")
+    check(deferred.sessions.instance === session, "Provider<Session> made \(origin) is another Session")
+}
+
 func stress(threads: Int, iterations: Int) {
     let (parentContainer, childContainer) = makeContainers()
     let parent = parentContainer.synchronize()
@@ -361,25 +373,13 @@ func stress(threads: Int, iterations: Int) {
 
             // Lazy and Provider resolved here...
             let deferred = first.resolve(Deferred.self)!
-            check(deferred.lazySettings.instance === settings, "Lazy<Settings> is another Settings")
-            // A `Lazy<Edge>` finds its own graph's `Edge` however many graphs (here, on any thread)
-            // have resolved `Edge` since.
-            check(deferred.lazyEdge.instance === deferred.edge, "Lazy<Edge> left its graph")
-            check(deferred.lazyEdge.instance === deferred.lazyEdge.instance, "Lazy<Edge> not cached")
-            check(deferred.lazyClock.instance === deferred.lazyClock.instance, "Lazy<Clock> not cached")
-            check(deferred.clocks.instance !== deferred.clocks.instance, "Provider<Clock> reused")
-            check(deferred.sessions.instance === session, "Provider<Session> is another Session")
+            checkDeferred(deferred, settings: settings, session: session, made: "here")
 
             // ...handed to the next thread, while this thread accesses the previous one's.
             let lazyClock = deferred.lazyClock.instance
             mailboxes.post(Handoff(deferred), to: (thread + 1) % threads)
             if let received = mailboxes.take(thread)?.value {
-                check(received.lazySettings.instance === settings, "handed-over Lazy<Settings> differs")
-                check(received.lazyEdge.instance === received.edge, "handed-over Lazy<Edge> left its graph")
-                check(received.lazyEdge.instance === received.lazyEdge.instance, "handed-over Lazy<Edge> not cached")
-                check(received.lazyClock.instance === received.lazyClock.instance, "handed-over Lazy not cached")
-                check(received.clocks.instance !== received.clocks.instance, "handed-over Provider reused")
-                check(received.sessions.instance === session, "handed-over Provider<Session> differs")
+                checkDeferred(received, settings: settings, session: session, made: "on another thread")
             }
             check(deferred.lazyClock.instance === lazyClock, "Lazy<Clock> changed after handing over")
 
