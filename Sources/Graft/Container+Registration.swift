@@ -49,6 +49,10 @@ extension Container {
         let key = argumentsKey(repeat (each Argument).self)
         let readArguments: (Resolver, UnsafeRawPointer) -> Service = { resolver, arguments in
             // The resolution path passes a pointer to exactly this tuple type: the key includes it.
+            // The placeholder address stands only for a tuple of zero size, which is never read.
+            assert(
+                arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+                "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
             let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
             return factory(resolver, repeat each values)
         }
