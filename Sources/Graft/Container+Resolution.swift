@@ -399,6 +399,12 @@ extension ServiceEntry {
         throw ResolutionFailed()
     }
 
+    @inline(__always)
+    private func nextKeptGeneration() -> Int {
+        keptGeneration &+= 1
+        return keptGeneration
+    }
+
     /// Keeps a new instance as the scope says, noting it so a failed resolution can drop it.
     private func keep(_ made: Service, in hierarchy: Hierarchy) {
         switch scopeKind {
@@ -409,19 +415,19 @@ extension ServiceEntry {
             hierarchy.holdsGraphInstance(self, cell: cell)
         case .container:
             setInstance(made)
-            hierarchy.keptNewInstance(self)
+            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
         case .weak:
             setGraphInstance(made, in: hierarchy)
             weakInstance = WeakStorage.referenceOrNil(made)
             hierarchy.holdsGraphInstance(self, cell: cell)
-            hierarchy.keptNewInstance(self)
+            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
         case .custom:
             storage?.setInstance(made, inGraph: hierarchy.currentGraph)
-            if !listedInGraph {
-                listedInGraph = true
+            if !cell.isListedInGraph {
+                cell.isListedInGraph = true
                 hierarchy.holdsGraphInstance(self, cell: cell)
             }
-            hierarchy.keptNewInstance(self)
+            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
         }
     }
 }

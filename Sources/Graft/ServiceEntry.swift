@@ -43,9 +43,10 @@ public final class ServiceEntry<Service> {
     @usableFromInline let cell = InstanceCell(for: Service.self)
     /// The instance `.weak` shares while someone else holds it.
     @exclusivity(unchecked) @usableFromInline weak var weakInstance: AnyObject?
-    /// Whether this entry is on the hierarchy's list for the current graph (custom scopes, which
-    /// keep nothing in the cell, are listed once per graph however often they construct).
-    @exclusivity(unchecked) @usableFromInline var listedInGraph = false
+    /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
+    /// moves it on, so undoing a failed request drops an instance only if it is still the one that
+    /// request kept.
+    @exclusivity(unchecked) @usableFromInline var keptGeneration = 0
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
 
@@ -115,6 +116,7 @@ public final class ServiceEntry<Service> {
         if hasInstance { dropped.append(cell.moveInstance(Service.self)) }
         if hasGraphInstance { dropped.append(cell.takeGraphSlot(Service.self)) }
         let oldStorage = storage
+        keptGeneration &+= 1
         self.scope = objectScope
         (scopeKind, storage) = newStorage
         weakInstance = nil
@@ -157,8 +159,9 @@ protocol AnyServiceEntry: AnyObject {
     /// graph ended, if any.
     func releaseFinishedGraphInstance() -> InstanceStorage?
     /// Undoes what a failed request kept: moves the `.container` instance out into `values`,
-    /// forgets the `.weak` one; returns the custom storage to clear, if any.
-    func moveKeptInstance(into values: inout [Any]) -> InstanceStorage?
+    /// forgets the `.weak` one; returns the custom storage to clear, if any. Only if `generation` is
+    /// still the entry's (nothing was kept or reset since).
+    func moveKeptInstance(into values: inout [Any], generation: Int) -> InstanceStorage?
     /// Drops what the scope keeps beyond the graph (`resetObjectScope`).
     func resetKeptInstance()
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
@@ -178,13 +181,14 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func releaseFinishedGraphInstance() -> InstanceStorage? {
-        listedInGraph = false
         cell.releaseFinished(Service.self)
         return storage
     }
 
     @usableFromInline
-    func moveKeptInstance(into values: inout [Any]) -> InstanceStorage? {
+    func moveKeptInstance(into values: inout [Any], generation: Int) -> InstanceStorage? {
+        // Reset, or kept again (by a request of its own that succeeded) since: not this one's.
+        guard generation == keptGeneration else { return nil }
         if hasInstance { values.append(cell.moveInstance(Service.self)) }
         weakInstance = nil
         return storage
@@ -193,6 +197,7 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     func resetKeptInstance() {
         // Graph instances stay: a reset inside a factory must not split the graph being resolved.
+        keptGeneration &+= 1
         let dropped: Service? = hasInstance ? cell.moveInstance(Service.self) : nil
         weakInstance = nil
         storage?.instance = nil
@@ -211,7 +216,7 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func takeGraphInstance() -> Any? {
-        listedInGraph = false
+        cell.isListedInGraph = false
         guard hasGraphInstance else { return nil }
         return cell.takeGraphSlot(Service.self)
     }
@@ -219,7 +224,7 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy) {
         if cell.graphSlotIsOccupied { displaceGraphSlot(in: hierarchy) }
-        listedInGraph = storage != nil
+        cell.isListedInGraph = storage != nil
         if let instance = instance as? Service { cell.setGraphInstance(instance) }
     }
 

@@ -880,6 +880,64 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
     }
 }
 
+// Found by a third cold read, each reproduced first.
+@Suite struct ThirdColdReadTests {
+    final class Box<Value> { var value: Value; init(_ value: Value) { self.value = value } }
+
+    /// A failed request undoes only what it kept: not a singleton kept by a `Lazy`'s own request
+    /// after a reset dropped the one the failed request had made.
+    @Test func rollbackDropsOnlyTheInstanceThisRequestKept() {
+        final class Singleton {}
+        final class Root {}
+        let container = Container()
+        let lazy = Box<Lazy<Singleton>?>(nil)
+        container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
+        Loop.register(in: container)
+        container.register(Root.self) { r in
+            _ = r.resolve(Singleton.self)
+            container.resetObjectScope(.container)
+            lazy.value = r.resolve(Lazy<Singleton>.self)
+            _ = lazy.value?.instance
+            _ = r.resolve(Loop.self)  // fails this request
+            return Root()
+        }
+        #expect(container.resolve(Root.self) == nil)
+        #expect(lazy.value?.instance === container.resolve(Singleton.self))
+    }
+
+    /// A custom-scoped entry resolved both in a graph and in `withObjectGraph` inside one of its
+    /// factories: each graph tells the storage once that it ended.
+    @Test func customEntryInAnInnerGraphIsToldOncePerGraph() {
+        final class Counting: InstanceStorage {
+            var instance: Any?
+            var graph: GraphIdentifier?
+            var completions = 0
+            func graphResolutionCompleted() {
+                completions += 1
+                instance = nil
+                graph = nil
+            }
+            func instance(inGraph graph: GraphIdentifier) -> Any? { self.graph == graph ? instance : nil }
+            func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+                self.instance = instance
+                self.graph = graph
+            }
+        }
+        let storage = Counting()
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+            .inObjectScope(ObjectScope(storageFactory: { storage }, description: "counting"))
+        container.register(Holder.self) { r in
+            _ = r.resolve(Unit.self)
+            container.withObjectGraph(GraphIdentifier()) { _ = $0.resolve(Unit.self) }
+            _ = r.resolve(Unit.self)
+            return Holder()
+        }
+        _ = container.resolve(Holder.self)
+        #expect(storage.completions == 2)
+    }
+}
+
 /// A custom storage keyed by graph, as Swinject's `GraphStorage` is.
 private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  // used on one thread
     private var byGraph: [GraphIdentifier: Any] = [:]

@@ -39,7 +39,7 @@ final class Hierarchy {
     /// Entries holding an instance for the current graph, with their cells.
     @exclusivity(unchecked) private var graphEntries: [GraphMember] = []
     /// Entries that kept a new instance beyond the graph (undone if their request fails).
-    @exclusivity(unchecked) private var keptEntries: [AnyServiceEntry] = []
+    @exclusivity(unchecked) private var keptEntries: [KeptMember] = []
     /// Why the current request failed, once it has.
     @exclusivity(unchecked) private(set) var failure: String?
     /// The current graph's identifier, made only when someone asks for it.
@@ -249,8 +249,8 @@ final class Hierarchy {
     }
 
     @inline(__always)
-    func keptNewInstance(_ entry: AnyServiceEntry) {
-        keptEntries.append(entry)
+    func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
+        keptEntries.append(KeptMember(entry: entry, generation: generation))
     }
 
     // MARK: Teardown
@@ -281,14 +281,10 @@ final class Hierarchy {
     /// Moves `list[start...]` into the teardown, which releases them later: removing them in place
     /// could release an entry's last reference, and its `deinit` (user code, through the
     /// instances it releases) could then change `list` while it is being changed.
-    private func take(_ list: inout [AnyServiceEntry], from start: Int, into teardown: inout Teardown) {
+    private func take(_ list: inout [KeptMember], from start: Int, into teardown: inout Teardown) {
         guard start < list.count else { return }
-        if start == 0 && teardown.entries.isEmpty {
-            swap(&teardown.entries, &list)
-        } else {
-            teardown.entries.append(contentsOf: list[start...])
-            list.removeSubrange(start...)  // releases nothing: the teardown holds each entry
-        }
+        for kept in list[start...] { teardown.entries.append(kept.entry) }
+        list.removeSubrange(start...)  // releases nothing: the teardown holds each entry
     }
 
     /// Marks the values of `graphEntries[start...]` finished (a flag in each cell: no call, no
@@ -313,8 +309,8 @@ final class Hierarchy {
         isMovingOut = true
         let rolledBackGraph = graph
         finishGraphEntries(from: request.graphMark, into: &teardown)
-        for entry in keptEntries[request.keptMark...] {
-            if let storage = entry.moveKeptInstance(into: &teardown.values) {
+        for kept in keptEntries[request.keptMark...] {
+            if let storage = kept.entry.moveKeptInstance(into: &teardown.values, generation: kept.generation) {
                 teardown.storages.append((storage, rolledBackGraph))
             }
         }
@@ -452,6 +448,12 @@ final class GraphRecord {
     var hasLiveInstances: Bool {
         remembered.contains { $0.object != nil && $0.entry != nil }
     }
+}
+
+/// An entry that kept a new instance during a request, with the generation it kept it in.
+struct KeptMember {
+    let entry: AnyServiceEntry
+    let generation: Int
 }
 
 /// An entry on the current graph's list, with its cell, so ending the graph can mark every value

@@ -1,6 +1,6 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: a 16-byte header (two state bytes, then the
+/// The memory where an entry keeps its instances: a 16-byte header (three state bytes, then the
 /// identity of the type stored), then two `Service` values, [0] kept by `.container` and [1] the
 /// current graph's (or a finished graph's, waiting to be released).
 ///
@@ -37,6 +37,7 @@ struct InstanceCell {
             : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
         base.storeBytes(of: false, as: Bool.self)
         base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
+        base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)
     }
@@ -66,12 +67,21 @@ struct InstanceCell {
         base.storeBytes(of: state, toByteOffset: 1, as: UInt8.self)
     }
 
-    /// Marks a held graph value finished (the graph it belongs to has ended). Non-generic: the
-    /// hierarchy calls it for every graph entry before any value is released.
+    /// Marks a held graph value finished (the graph it belongs to has ended), and the entry as no
+    /// longer on a graph's list. Non-generic: the hierarchy calls it for every graph entry before
+    /// any value is released.
     static func finishGraph(at base: UnsafeMutableRawPointer) {
         if base.load(fromByteOffset: 1, as: UInt8.self) == graphHeld {
             base.storeBytes(of: graphFinished, toByteOffset: 1, as: UInt8.self)
         }
+        base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
+    }
+
+    /// Whether the entry is on the hierarchy's list for the current graph (byte 3). Custom scopes,
+    /// which keep nothing in the cell, use it to be listed once per graph.
+    var isListedInGraph: Bool {
+        get { base.load(fromByteOffset: 3, as: Bool.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 3, as: Bool.self) }
     }
 
     /// Whether slot [1] holds a finished graph's value, not yet released.
