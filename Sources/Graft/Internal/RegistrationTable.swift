@@ -59,7 +59,12 @@ final class RegistrationTable {
         var mixed = UInt(bitPattern: key.service) &* 0x9E37_79B9_7F4A_7C15
             ^ (key.arguments &* 0xC2B2_AE3D_27D4_EB4F)
         if let name = key.name { mixed ^= nameHash(name) }
-        mixed ^= mixed >> 29
+        // A finalizer that spreads every input bit over the low bits the table indexes by: type
+        // metadata addresses are aligned and close together, and a weaker one left probe lengths
+        // to the luck of each build's layout (from 1 to 6 probes for the same key).
+        mixed ^= mixed >> 33
+        mixed &*= 0xFF51_AFD7_ED55_8CCD
+        mixed ^= mixed >> 33
         return Int(bitPattern: mixed | 1)
     }
 
