@@ -74,6 +74,7 @@ extension Container {
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.
     @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        if let viewed { return addThroughView(viewed, entry) }
         // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
         // may be a subclass): the fast path returns the cell's contents as the key's type.
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
@@ -82,5 +83,13 @@ extension Container {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
         }
         return entry
+    }
+
+    /// A registration through a synchronized view: added to the viewed container under the mutex,
+    /// and the entry's later settings take the mutex too (another thread may be resolving it).
+    @usableFromInline
+    func addThroughView<Service>(_ viewed: Container, _ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        entry.settingsTakeTheMutex = true
+        return onViewed(viewed) { $0.add(entry) }
     }
 }

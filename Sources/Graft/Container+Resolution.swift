@@ -3,12 +3,14 @@
 extension Container: Resolver {
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        resolveWithoutArguments(serviceType, name: nil, resolver: self)
+        if let viewed { return resolveThroughView(viewed, serviceType, name: nil) }
+        return resolveWithoutArguments(serviceType, name: nil, resolver: self)
     }
 
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        resolveWithoutArguments(serviceType, name: name, resolver: self)
+        if let viewed { return resolveThroughView(viewed, serviceType, name: name) }
+        return resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
     // Transparent (inlined even in debug builds): on a deep chain of resolutions with arguments,
@@ -19,7 +21,13 @@ extension Container: Resolver {
         name: String?,
         arguments: repeat each Argument
     ) -> Service? {
-        resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
+        // One inlined copy of the path for both kinds of container: in a debug build a second
+        // copy, or a frame of its own for the view, would double the stack a level of a deep chain
+        // takes.
+        let isView = viewed != nil
+        if isView { enterViewLock() }
+        defer { if isView { exitViewLock() } }
+        return (viewed ?? self).resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
     }
 }
 

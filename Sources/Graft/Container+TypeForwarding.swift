@@ -14,6 +14,7 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
+        if let viewed { return onViewed(viewed) { $0.forward(type, name: name, to: entry) } }
         // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
         // another hierarchy, two mutexes would let two threads into it at once.
         precondition(
@@ -34,8 +35,7 @@ extension ServiceEntry {
     /// Makes this registration answer to `type` as well, under `name`; see ``Container/forward(_:name:to:)``.
     @discardableResult
     public func implements<Forwarded>(_ type: Forwarded.Type, name: String? = nil) -> ServiceEntry<Service> {
-        container?.forward(type, name: name, to: self)
-        return self
+        changingSettings { container?.forward(type, name: name, to: self) }
     }
 
     /// Makes this registration answer to each of several types as well, unnamed.
@@ -49,10 +49,11 @@ extension ServiceEntry {
         _ second: Second.Type,
         _ more: repeat (each More).Type
     ) -> ServiceEntry<Service> {
-        guard let container else { return self }  // gone: nothing to add to, as in Swinject
-        container.forward(first, to: self)
-        container.forward(second, to: self)
-        repeat container.forward(each more, to: self)
-        return self
+        changingSettings {
+            guard let container else { return }  // gone: nothing to add to, as in Swinject
+            container.forward(first, to: self)
+            container.forward(second, to: self)
+            repeat container.forward(each more, to: self)
+        }
     }
 }

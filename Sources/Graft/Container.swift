@@ -15,16 +15,23 @@
 ///
 /// A child container sees its parent's registrations; its own override the parent's for the child
 /// only, and the parent never sees the child's.
-public final class Container {
-    let parent: Container?
-    let hierarchy: Hierarchy
-    @usableFromInline let defaultObjectScope: ObjectScopeProtocol
+///
+/// Not open: the only subclass is ``SynchronizedResolver``, the view ``synchronize()`` returns.
+/// Every member is `final`, so calls from other modules are direct and inlinable.
+public class Container {
+    final let parent: Container?
+    final let hierarchy: Hierarchy
+    @usableFromInline final let defaultObjectScope: ObjectScopeProtocol
     /// The default scope's kind, worked out once rather than per registration.
-    private let defaultScopeKind: ObjectScope.Kind
-    @usableFromInline let services = RegistrationTable()
-    @usableFromInline private(set) var behaviors: [Behavior] = []
+    private final let defaultScopeKind: ObjectScope.Kind
+    @usableFromInline final let services: RegistrationTable
+    @usableFromInline final private(set) var behaviors: [Behavior] = []
     /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone.
-    @usableFromInline private(set) var link: ContainerLink!
+    @usableFromInline final private(set) var link: ContainerLink!
+    /// For a synchronized view, the container it views (which holds the registrations); `nil` for a
+    /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
+    /// this container: one test of this field is all a plain container pays for the view.
+    @usableFromInline final let viewed: Container?
 
     /// Makes a container.
     ///
@@ -43,50 +50,75 @@ public final class Container {
         self.hierarchy = parent?.hierarchy ?? Hierarchy()
         self.defaultObjectScope = defaultObjectScope
         self.defaultScopeKind = defaultObjectScope.kind
+        self.services = RegistrationTable()
+        self.viewed = nil
         link = ContainerLink(self, hierarchy: hierarchy)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }
 
+    /// Makes a synchronized view of `container`: it shares the table, parent, hierarchy and link,
+    /// so a child made with the view as parent sees the same registrations.
+    init(viewing container: Container) {
+        let viewed = container.viewed ?? container
+        self.parent = viewed.parent
+        self.hierarchy = viewed.hierarchy
+        self.defaultObjectScope = viewed.defaultObjectScope
+        self.defaultScopeKind = viewed.defaultScopeKind
+        self.services = viewed.services
+        self.viewed = viewed
+        self.link = viewed.link
+    }
+
     deinit {
-        link.containerIsGone()
+        if viewed == nil { link.containerIsGone() }  // a view shares its container's link
+    }
+
+    /// Runs `body` on the viewed container under the hierarchy's mutex.
+    final func onViewed<T>(_ viewed: Container, _ body: (Container) throws -> T) rethrows -> T {
+        hierarchy.enterLocked()
+        defer { hierarchy.exitLocked() }
+        return try body(viewed)
     }
 
     /// How a new entry in the default scope keeps instances (a custom default makes a storage each).
     @usableFromInline
-    func defaultScopeStorage() -> (ObjectScope.Kind, InstanceStorage?) {
+    final func defaultScopeStorage() -> (ObjectScope.Kind, InstanceStorage?) {
         defaultScopeKind == .custom ? (.custom, defaultObjectScope.makeStorage()) : (defaultScopeKind, nil)
     }
 
     /// Removes every registration of this container (its parent's stay).
-    public func removeAll() {
+    public final func removeAll() {
+        if let viewed { return onViewed(viewed) { $0.removeAll() } }
         services.removeAll()
     }
 
     /// Drops the instances kept by `objectScope` in this container and its ancestors, so the next
     /// resolution creates new ones.
-    public func resetObjectScope(_ objectScope: ObjectScope) {
+    public final func resetObjectScope(_ objectScope: ObjectScope) {
         resetObjectScope(objectScope as ObjectScopeProtocol)
     }
 
     /// Drops the instances kept by a custom `objectScope` in this container and its ancestors.
-    public func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
+    public final func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
+        if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope) } }
         resetEntries { _, entry in entry.objectScope === objectScope }
     }
 
     /// Drops the instances of `serviceType` kept by `objectScope` in this container and its ancestors.
-    public func resetObjectScope(_ objectScope: ObjectScope, serviceType: Any.Type) {
+    public final func resetObjectScope(_ objectScope: ObjectScope, serviceType: Any.Type) {
         resetObjectScope(objectScope as ObjectScopeProtocol, serviceType: serviceType)
     }
 
     /// Drops the instances of `serviceType` kept by a custom `objectScope` here and in ancestors.
-    public func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
+    public final func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
+        if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope, serviceType: serviceType) } }
         let service = ObjectIdentifier(serviceType)
         resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
     }
 
     /// Walks a copy of each table: a `deinit` run by a reset may register or remove.
-    private func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
+    private final func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
         var container: Container? = self
         while let current = container {
             for (key, entry) in current.services.registrations where matches(key, entry) {
@@ -97,12 +129,14 @@ public final class Container {
     }
 
     /// Adds a behavior, told about every registration made in this container from now on.
-    public func addBehavior(_ behavior: Behavior) {
+    public final func addBehavior(_ behavior: Behavior) {
+        if let viewed { return onViewed(viewed) { $0.addBehavior(behavior) } }
         behaviors.append(behavior)
     }
 
     /// Whether `serviceType` is registered under `name` (with any arguments) here or in an ancestor.
-    public func hasAnyRegistration<Service>(of serviceType: Service.Type, name: String? = nil) -> Bool {
+    public final func hasAnyRegistration<Service>(of serviceType: Service.Type, name: String? = nil) -> Bool {
+        if let viewed { return onViewed(viewed) { $0.hasAnyRegistration(of: serviceType, name: name) } }
         let service = ObjectIdentifier(serviceType)
         var container: Container? = self
         while let current = container {
@@ -121,25 +155,38 @@ public final class Container {
     /// let resolver = container.synchronize()
     /// Thread { _ = resolver.resolve(Database.self) }
     /// ```
-    public func synchronize() -> SynchronizedResolver {
+    ///
+    /// The view is itself a `Container` (as in Swinject, where code casts it to one), so it can also
+    /// register, and its registrations go to this container, under the mutex. Called on a view, it
+    /// returns a view of the same container.
+    public final func synchronize() -> SynchronizedResolver {
         SynchronizedResolver(container: self)
     }
 
     /// Resolves inside the graph `identifier`: graph-scoped instances made by `closure`'s
     /// resolutions are shared with each other, as within one top-level `resolve`.
-    public func withObjectGraph<T>(_ identifier: GraphIdentifier, closure: (Container) throws -> T) rethrows -> T {
-        try hierarchy.withGraph(identifier) { try closure(self) }
+    ///
+    /// On a synchronized view the mutex is held for the whole closure, which receives the view.
+    public final func withObjectGraph<T>(_ identifier: GraphIdentifier, closure: (Container) throws -> T) rethrows -> T {
+        if viewed != nil {
+            hierarchy.enterLocked()
+            defer { hierarchy.exitLocked() }
+            return try hierarchy.withGraph(identifier) { try closure(self) }
+        }
+        return try hierarchy.withGraph(identifier) { try closure(self) }
     }
 
     /// The graph being resolved, or `nil` between resolutions.
-    public var currentObjectGraph: GraphIdentifier? {
-        hierarchy.escapedGraph
+    public final var currentObjectGraph: GraphIdentifier? {
+        if let viewed { return onViewed(viewed) { $0.currentObjectGraph } }
+        return hierarchy.escapedGraph
     }
 }
 
 extension Container: CustomStringConvertible {
     /// This container's own registrations, one per line, sorted.
-    public var description: String {
+    public final var description: String {
+        if let viewed { return onViewed(viewed) { $0.description } }
         let lines = services.registrations.map { "    { \($0.entry.entryDescription(for: $0.key)) }" }.sorted()
         return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
     }

@@ -5,7 +5,11 @@
 /// ``Container`` and the view ``Container/synchronize()`` returns conform; factories receive one.
 /// Each call returns `nil` when nothing is registered for the type, name and argument types asked
 /// for (and reports why through ``Container/loggingFunction``).
-public protocol Resolver {
+///
+/// A conformer implements `resolve(_:)`, `resolve(_:name:)`, and either the pack-based
+/// ``resolve(_:name:arguments:)`` or the fixed-arity forms of ``FixedArityResolver``, as a type
+/// written for Swinject does.
+public protocol Resolver: FixedArityResolver {
     /// Resolves the unnamed registration of `serviceType` that takes no arguments.
     ///
     /// ```swift

@@ -49,6 +49,15 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) @usableFromInline var keptGeneration = 0
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
+    /// Set when registered through a synchronized view: other threads may resolve this entry as
+    /// soon as it is in the table, so its settings change under the hierarchy's mutex.
+    var settingsTakeTheMutex = false
+
+    /// Runs a change of settings, under the mutex if registered through a synchronized view.
+    func changingSettings(_ change: () -> Void) -> Self {
+        if settingsTakeTheMutex { link.hierarchy.locked(change) } else { change() }
+        return self
+    }
 
     /// Inlinable, so the caller (usually the inlinable `register`) allocates the entry with its
     /// cached metadata instead of asking the runtime for `ServiceEntry<Service>` each time.
@@ -111,6 +120,10 @@ public final class ServiceEntry<Service> {
     /// Sets a custom scope that decides how long resolved instances are kept.
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
+        changingSettings { setObjectScope(objectScope) }
+    }
+
+    private func setObjectScope(_ objectScope: ObjectScopeProtocol) {
         let newStorage = ObjectScope.storage(for: objectScope)
         var dropped: [Any] = []
         if hasInstance { dropped.append(cell.moveInstance(Service.self)) }
@@ -121,7 +134,6 @@ public final class ServiceEntry<Service> {
         (scopeKind, storage) = newStorage
         weakInstance = nil
         withExtendedLifetime((dropped, oldStorage)) {}  // released once the entry is consistent
-        return self
     }
 
     /// Adds an action run after each new instance is created and stored in its scope, before the
@@ -129,11 +141,12 @@ public final class ServiceEntry<Service> {
     /// Several actions run in the order they were added.
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
-        initCompletedActions.append { resolver, instance in
-            completed(resolver, instance.assumingMemoryBound(to: Service.self).pointee)
+        changingSettings {
+            initCompletedActions.append { resolver, instance in
+                completed(resolver, instance.assumingMemoryBound(to: Service.self).pointee)
+            }
+            hasInitCompletedActions = true
         }
-        hasInitCompletedActions = true
-        return self
     }
 
 }

@@ -2,9 +2,10 @@
 
 /// The thread-safe view of a ``Container`` that ``Container/synchronize()`` returns.
 ///
-/// It shares the container's registrations and instances. Every call runs under the recursive
-/// mutex of the container's whole hierarchy, so a factory may resolve more services through the
-/// resolver it is given, and a child's view never deadlocks against its parent's.
+/// It shares the container's registrations, instances and hierarchy. Every call on it, resolving
+/// and also registering, `removeAll()` or `resetObjectScope(_:)`, runs under the recursive mutex
+/// of the container's whole hierarchy, so a factory may resolve more services through the resolver
+/// it is given, and a child's view never deadlocks against its parent's.
 ///
 /// ```swift
 /// let resolver = container.synchronize()
@@ -12,39 +13,42 @@
 ///     for _ in 0..<8 { group.addTask { _ = resolver.resolve(Database.self) } }
 /// }
 /// ```
-public final class SynchronizedResolver: Resolver, @unchecked Sendable {
-    // All state behind `container.hierarchy.mutex`: the container is only used while holding it.
-    let container: Container
+///
+/// It is a `Container`, as the view Swinject returns is, so code written for Swinject that casts
+/// it (`container.synchronize() as! Container`, or to a protocol the application adds to
+/// `Container`) keeps working. A registration made through it is added to the viewed container,
+/// and its ``ServiceEntry`` settings (`inObjectScope`, `initCompleted`) take the mutex too.
+public final class SynchronizedResolver: Container, @unchecked Sendable {
+    // Sendable because all state is behind `hierarchy.mutex`: every public member of `Container`
+    // tests `viewed` first and, on a view, takes the mutex before touching anything (the stored
+    // properties of a view are `let`s copied from the viewed container at init).
 
+    /// Makes a view of `container` (of the container it views, if it is a view itself).
     init(container: Container) {
-        self.container = container
+        super.init(viewing: container)
     }
+}
 
-    // Lock and unlock without a closure around the call: a closure frame per level adds up on a
-    // deep chain of resolutions in a debug build.
-
-    public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        let hierarchy = container.hierarchy
-        hierarchy.enterLocked()
-        defer { hierarchy.exitLocked() }
-        return container.resolveWithoutArguments(serviceType, name: nil, resolver: self)
-    }
-
-    public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        let hierarchy = container.hierarchy
-        hierarchy.enterLocked()
-        defer { hierarchy.exitLocked() }
-        return container.resolveWithoutArguments(serviceType, name: name, resolver: self)
-    }
-
-    public func resolve<Service, each Argument>(
+// The locked paths of the resolution entry points, out of line: a plain container's inlined
+// `resolve` only tests `viewed` and branches here for a view.
+extension Container {
+    @usableFromInline
+    final func resolveThroughView<Service>(
+        _ viewed: Container,
         _ serviceType: Service.Type,
-        name: String?,
-        arguments: repeat each Argument
+        name: String?
     ) -> Service? {
-        let hierarchy = container.hierarchy
+        // No closure around the call: a closure frame per level adds up on a deep chain of
+        // resolutions in a debug build.
         hierarchy.enterLocked()
         defer { hierarchy.exitLocked() }
-        return container.resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
+        return viewed.resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
+
+    /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``.
+    @usableFromInline
+    final func enterViewLock() { hierarchy.enterLocked() }
+
+    @usableFromInline
+    final func exitViewLock() { hierarchy.exitLocked() }
 }

@@ -31,6 +31,16 @@ private final class Repository: Sendable {
     init(database: Warehouse, config: Preferences) { self.database = database; self.config = config }
 }
 private final class Request: Sendable {}
+final class CastProbe: Sendable {}
+
+/// What an application adds to `Container` and casts resolvers to, as Knit does with its resolvers.
+protocol ApplicationResolver {
+    func castProbe() -> CastProbe?
+}
+
+extension Container: ApplicationResolver {
+    func castProbe() -> CastProbe? { resolve(CastProbe.self) }
+}
 
 @Suite struct SynchronizedResolverTests {
     @Test func eightThreadsOfMixedScopesCreateTheSingletonOnce() {
@@ -139,6 +149,88 @@ private final class Request: Sendable {}
         #expect(resolver.resolve(Preferences.self, name: "named") != nil)
         let asProtocol: Resolver = container.synchronize()
         #expect(asProtocol.resolve(Preferences.self) === config)
+    }
+
+    @Test func viewIsAContainerAndCastsLikeOne() throws {
+        let container = Container()
+        container.register(CastProbe.self) { _ in CastProbe() }.inObjectScope(.container)
+        let resolver: Resolver = container.synchronize()
+
+        let asContainer = try #require(resolver as? Container)
+        #expect(asContainer.resolve(CastProbe.self) === container.resolve(CastProbe.self))
+        let asApplicationResolver = try #require(resolver as? ApplicationResolver)
+        #expect(asApplicationResolver.castProbe() === container.resolve(CastProbe.self))
+        #expect(resolver is SynchronizedResolver)
+        #expect(container.synchronize().synchronize().resolve(CastProbe.self) === container.resolve(CastProbe.self))
+    }
+
+    @Test func registrationsThroughTheViewGoToItsContainer() {
+        let parent = Container()
+        let container = Container(parent: parent)
+        let view = container.synchronize()
+        view.register(CastProbe.self) { _ in CastProbe() }.inObjectScope(.container)
+        view.register(Request.self, name: "r") { _ in Request() }.implements(Sendable.self, name: "r")
+
+        #expect(container.resolve(CastProbe.self) === view.resolve(CastProbe.self))
+        #expect(container.resolve((any Sendable).self, name: "r") is Request)
+        #expect(parent.resolve(CastProbe.self) == nil)
+        #expect(view.hasAnyRegistration(of: CastProbe.self))
+        #expect(view.description == container.description)
+        // A child of the view sees the same registrations, as a child of the container would.
+        #expect(Container(parent: view).resolve(CastProbe.self) === container.resolve(CastProbe.self))
+
+        // Keyed by the static type, as in Swinject.
+        class Vehicle {}
+        final class Bike: Vehicle {}
+        final class Car: Vehicle {}
+        let vehicleType: Vehicle.Type = Bike.self
+        view.register(vehicleType) { _ in Car() }
+        #expect(container.resolve(Vehicle.self) is Car)
+        #expect(container.resolve(Bike.self) == nil)
+
+        let first = view.resolve(CastProbe.self)
+        view.resetObjectScope(.container)
+        #expect(container.resolve(CastProbe.self) !== first)
+        view.removeAll()
+        #expect(container.resolve(CastProbe.self) == nil)
+    }
+
+    /// Swinject's open issue #547: registering while other threads resolve. Through the view,
+    /// every registration, setting and reset runs under the hierarchy's mutex.
+    @Test func eightThreadsRegisterThroughTheViewWhileOthersResolve() {
+        let container = Container()
+        container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        let view = container.synchronize()
+        let registrationsPerThread = 300
+        let failures = AtomicCounter()
+        let resolvedNew = AtomicCounter()
+
+        onThreads(12) { thread in
+            if thread < 8 {
+                for index in 0..<registrationsPerThread {
+                    let name = "\(thread).\(index)"
+                    view.register(Warehouse.self, name: name) { r in Warehouse(config: r.resolve(Preferences.self)!) }
+                        .inObjectScope(index.isMultiple(of: 2) ? .container : .transient)
+                        .initCompleted { _, warehouse in _ = warehouse.config }
+                    if view.resolve(Warehouse.self, name: name) == nil { failures.increment() }
+                    if index.isMultiple(of: 50) { view.resetObjectScope(.container, serviceType: Warehouse.self) }
+                }
+            } else {
+                for index in 0..<2_000 {
+                    if view.resolve(Preferences.self) == nil { failures.increment() }
+                    // Names other threads are registering now: found or not, never a crash.
+                    let name = "\(index % 8).\(index % registrationsPerThread)"
+                    if view.resolve(Warehouse.self, name: name) != nil { resolvedNew.increment() }
+                }
+            }
+        }
+        #expect(failures.value == 0)
+        for thread in 0..<8 {
+            for index in 0..<registrationsPerThread {
+                #expect(container.resolve(Warehouse.self, name: "\(thread).\(index)") != nil)
+            }
+        }
+        #expect(container.hierarchy.depth == 0)
     }
 
     @Test func usableFromTasks() async {
