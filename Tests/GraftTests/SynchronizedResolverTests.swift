@@ -233,6 +233,23 @@ extension Container: ApplicationResolver {
         #expect(container.hierarchy.depth == 0)
     }
 
+    /// Swinject 2.10 starts a new graph in each synchronized child; Graft's view shares the graph
+    /// being resolved, so a graph-scoped service is made once per top-level resolution.
+    @Test func factoriesResolvingThroughACapturedViewShareTheGraph() {
+        let container = Container()
+        let view = container.synchronize()
+        let made = AtomicCounter()
+        container.register(Preferences.self) { _ in made.increment(); return Preferences() }  // graph
+        container.register(Warehouse.self) { _ in Warehouse(config: view.resolve(Preferences.self)!) }
+        container.register(Repository.self) { _ in
+            Repository(database: view.resolve(Warehouse.self)!, config: view.resolve(Preferences.self)!)
+        }
+
+        let repository = view.resolve(Repository.self)!
+        #expect(repository.database.config === repository.config)
+        #expect(made.value == 1)
+    }
+
     @Test func usableFromTasks() async {
         let container = Container()
         container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
