@@ -29,7 +29,7 @@ extension Container {
     }
 
     /// Whether anyone reads messages (so they are worth building).
-    static var isLogging: Bool { logSink.function != nil }
+    static var isLogging: Bool { logSink.hasFunction }
 
     /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
     static func deliver(_ messages: [String]) {
@@ -60,12 +60,26 @@ extension Container {
             container = current.parent
             level = level == "this container" ? "its parent" : "an ancestor"
         }
+        var elsewhere: [String] = []
+        let lineage = Set(selfAndAncestors.map(ObjectIdentifier.init))
+        for other in hierarchy.containerTables where !lineage.contains(other.identity) {
+            var below = false  // whether `other` descends from this container
+            var level = other.parent
+            while let current = level, !below {
+                below = ObjectIdentifier(current.viewed ?? current) == ObjectIdentifier(viewed ?? self)
+                level = current.parent
+            }
+            let place = below ? "a child container" : "another container of this hierarchy"
+            for (key, entry) in other.table.registrations where key.service == ObjectIdentifier(serviceType) {
+                elsewhere.append("    { \(entry.entryDescription(for: key)) } in \(place), not visible from here")
+            }
+        }
         var lines = ["Graft: resolution failed: no registration of \(request)."]
-        if sameType.isEmpty && sameName.isEmpty {
+        if sameType.isEmpty && sameName.isEmpty && elsewhere.isEmpty {
             lines.append("No registration of \(typeName) exists in this container or its ancestors.")
         } else {
             lines.append("Registrations of \(typeName) that exist:")
-            lines += sameType.sorted() + sameName.sorted()
+            lines += sameType.sorted() + sameName.sorted() + elsewhere.sorted()
         }
         return lines.joined(separator: "\n")
     }
@@ -86,8 +100,21 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
 
     var function: Container.LoggingFunctionType? {
         get { mutex.withLock { storedFunction } }
-        set { mutex.withLock { storedFunction = newValue } }
+        set {
+            // The old function is released after unlocking: it may hold the last reference to a
+            // container, whose `deinit` takes its hierarchy's mutex, while a synchronized call
+            // holding that mutex waits here to read the function (a lock-order inversion).
+            let old = mutex.withLock { () -> Container.LoggingFunctionType? in
+                defer { storedFunction = newValue }
+                return storedFunction
+            }
+            withExtendedLifetime(old) {}
+        }
     }
+
+    /// Whether a function is set; copies no reference to it (a copy released here, under a
+    /// hierarchy's mutex, could be the last one).
+    var hasFunction: Bool { mutex.withLock { storedFunction != nil } }
 
     func log(_ message: () -> String) {
         guard let function = mutex.withLock({ storedFunction }) else { return }

@@ -71,6 +71,55 @@ extension Container {
             argumentFactory: isPlain ? nil : readArguments))
     }
 
+    /// Registers a factory that may throw: `resolve` then returns `nil` (and logs the error), and
+    /// ``Resolver/require(_:name:)`` throws ``ResolutionError/Reason/factoryFailed(_:)`` with the
+    /// error and the path. Nothing made by the failed resolution is kept, in any scope.
+    ///
+    /// ```swift
+    /// container.register(Repository.self) { r in try Repository(database: r.require(Database.self)) }
+    /// ```
+    @inlinable
+    @discardableResult
+    public func register<Service>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping (Resolver) throws -> Service
+    ) -> ServiceEntry<Service> {
+        add(ServiceEntry(
+            serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+            container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
+            throwingFactory: { resolver, _ in try factory(resolver) }))
+    }
+
+    /// Registers a factory that takes arguments and may throw; see ``register(_:name:factory:)-7w8ha``.
+    @inlinable
+    @discardableResult
+    public func register<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping (Resolver, repeat each Argument) throws -> Service
+    ) -> ServiceEntry<Service> {
+        let key = argumentsKey(repeat (each Argument).self)
+        return add(ServiceEntry(
+            serviceType: serviceType, argumentsType: (repeat each Argument).self,
+            argumentsKey: key, name: name, container: self,
+            argumentTypeNames: {
+                var names: [String] = []
+                repeat names.append(String(describing: (each Argument).self))
+                return names
+            },
+            plainFactory: nil, argumentFactory: nil,
+            throwingFactory: { resolver, arguments in
+                // As for a factory that cannot throw: the path passes a pointer to exactly this
+                // tuple type (the placeholder address only for a tuple of zero size).
+                assert(
+                    arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+                    "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
+                let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
+                return try factory(resolver, repeat each values)
+            }))
+    }
+
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.
     @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {

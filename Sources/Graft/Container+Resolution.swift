@@ -3,13 +3,13 @@
 extension Container: Resolver {
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        if let viewed { return resolveThroughView(viewed, serviceType, name: nil) }
+        if viewed != nil { return resolveThroughView(serviceType, name: nil) }
         return resolveWithoutArguments(serviceType, name: nil, resolver: self)
     }
 
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        if let viewed { return resolveThroughView(viewed, serviceType, name: name) }
+        if viewed != nil { return resolveThroughView(serviceType, name: name) }
         return resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
@@ -23,11 +23,11 @@ extension Container: Resolver {
     ) -> Service? {
         // One inlined copy of the path for both kinds of container: in a debug build a second
         // copy, or a frame of its own for the view, would double the stack a level of a deep chain
-        // takes.
+        // takes. A view resolves on itself: it shares its container's table, parent and hierarchy.
         let isView = viewed != nil
         if isView { enterViewLock() }
         defer { if isView { exitViewLock() } }
-        return (viewed ?? self).resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
+        return resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
     }
 }
 
@@ -56,6 +56,7 @@ extension Container {
         // `directCell` is set only where the key's service type is the entry's own `Service`, and
         // the key was made from this `Service`: the cell holds values of exactly this type.
         if let cell = slot.pointee.directCell, cell.hasInstance {
+            cell.countResolution()
             return cell.instance(as: Service.self)
         }
         return resolve(slot, as: serviceType, resolver: resolver())
@@ -142,6 +143,13 @@ extension Container {
             repeat names.append(String(describing: (each Argument).self))
             return resolutionFailureMessage(serviceType, name: key.name, argumentTypeNames: names)
         }
+        if _slowPath(hierarchy.isValidating), key.arguments != noArgumentsKey {
+            var names: [String] = []
+            repeat names.append(String(describing: (each Argument).self))
+            hierarchy.validation?.observeMissing(
+                serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
+                in: hierarchy)
+        }
         return nil
     }
 }
@@ -159,6 +167,8 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested? {
+        cell.countResolution()
+        if _slowPath(container.hierarchy.isValidating) { observeForValidation(in: container, arguments: arguments) }
         // The static types, never the metatype values: `Requested` is what the caller's key says.
         guard Requested.self == Service.self else {
             return resolveForwarded(as: Requested.self, in: container, resolver: resolver, arguments: arguments)
@@ -183,10 +193,13 @@ extension ServiceEntry {
         guard let instance = try? resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
         else { return nil }
         if let forwarded = instance as? Requested { return forwarded }
-        container.hierarchy.log {
-            "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), "
-                + "but the instance its factory made, of type \(type(of: instance)), is not a \(Requested.self)."
-        }
+        let hierarchy = container.hierarchy
+        let error = ResolutionError(
+            .wrongType, path: hierarchy.path + [serviceLabel(Requested.self, name: name)],
+            message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
+                + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
+        hierarchy.record(error)
+        hierarchy.log { error.description }
         return nil
     }
 
@@ -249,9 +262,12 @@ extension ServiceEntry {
     private func storedInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service? {
         guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return nil }
         guard let instance = stored as? Service else {
-            let message = "\(Service.self)'s storage holds a \(type(of: stored)), not a \(Service.self)"
-            hierarchy.fail(message)
-            hierarchy.log { "Graft: resolution failed: \(message)." }
+            let error = ResolutionError(
+                .wrongType, path: hierarchy.path + [serviceLabel(Service.self, name: name)],
+                message: "Graft: resolution failed: \(Service.self)'s storage holds a \(type(of: stored)), "
+                    + "not a \(Service.self).")
+            hierarchy.fail(error)
+            hierarchy.log { error.description }
             throw ResolutionFailed()
         }
         return instance
@@ -271,7 +287,8 @@ extension ServiceEntry {
             if let request { _ = hierarchy.endRequest(request) }
             throw ResolutionFailed()
         }
-        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
+        let made = try callFactory(in: hierarchy, resolver: resolver, arguments: arguments, request: request)
+        instanceCount &+= 1
         if settle(made, in: hierarchy, resolver: resolver) {
             return try finishWithKeptInstance(in: hierarchy, request: request)
         }
@@ -288,7 +305,7 @@ extension ServiceEntry {
         // The request in flight has failed: it will return nil and keep nothing, so running more
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
-        if hierarchy.failure != nil { return false }
+        if hierarchy.hasFailed { return false }
         if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(self) {
             failCycle(in: hierarchy)
             return false
@@ -306,7 +323,7 @@ extension ServiceEntry {
     ///   `initCompleted` made one), which is then the result.
     @inline(__always)
     private func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Bool {
-        guard hierarchy.failure == nil else { return false }
+        guard !hierarchy.hasFailed else { return false }
         if isKeepingAnInstance(in: hierarchy) { return true }
         keep(made, in: hierarchy)
         if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
@@ -317,22 +334,28 @@ extension ServiceEntry {
     /// builds; its own frame in debug builds, where that keeps `construct`'s frame small on a deep
     /// chain of resolutions.
     @_transparent
-    private func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
+    private func callFactory(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> Service {
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
-        // One of the two factories is set (checked in debug builds); an argument factory is reached
-        // only through a key with argument types, whose resolution passes a pointer to their tuple.
-        // A tuple of zero size (one `Void` argument) may be given no address at all: nothing is
-        // read from it then, so any aligned address serves.
-        // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
-        // closure through a heap-allocated thunk on every call.)
+        // One of the three factories is set; an argument factory is reached only through a key with
+        // argument types, whose resolution passes a pointer to their tuple. A tuple of zero size
+        // (one `Void` argument) may be given no address at all: nothing is read from it then, so
+        // any aligned address serves.
+        // (`if let`, not `unsafelyUnwrapped`: that generic accessor would reabstract the closure
+        // through a heap-allocated thunk on every call.)
         let made: Service
         if let plainFactory {
             made = plainFactory(resolver)
-        } else if let arguments {
-            made = argumentFactory!(resolver, arguments)
+        } else if let argumentFactory {
+            made = argumentFactory(resolver, arguments ?? zeroSizedArguments)
         } else {
-            made = argumentFactory!(resolver, zeroSizedArguments)
+            made = try callThrowingFactory(
+                in: hierarchy, resolver: resolver, arguments: arguments, outerFrame: outerFrame, request: request)
         }
         hierarchy.popFactory(self)
         factoryFrame = outerFrame
@@ -355,18 +378,57 @@ extension ServiceEntry {
     @inline(never)
     private func failCycle(in hierarchy: Hierarchy) {
         let chain = hierarchy.chain(reentering: self)
-        hierarchy.fail(chain)
-        hierarchy.log {
-            "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
-                + "break the cycle by injecting one side in `initCompleted`."
-        }
+        let error = ResolutionError(
+            .circularDependency, path: hierarchy.path + [Hierarchy.label(self)],
+            message: "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
+                + "break the cycle by injecting one side in `initCompleted`.")
+        hierarchy.fail(error)
+        hierarchy.log { error.description }
     }
 
     @inline(never)
     private func failTooDeep(in hierarchy: Hierarchy) {
         let chain = hierarchy.chain(reentering: self)
-        hierarchy.fail(chain)
-        hierarchy.log { "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)" }
+        let error = ResolutionError(
+            .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+            message: "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)")
+        hierarchy.fail(error)
+        hierarchy.log { error.description }
+    }
+
+    /// The factory threw: the request fails with that error (a `ResolutionError` from a nested
+    /// `require`, unchanged) or `.factoryFailed` with the path to this factory.
+    /// Calls a factory that may throw. Out of line, so the error handling costs no stack where
+    /// the factory cannot throw. On a throw, pops this factory's frame and ends its request.
+    @inline(never)
+    private func callThrowingFactory(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        outerFrame: Int,
+        request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> Service {
+        do {
+            return try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
+        } catch {
+            failThrown(error, in: hierarchy)  // with this factory still on the path
+            hierarchy.popFactory(self)
+            factoryFrame = outerFrame
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
+    }
+
+    private func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
+        if let error = thrown as? ResolutionError {
+            hierarchy.fail(error)  // reported where it happened
+        } else {
+            let error = ResolutionError(
+                .factoryFailed(thrown), path: hierarchy.path,  // with this factory still on the path
+                message: "Graft: resolution failed: the factory of \(Hierarchy.label(self)) threw \(thrown)")
+            hierarchy.fail(error)
+            hierarchy.log { error.description }
+        }
     }
 
     private func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {
@@ -436,6 +498,29 @@ extension ServiceEntry {
                 hierarchy.holdsGraphInstance(self, cell: cell)
             }
             hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+        }
+    }
+}
+
+// Validation (Container.validate()): while it runs, every entry reachable is in the graph scope
+// (`Container.validate()` sets and restores `scopeKind`), so the path keeps nothing beyond the
+// validation's graph and leaves each scope's own instances alone.
+extension ServiceEntry {
+    /// A resolution with arguments is observed here; one without, where the validation's resolver
+    /// receives it (a `.container` hit never reaches the entry).
+    @inline(never) @usableFromInline
+    func observeForValidation(in container: Container, arguments: UnsafeRawPointer?) {
+        guard arguments != nil else { return }
+        container.hierarchy.validation?.observe(self, in: container.hierarchy)
+    }
+
+    @usableFromInline
+    func validateAsRoot(in container: Container, resolver: Resolver) -> Bool {
+        do {
+            _ = try construct(in: container.hierarchy, resolver: resolver, arguments: nil, opensRequest: true)
+            return true
+        } catch {
+            return false
         }
     }
 }

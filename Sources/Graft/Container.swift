@@ -53,6 +53,7 @@ public class Container {
         self.services = RegistrationTable()
         self.viewed = nil
         link = ContainerLink(self, hierarchy: hierarchy)
+        hierarchy.add(link)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }

@@ -174,7 +174,7 @@ extension Resolver {
 extension Resolver {
     /// The pack-based requirement, for a conformer that implements Swinject's fixed-arity forms
     /// instead: calls the form for this many arguments (the unnamed one when `name` is `nil`), each
-    /// argument keeping its static type. More than 9 arguments resolve to `nil`, with a message.
+    /// argument keeping its static type. More than 9 arguments stop with a message.
     public func resolve<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
@@ -186,14 +186,12 @@ extension Resolver {
             let withoutArguments: (Service.Type, String?) -> Service? = resolve(_:name:)
             return withoutArguments(serviceType, name)
         }
-        guard values.count <= 9 else {
-            Container.log {
-                "Graft: resolution failed: \(Self.self) implements the fixed-arity resolve methods, which take "
-                    + "at most 9 arguments; \(values.count) were passed for \(Service.self). Implement "
-                    + "resolve(_:name:arguments:) to take any number."
-            }
-            return nil
-        }
+        // A Swinject-shaped conformer cannot take more: a programming error, like implementing
+        // neither side (and no log line, which could reach the logging function under a lock).
+        precondition(
+            values.count <= 9,
+            "Graft: \(Self.self) implements the fixed-arity resolve methods, which take at most 9 arguments; "
+                + "\(values.count) were passed for \(Service.self). Implement resolve(_:name:arguments:) to take any number")
         return FixedArityDispatch.$dispatching.withValue(FixedArityDispatch.dispatching + [ObjectIdentifier(Self.self)]) {
             first.pass(to: NoArgumentsYet<Self, Service>(resolver: self, name: name), rest: values.dropFirst())
         }

@@ -24,6 +24,10 @@ public final class ServiceEntry<Service> {
     /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
     /// so the resolution path never needs the argument types' metadata.
     @usableFromInline let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
+    /// A factory that may throw, with or without arguments. Kept apart from the two above so that
+    /// a factory that cannot throw is called with no error handling at all: in a debug build that
+    /// handling costs stack on every level of a deep chain.
+    @usableFromInline let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
     /// The argument part of this registration's key (see ``argumentsKey(_:)``).
     @usableFromInline let argumentsKey: UInt
     @usableFromInline let argumentTypeNames: () -> [String]
@@ -49,6 +53,8 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) @usableFromInline var keptGeneration = 0
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
+    /// Instances this entry's factory made (for `Container.registrations`).
+    @exclusivity(unchecked) @usableFromInline var instanceCount = 0
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
     var settingsTakeTheMutex = false
@@ -70,7 +76,8 @@ public final class ServiceEntry<Service> {
         container: Container,
         argumentTypeNames: @escaping () -> [String],
         plainFactory: ((Resolver) -> Service)?,
-        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
+        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
+        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil
     ) {
         self.serviceType = serviceType
         self.argumentsType = argumentsType
@@ -80,6 +87,7 @@ public final class ServiceEntry<Service> {
         self.argumentTypeNames = argumentTypeNames
         self.plainFactory = plainFactory
         self.argumentFactory = argumentFactory
+        self.throwingFactory = throwingFactory
         self.scope = container.defaultObjectScope
         (scopeKind, storage) = container.defaultScopeStorage()
     }
@@ -157,7 +165,17 @@ protocol AnyServiceEntry: AnyObject {
     var serviceType: Any.Type { get }
     var name: String? { get }
     var objectScope: ObjectScopeProtocol { get }
+    var scopeKind: ObjectScope.Kind { get set }
     var factoryFrame: Int { get }
+    var argumentsKey: UInt { get }
+    var argumentTypeNames: () -> [String] { get }
+    var link: ContainerLink { get }
+    var cell: InstanceCell { get }
+    var instanceCount: Int { get set }
+    /// Resolves this entry for ``Container/validate()``: its factory runs even if its scope keeps
+    /// an instance, and nothing made is kept beyond the validation's graph.
+    /// - Returns: Whether the resolution succeeded.
+    func validateAsRoot(in container: Container, resolver: Resolver) -> Bool
     /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
     func resolve<Requested>(
         as requested: Requested.Type,

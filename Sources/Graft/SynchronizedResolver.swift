@@ -32,17 +32,21 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
 // The locked paths of the resolution entry points, out of line: a plain container's inlined
 // `resolve` only tests `viewed` and branches here for a view.
 extension Container {
+    /// A view resolves on itself: it shares its container's table, parent and hierarchy, and the
+    /// `Lazy` or `Provider` it makes reaches the container through the link they share.
     @usableFromInline
-    final func resolveThroughView<Service>(
-        _ viewed: Container,
-        _ serviceType: Service.Type,
-        name: String?
-    ) -> Service? {
+    final func resolveThroughView<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         // No closure around the call: a closure frame per level adds up on a deep chain of
         // resolutions in a debug build.
         hierarchy.enterLocked()
         defer { hierarchy.exitLocked() }
-        return viewed.resolveWithoutArguments(serviceType, name: name, resolver: self)
+        if _slowPath(hierarchy.isValidating) {
+            // Observed here, before the path: a `.container` hit returns without reaching the entry.
+            hierarchy.validation?.observeRequest(
+                ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name),
+                from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)
+        }
+        return resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
     /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``.

@@ -231,16 +231,13 @@ private func resolveWithArity(_ arity: Int, name: String?, through resolver: any
         #expect(callTwoArgumentForm(container.synchronize()) == "2 plain 3")
     }
 
-    @Test func moreThanNineArgumentsThroughAFixedArityResolverFailWithAMessage() {
-        let log = LogCapture()
-        let forwarder = SwinjectShapedForwarder(base: Container())
-        let resolver: any Resolver = forwarder
-
-        let result: Unit? = log.capturing { resolver.resolve(Unit.self, arguments: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10) }
-
-        #expect(result == nil)
-        #expect(forwarder.calls.isEmpty)
-        #expect(log.messages(mentioning: "at most 9 arguments; 10 were passed for Unit").count == 1)
+    @Test func moreThanNineArgumentsThroughAFixedArityResolverStopWithAMessage() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let resolver: any Resolver = SwinjectShapedForwarder(base: Container())
+            let _: Unit? = resolver.resolve(Unit.self, arguments: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("at most 9 arguments; 10 were passed for Unit"))
     }
 
     @Test func resolverImplementingNeitherFormStopsWithAMessage() async throws {

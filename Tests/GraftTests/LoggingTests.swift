@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Graft
 
@@ -90,4 +91,35 @@ private final class Stray {}
 final class Box<Value> {
     var value: Value
     init(_ value: Value) { self.value = value }
+}
+
+private final class Absent {}
+
+@Suite struct LogSinkLockTests {
+    /// Found by a cold read: replacing the logging function released the old one inside the log
+    /// sink's lock; when it held the last reference to a container, its `deinit` took the
+    /// hierarchy's mutex, while a failed synchronized resolution, holding that mutex, waited for
+    /// the sink's lock. Run in its own process (it replaces the process-wide function), with a
+    /// watchdog: a deadlock fails the test instead of hanging it.
+    @Test func replacingTheLoggingFunctionDoesNotDeadlockAgainstAFailingSynchronizedResolve() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let rootView = Container().synchronize()
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                for _ in 0..<20_000 {
+                    let child = Container(parent: rootView).synchronize()
+                    Container.loggingFunction = { _ in _ = child }  // drops the previous function
+                }
+                finished.signal()
+            }.start()
+            Thread {
+                for _ in 0..<20_000 { _ = rootView.resolve(Absent.self) }
+                finished.signal()
+            }.start()
+            for _ in 0..<2 where finished.wait(timeout: .now() + 60) == .timedOut {
+                fatalError("deadlock between the log sink's lock and the hierarchy's mutex")
+            }
+        }
+        if let result { print(String(decoding: result.standardErrorContent, as: UTF8.self)) }
+    }
 }

@@ -41,7 +41,17 @@ final class Hierarchy {
     /// Entries that kept a new instance beyond the graph (undone if their request fails).
     @exclusivity(unchecked) private var keptEntries: [KeptMember] = []
     /// Why the current request failed, once it has.
-    @exclusivity(unchecked) private(set) var failure: String?
+    @exclusivity(unchecked) private(set) var failure: ResolutionError? {
+        didSet { hasFailed = failure != nil }
+    }
+    /// `failure != nil`, as one byte: the path asks it on every construction, and reading the
+    /// optional error would copy (and, in a debug build, give stack space to) the whole struct.
+    @exclusivity(unchecked) private(set) var hasFailed = false
+    /// The latest failure recorded (a request that failed, or a resolution that returned `nil`
+    /// for a reason other than a missing registration), and a count of them: `require` compares
+    /// the count before and after its resolution to know whether the failure is its own.
+    @exclusivity(unchecked) private(set) var lastError: ResolutionError?
+    @exclusivity(unchecked) private(set) var errorCount = 0
     /// The current graph's identifier, made only when someone asks for it.
     @exclusivity(unchecked) private var graph: GraphIdentifier?
     /// Whether the current graph's identifier was handed out, so the graph may be resolved again.
@@ -62,6 +72,16 @@ final class Hierarchy {
     @exclusivity(unchecked) private var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released `mutex`.
     @exclusivity(unchecked) private var heldMessages: [String] = []
+    /// The validation running (``Container/validate()``), which observes every resolution.
+    @exclusivity(unchecked) private(set) var validation: ValidationRecorder?
+    /// `validation != nil`, as one byte for the path to test.
+    @exclusivity(unchecked) private(set) var isValidating = false
+
+    /// Every container of the hierarchy, for failure messages that name registrations in child
+    /// containers. Guarded by `mutex` (containers are made on any thread); dead links are swept
+    /// when the list doubles.
+    private var links: [ContainerLink] = []
+    private var linkSweepThreshold = 64
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) private var isMovingOut = false
 
@@ -88,6 +108,44 @@ final class Hierarchy {
 
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
     var rememberedGraphCount: Int { records.count }
+
+    // MARK: Validation
+
+    func beginValidation(_ recorder: ValidationRecorder) {
+        precondition(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
+        validation = recorder
+        isValidating = true
+    }
+
+    func endValidation() {
+        validation = nil
+        isValidating = false
+    }
+
+    /// The entry whose factory or `initCompleted` runs innermost, if any.
+    var innermostEntry: AnyServiceEntry? {
+        stack.last.map { $0.takeUnretainedValue() as! AnyServiceEntry }
+    }
+
+    // MARK: Containers
+
+    /// Called by each container's `init`.
+    func add(_ link: ContainerLink) {
+        mutex.withLock {
+            if links.count >= linkSweepThreshold {
+                links.removeAll { !$0.isLinked }
+                linkSweepThreshold = max(64, links.count * 2)
+            }
+            links.append(link)
+        }
+    }
+
+    /// The registration tables of this hierarchy's containers still alive, with each container's
+    /// identity and parent. Never the containers themselves: one may be in its `deinit` on another
+    /// thread (see ``ContainerLink/tableAndParent()``).
+    var containerTables: [(table: RegistrationTable, parent: Container?, identity: ObjectIdentifier)] {
+        mutex.withLock { links.compactMap { $0.tableAndParent() } }
+    }
 
     // MARK: Locking and logging
 
@@ -165,7 +223,12 @@ final class Hierarchy {
     }
 
     static func label(_ entry: AnyServiceEntry) -> String {
-        entry.name.map { "\(entry.serviceType) (name: \"\($0)\")" } ?? "\(entry.serviceType)"
+        serviceLabel(entry.serviceType, name: entry.name)
+    }
+
+    /// The services whose factories (or `initCompleted` actions) are running, outermost first.
+    var path: [String] {
+        stack.map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) }
     }
 
     // MARK: Requests
@@ -185,12 +248,12 @@ final class Hierarchy {
 
     /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
     /// resolved inside a failing factory).
-    @exclusivity(unchecked) private var suspendedFailures: [String] = []
+    @exclusivity(unchecked) private var suspendedFailures: [ResolutionError] = []
 
     @inline(__always)
     func beginRequest() -> Request {
-        let suspends = failure != nil
-        if let failure {
+        let suspends = hasFailed
+        if suspends, let failure {
             suspendedFailures.append(failure)
             self.failure = nil
         }
@@ -203,7 +266,7 @@ final class Hierarchy {
     @inline(__always)
     func endRequest(_ request: Request) -> Bool {
         // The common case, inlined: an outermost request that succeeded and made nothing to drop.
-        if depth == 1 && failure == nil && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty
+        if depth == 1 && !hasFailed && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty
             && laterReleases.isEmpty
         {
             depth = 0
@@ -216,7 +279,8 @@ final class Hierarchy {
     }
 
     private func endRequestInGeneral(_ request: Request) -> Bool {
-        let succeeded = failure == nil
+        let succeeded = !hasFailed
+        if !succeeded, let failure { record(failure) }
         failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil
         depth -= 1
         var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
@@ -234,8 +298,17 @@ final class Hierarchy {
     }
 
     /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
-    func fail(_ message: String) {
-        if failure == nil { failure = message }
+    func fail(_ error: ResolutionError) {
+        guard !hasFailed else { return }
+        failure = error
+        record(error)
+    }
+
+    /// Notes why a resolution returned `nil` without failing the request (a forwarded type whose
+    /// instance is of another type), for a `require` waiting on it.
+    func record(_ error: ResolutionError) {
+        lastError = error
+        errorCount &+= 1
     }
 
     /// Keeps `value` until the outermost resolution ends, then releases it.

@@ -1,7 +1,7 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: a 16-byte header (three state bytes, then the
-/// identity of the type stored), then two `Service` values, [0] kept by `.container` and [1] the
+/// The memory where an entry keeps its instances: a 24-byte header (three state bytes, the
+/// identity of the type stored at 8, the count of resolutions at 16), then two `Service` values, [0] kept by `.container` and [1] the
 /// current graph's (or a finished graph's, waiting to be released).
 ///
 /// Raw memory rather than `Service?` properties: in unspecialized code every `Optional<Service>`
@@ -25,7 +25,8 @@ struct InstanceCell {
 
     @inlinable @inline(__always)
     static func valueOffset<Service>(_: Service.Type) -> Int {
-        max(16, MemoryLayout<Service>.alignment)
+        let alignment = MemoryLayout<Service>.alignment
+        return (24 + alignment - 1) / alignment * alignment
     }
 
     @usableFromInline
@@ -39,6 +40,7 @@ struct InstanceCell {
         base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
+        base.storeBytes(of: 0, toByteOffset: 16, as: Int.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)
     }
 
@@ -54,6 +56,19 @@ struct InstanceCell {
 
     @inlinable @inline(__always)
     var hasInstance: Bool { base.load(as: Bool.self) }
+
+    /// How many times the entry was resolved (for `Container.registrations`). Counted on every
+    /// path, the inlined `.container` hit included: one add to memory the hit reads anyway.
+    @inlinable
+    var resolutionCount: Int {
+        get { base.load(fromByteOffset: 16, as: Int.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 16, as: Int.self) }
+    }
+
+    @inlinable @inline(__always)
+    func countResolution() {
+        base.storeBytes(of: base.load(fromByteOffset: 16, as: Int.self) &+ 1, toByteOffset: 16, as: Int.self)
+    }
 
     var hasGraphInstance: Bool { graphState == Self.graphHeld }
 

@@ -1,0 +1,61 @@
+// Graft — MIT License.
+
+/// Why a resolution failed, and where: what ``Resolver/require(_:name:)`` throws.
+///
+/// ```swift
+/// do {
+///     let service = try container.require(UserService.self)
+/// } catch {
+///     print(error.path)         // ["UserService", "UserRepository", "Database"]
+///     print(error)              // what is missing, what is registered nearby, the path
+/// }
+/// ```
+public struct ResolutionError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Reason: Sendable {
+        /// Nothing is registered for the type, name and argument types asked for.
+        case notRegistered
+        /// A factory needs, through its dependencies, the service it is making.
+        case circularDependency
+        /// A factory threw this error.
+        case factoryFailed(any Error)
+        /// Factories nested deeper than 200 levels (a runaway recursion).
+        case tooDeep
+        /// The instance made is not of the type asked for (a forwarded type, or a custom storage
+        /// holding a value of another type).
+        case wrongType
+    }
+
+    /// The kind of failure.
+    public var reason: Reason
+    /// The services being resolved, from the outermost request to the one that failed, as
+    /// `String(describing:)` prints their types, each followed by ` (name: "x")` when named:
+    /// `["UserService", "UserRepository", "Database"]`.
+    public var path: [String]
+    /// One message a person can act on: what failed, what exists nearby, and the path.
+    public var description: String
+
+    /// Makes an error; `message` is the first part of ``description``, followed by the path.
+    init(_ reason: Reason, path: [String], message: String) {
+        self.reason = reason
+        self.path = path
+        self.description = path.count > 1 ? message + "\nPath: " + path.joined(separator: " -> ") : message
+    }
+}
+
+extension ResolutionError.Reason: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .notRegistered: "not registered"
+        case .circularDependency: "circular dependency"
+        case .factoryFailed(let error): "factory failed: \(error)"
+        case .tooDeep: "too deep"
+        case .wrongType: "wrong type"
+        }
+    }
+}
+
+/// `Type` or `Type (name: "x")`: how paths and graphs name a service.
+func serviceLabel(_ type: Any.Type, name: String?) -> String {
+    name.map { "\(type) (name: \"\($0)\")" } ?? "\(type)"
+}

@@ -1,0 +1,119 @@
+// Graft — MIT License.
+
+extension Resolver {
+    /// Resolves `serviceType`, or throws why it cannot be resolved and where.
+    ///
+    /// ```swift
+    /// container.register(Repository.self) { r in try Repository(database: r.require(Database.self)) }
+    /// let repository = try container.require(Repository.self)
+    /// ```
+    ///
+    /// Inside a factory, the error's ``ResolutionError/path`` runs from the outermost request. A
+    /// `ResolutionError` thrown by a nested `require` leaves the factory unchanged.
+    ///
+    /// - Throws: ``ResolutionError``: not registered (with the registrations nearby), a circular
+    ///   dependency, a factory that threw, resolution too deep, or an instance of the wrong type.
+    @inlinable
+    public func require<Service>(_ serviceType: Service.Type, name: String? = nil) throws(ResolutionError) -> Service {
+        if let container = self as? Container {
+            return try container.requireWithoutArguments(serviceType, name: name)
+        }
+        if let instance = resolve(serviceType, name: name) { return instance }
+        throw foreignResolverMiss(serviceType, name: name, argumentTypes: [])
+    }
+
+    /// Resolves `serviceType` with `arguments`, or throws why it cannot be resolved and where.
+    ///
+    /// ```swift
+    /// let cat = try container.require(Animal.self, arguments: "Mimi", 3)
+    /// ```
+    @inlinable
+    public func require<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        arguments: repeat each Argument
+    ) throws(ResolutionError) -> Service {
+        if let container = self as? Container {
+            return try container.requireService(serviceType, name: name, arguments: repeat each arguments)
+        }
+        if let instance = resolve(serviceType, name: name, arguments: repeat each arguments) { return instance }
+        var types: [Any.Type] = []
+        repeat types.append((each Argument).self)
+        throw foreignResolverMiss(serviceType, name: name, argumentTypes: types)
+    }
+
+    /// Resolves `serviceType` with one argument, or throws why it cannot be resolved and where.
+    @inlinable
+    public func require<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        argument: repeat each Argument
+    ) throws(ResolutionError) -> Service {
+        try require(serviceType, name: name, arguments: repeat each argument)
+    }
+
+    /// A resolver other than Graft's own returned `nil`: all that is known is what was asked.
+    @usableFromInline
+    func foreignResolverMiss(_ serviceType: Any.Type, name: String?, argumentTypes: [Any.Type]) -> ResolutionError {
+        let label = serviceLabel(serviceType, name: name)
+        let arguments = argumentTypes.isEmpty
+            ? "taking no arguments" : "taking arguments (\(argumentTypes.map { "\($0)" }.joined(separator: ", ")))"
+        return ResolutionError(
+            .notRegistered, path: [label],
+            message: "Graft: resolution failed: \(Self.self) returned nil for \(label) \(arguments).")
+    }
+}
+
+extension Container {
+    @inlinable
+    final func requireWithoutArguments<Service>(
+        _ serviceType: Service.Type,
+        name: String?
+    ) throws(ResolutionError) -> Service {
+        let isView = viewed != nil
+        if isView { enterViewLock() }
+        defer { if isView { exitViewLock() } }
+        let errors = errorCount
+        if let instance = resolveWithoutArguments(serviceType, name: name, resolver: self) { return instance }
+        throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: [])
+    }
+
+    @inlinable
+    final func requireService<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        arguments: repeat each Argument
+    ) throws(ResolutionError) -> Service {
+        let isView = viewed != nil
+        if isView { enterViewLock() }
+        defer { if isView { exitViewLock() } }
+        let errors = errorCount
+        if let instance = resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments) {
+            return instance
+        }
+        var names: [String] = []
+        repeat names.append(String(describing: (each Argument).self))
+        throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: names)
+    }
+
+    /// Failures recorded in this hierarchy so far (see ``requireFailure(since:_:name:argumentTypeNames:)``).
+    @usableFromInline
+    final var errorCount: Int { hierarchy.errorCount }
+
+    /// Why a resolution that `require` started returned `nil`: the failure recorded since
+    /// `errorCount` was `errors` (a failed request, a wrong type), else the failure of the request
+    /// in flight (a factory resolving after its request failed), else a missing registration.
+    @usableFromInline
+    final func requireFailure(
+        since errors: Int,
+        _ serviceType: Any.Type,
+        name: String?,
+        argumentTypeNames: [String]
+    ) -> ResolutionError {
+        if hierarchy.errorCount != errors, let error = hierarchy.lastError { return error }
+        if let error = hierarchy.failure { return error }
+        return ResolutionError(
+            .notRegistered, path: hierarchy.path + [serviceLabel(serviceType, name: name)],
+            message: resolutionFailureMessage(serviceType, name: name, argumentTypeNames: argumentTypeNames))
+    }
+}

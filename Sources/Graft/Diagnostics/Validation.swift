@@ -1,0 +1,357 @@
+// Graft — MIT License.
+
+/// What ``Container/validate()`` found: every failure, the warnings, what it could not try, and
+/// the dependency graph it observed.
+///
+/// ```swift
+/// @Test func assemblyIsValid() {
+///     let report = container.validate()
+///     #expect(report.isValid, "\(report)")
+/// }
+/// ```
+public struct ValidationReport: Sendable, CustomStringConvertible {
+    /// Every registration that failed to resolve, each with its path.
+    public var failures: [ResolutionError]
+    /// Dangerous shapes of the graph that resolve today (see ``ValidationWarning``).
+    public var warnings: [ValidationWarning]
+    /// Registrations validation could not try, because their factories need runtime arguments.
+    public var skipped: [String]
+    /// What was observed while resolving.
+    public var graph: DependencyGraph
+
+    /// Whether every registration tried resolved.
+    public var isValid: Bool { failures.isEmpty }
+
+    /// A summary, then each failure, warning and skipped registration.
+    public var description: String {
+        var lines = [
+            "Validation: \(graph.nodes.count) registrations, \(failures.count) failures, "
+                + "\(warnings.count) warnings, \(skipped.count) skipped (they take arguments)."
+        ]
+        for failure in failures { lines.append("FAILURE " + failure.description) }
+        for warning in warnings { lines.append("WARNING " + warning.description) }
+        for label in skipped { lines.append("SKIPPED " + label) }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A shape of the graph that works today but is likely a bug.
+public struct ValidationWarning: Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+        /// A `.container` or `.weak` service resolves a `.transient` or `.graph` one, which then
+        /// lives as long as the singleton (Simple Injector's "lifestyle mismatch").
+        case captiveDependency
+        /// A parent's `.container` or `.weak` service, resolved through a child container, used a
+        /// registration of that child: the singleton depends on which child asked first.
+        case parentCapturesChild
+
+        public var description: String {
+            switch self {
+            case .captiveDependency: "captive dependency"
+            case .parentCapturesChild: "parent captures child"
+            }
+        }
+    }
+
+    /// The kind of warning.
+    public var kind: Kind
+    /// The long-lived service, labelled as in a path.
+    public var service: String
+    /// What it captured, labelled as in a path.
+    public var dependency: String
+    /// What is wrong and how to fix it.
+    public var description: String
+}
+
+/// One registration, as ``Container/registrations`` lists it.
+public struct RegistrationInfo {
+    /// The type the registration answers to (for a forward, the forwarded type).
+    public var serviceType: Any.Type
+    /// The registration name, or `nil`.
+    public var name: String?
+    /// The scope its instances live in.
+    public var objectScope: ObjectScopeProtocol
+    /// The factory's argument types, as `String(describing:)` prints them.
+    public var argumentTypes: [String]
+    /// Which container holds it: 0 for the container asked, 1 for its parent, and so on.
+    public var containerLevel: Int
+    /// Whether the registration forwards to another's factory (`implements`, `forward`).
+    public var isForwarded: Bool
+    /// How many times the registration (with its forwards) was resolved.
+    public var resolutionCount: Int
+    /// How many instances its factory made.
+    public var instanceCount: Int
+}
+
+extension Container {
+    /// Each registration of this container and its ancestors, this container's first, each sorted.
+    ///
+    /// ```swift
+    /// for info in container.registrations where info.resolutionCount == 0 {
+    ///     print("never resolved:", info.serviceType, info.name ?? "")
+    /// }
+    /// ```
+    public final var registrations: [RegistrationInfo] {
+        if let viewed { return onViewed(viewed) { $0.registrations } }
+        var result: [RegistrationInfo] = []
+        for (level, container) in selfAndAncestors.enumerated() {
+            let infos = container.services.registrations.map { key, entry in
+                RegistrationInfo(
+                    serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
+                    argumentTypes: entry.argumentTypeNames(), containerLevel: level,
+                    isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
+                    resolutionCount: entry.cell.resolutionCount, instanceCount: entry.instanceCount)
+            }
+            result += infos.sorted { serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name) }
+        }
+        return result
+    }
+
+    /// This container, then its parent, and so on (views count as their container).
+    var selfAndAncestors: [Container] {
+        var chain: [Container] = []
+        var level: Container? = viewed ?? self
+        while let current = level {
+            chain.append(current)
+            level = current.parent.map { $0.viewed ?? $0 }
+        }
+        return chain
+    }
+
+    /// Resolves every registration of this container and its ancestors that needs no arguments,
+    /// and reports every failure (not only the first), the warnings its graph deserves, and the
+    /// graph itself.
+    ///
+    /// Factories really run, through a resolver of this container, but nothing they make is kept:
+    /// each scope's instance lives in the validation's graph only, existing instances are left as
+    /// they are, and afterwards the container resolves exactly as before (counts included).
+    /// A factory that force-unwraps a missing dependency (`r.resolve(X.self)!`) stops the process
+    /// there, as it would in production; write `try r.require(X.self)` to have it reported. While
+    /// validating, a missing registration is written to standard error if no logging function is
+    /// set, so such a stop is explained.
+    ///
+    /// ```swift
+    /// let report = container.validate()
+    /// if !report.isValid { print(report) }
+    /// ```
+    public final func validate() -> ValidationReport {
+        if let viewed { return onViewed(viewed) { $0.validate(through: self) } }
+        return validate(through: SynchronizedResolver(container: self))
+    }
+
+    private final func validate(through resolver: Container) -> ValidationReport {
+        let recorder = ValidationRecorder(container: self)
+        var entries: [AnyServiceEntry] = []
+        var seen = Set<ObjectIdentifier>()
+        for container in selfAndAncestors {
+            for (_, entry) in container.services.registrations where seen.insert(ObjectIdentifier(entry)).inserted {
+                entries.append(entry)
+            }
+        }
+        entries.sort { Hierarchy.label($0) < Hierarchy.label($1) }
+        let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
+        // Every scope acts as the graph scope while validating: instances are shared within one
+        // resolution and dropped at its end, and what the real scopes keep is left alone.
+        let scopes = entries.map { ($0.objectScope, $0.scopeKind) }
+        recorder.originalKinds = Dictionary(uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
+        for entry in entries where entry.scopeKind != .transient { entry.scopeKind = .graph }
+
+        var failures: [ResolutionError] = []
+        var skipped: [String] = []
+        hierarchy.beginValidation(recorder)
+        for entry in entries {
+            if entry.argumentsKey != noArgumentsKey {
+                skipped.append(Hierarchy.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
+                continue
+            }
+            _ = recorder.node(for: entry)
+            let errors = hierarchy.errorCount
+            if !entry.validateAsRoot(in: self, resolver: resolver), hierarchy.errorCount != errors,
+                let error = hierarchy.lastError
+            {
+                failures.append(error)
+            }
+        }
+        hierarchy.endValidation()
+        for (entry, (scope, kind)) in zip(entries, scopes) where entry.objectScope === scope {
+            entry.scopeKind = kind  // unless a factory changed the scope meanwhile
+        }
+        for (entry, (resolutions, instances)) in zip(entries, counts) {
+            entry.cell.resolutionCount = resolutions
+            entry.instanceCount = instances
+        }
+        return recorder.report(failures: failures, skipped: skipped)
+    }
+}
+
+/// Observes the resolutions made while ``Container/validate()`` runs, then turns them into a
+/// report. Used only under the validation, on its thread (or under the hierarchy's mutex).
+final class ValidationRecorder {
+    private let chain: [Container]
+    private var entries: [AnyServiceEntry] = []
+    private var index: [ObjectIdentifier: Int] = [:]
+    private var edges: [DependencyGraph.Edge] = []
+    private var edgeSet = Set<String>()
+    /// The key each target was asked by, per edge (for the parent-captures-child check).
+    private var edgeKeys: [ServiceKey?] = []
+    /// Each entry's scope kind before the validation made it `.graph`.
+    var originalKinds: [ObjectIdentifier: ObjectScope.Kind] = [:]
+
+    private func kind(of entry: AnyServiceEntry) -> ObjectScope.Kind {
+        originalKinds[ObjectIdentifier(entry)] ?? entry.scopeKind
+    }
+
+    init(container: Container) {
+        chain = container.selfAndAncestors
+    }
+
+    func node(for entry: AnyServiceEntry) -> Int {
+        if let existing = index[ObjectIdentifier(entry)] { return existing }
+        entries.append(entry)
+        index[ObjectIdentifier(entry)] = entries.count - 1
+        return entries.count - 1
+    }
+
+    /// A resolution with arguments reached `entry`.
+    func observe(_ entry: AnyServiceEntry, in hierarchy: Hierarchy) {
+        guard let from = hierarchy.innermostEntry, from !== entry else { return }
+        add(from: node(for: from), to: node(for: entry), requested: Hierarchy.label(entry), key: nil)
+    }
+
+    /// A resolution without arguments through the validation's resolver, before it runs.
+    func observeRequest(_ key: ServiceKey, from container: Container, isWrapper: Bool, in hierarchy: Hierarchy) {
+        guard let from = hierarchy.innermostEntry else { return }
+        let requested = serviceLabel(key.serviceType, name: key.name)
+        if let slot = container.slot(for: key), let entry = slot.pointee.entry {
+            add(from: node(for: from), to: node(for: entry), requested: requested, key: key)
+        } else if !isWrapper && key.serviceType != GraphIdentifier.self {
+            add(from: node(for: from), to: nil, requested: requested, key: key)
+            reportMissing(requested)
+        }
+    }
+
+    /// A resolution with arguments found nothing registered.
+    func observeMissing(_ requested: String, in hierarchy: Hierarchy) {
+        guard let from = hierarchy.innermostEntry else { return }
+        add(from: node(for: from), to: nil, requested: requested, key: nil)
+        reportMissing(requested)
+    }
+
+    private func add(from: Int, to: Int?, requested: String, key: ServiceKey?) {
+        guard edgeSet.insert("\(from)>\(to.map(String.init) ?? requested)").inserted else { return }
+        edges.append(DependencyGraph.Edge(from: from, to: to, requested: requested, isInCycle: false, warning: nil))
+        edgeKeys.append(key)
+    }
+
+    /// Without a logging function the message would be lost if the factory then force-unwraps.
+    private func reportMissing(_ requested: String) {
+        if !Container.isLogging {
+            Platform.writeToStandardError("Graft: validate(): nothing is registered for \(requested)")
+        }
+    }
+
+    private func level(of entry: AnyServiceEntry) -> Int {
+        guard let container = entry.link.container else { return -1 }
+        return chain.firstIndex { $0 === container } ?? -1
+    }
+
+    private func isSingleton(_ entry: AnyServiceEntry) -> Bool {
+        kind(of: entry) == .container || kind(of: entry) == .weak
+    }
+
+    func report(failures: [ResolutionError], skipped: [String]) -> ValidationReport {
+        // Nodes sorted by label; edges renumbered.
+        let order = entries.indices.sorted { Hierarchy.label(entries[$0]) < Hierarchy.label(entries[$1]) }
+        var renumbered = [Int](repeating: 0, count: entries.count)
+        for (position, old) in order.enumerated() { renumbered[old] = position }
+        let nodes = order.enumerated().map { position, old in
+            let entry = entries[old]
+            return DependencyGraph.Node(
+                id: position, serviceType: "\(entry.serviceType)", name: entry.name,
+                objectScope: "\(entry.objectScope)", argumentTypes: entry.argumentTypeNames(),
+                containerLevel: level(of: entry))
+        }
+        var warnings: [ValidationWarning] = []
+        var graphEdges = edges
+
+        // Cycles: consecutive elements of each circular dependency's path.
+        var cyclePairs = Set<String>()
+        for failure in failures {
+            guard case .circularDependency = failure.reason else { continue }
+            for (from, to) in zip(failure.path, failure.path.dropFirst()) { cyclePairs.insert(from + "\u{0}" + to) }
+        }
+        for position in graphEdges.indices {
+            let edge = graphEdges[position]
+            guard let to = edge.to else { continue }
+            let from = entries[edge.from], target = entries[to]
+            if cyclePairs.contains(Hierarchy.label(from) + "\u{0}" + Hierarchy.label(target)) {
+                graphEdges[position].isInCycle = true
+            }
+            if isSingleton(from) && (kind(of: target) == .transient || kind(of: target) == .graph) {
+                graphEdges[position].warning = .captiveDependency
+                warnings.append(ValidationWarning(
+                    kind: .captiveDependency, service: Hierarchy.label(from), dependency: Hierarchy.label(target),
+                    description: "captive dependency: \(Hierarchy.label(from)) (scope \(from.objectScope)) resolves "
+                        + "\(Hierarchy.label(target)) (scope \(target.objectScope)), which then lives as long as "
+                        + "\(Hierarchy.label(from)). Make \(Hierarchy.label(target)) longer-lived, or resolve it "
+                        + "when needed through a Provider."))
+            }
+        }
+        warnings += parentCapturesChild(edges: &graphEdges)
+        for position in graphEdges.indices {
+            graphEdges[position].from = renumbered[graphEdges[position].from]
+            graphEdges[position].to = graphEdges[position].to.map { renumbered[$0] }
+        }
+        graphEdges.sort { ($0.from, $0.to ?? -1, $0.requested) < ($1.from, $1.to ?? -1, $1.requested) }
+        return ValidationReport(
+            failures: failures, warnings: warnings, skipped: skipped,
+            graph: DependencyGraph(nodes: nodes, edges: graphEdges))
+    }
+
+    /// A singleton registered in an ancestor whose construction (its own factory, and the
+    /// transient or graph services it made) used a registration of a container below its own.
+    private func parentCapturesChild(edges graphEdges: inout [DependencyGraph.Edge]) -> [ValidationWarning] {
+        var warnings: [ValidationWarning] = []
+        for (position, singleton) in entries.enumerated() where isSingleton(singleton) && level(of: singleton) > 0 {
+            let home = level(of: singleton)
+            var stack = [position]
+            var visited: Set<Int> = [position]
+            while let current = stack.popLast() {
+                for (edgeIndex, edge) in graphEdges.enumerated() where edge.from == current {
+                    guard let to = edge.to, visited.insert(to).inserted else { continue }
+                    let target = entries[to]
+                    let targetLevel = level(of: target)
+                    if targetLevel >= 0 && targetLevel < home {
+                        graphEdges[edgeIndex].warning = graphEdges[edgeIndex].warning ?? .parentCapturesChild
+                        let owner = chain[home]
+                        let key = edgeKeys[edgeIndex]
+                            ?? ServiceKey(service: target.serviceType, arguments: target.argumentsKey, name: target.name)
+                        let overrides = owner.slot(for: key) != nil
+                        warnings.append(ValidationWarning(
+                            kind: .parentCapturesChild, service: Hierarchy.label(singleton),
+                            dependency: Hierarchy.label(target),
+                            description: "parent captures child: \(Hierarchy.label(singleton)) (scope "
+                                + "\(singleton.objectScope), registered \(level: home)) was made, through a child "
+                                + "container, with \(Hierarchy.label(target)) registered \(level: targetLevel)"
+                                + (overrides ? ", which overrides the registration its own container sees" : "")
+                                + ". The instance kept depends on which child resolves it first; register "
+                                + "\(Hierarchy.label(singleton)) in the child, or \(Hierarchy.label(target)) in the parent."))
+                    } else if !isSingleton(target) {
+                        stack.append(to)
+                    }
+                }
+            }
+        }
+        return warnings
+    }
+}
+
+extension DefaultStringInterpolation {
+    fileprivate mutating func appendInterpolation(level: Int) {
+        switch level {
+        case 0: appendLiteral("in this container")
+        case 1: appendLiteral("in its parent")
+        default: appendLiteral("in ancestor \(level)")
+        }
+    }
+}
