@@ -280,6 +280,12 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
+        // A factory that may throw takes a path of its own: a `try` around the factory call here
+        // would cost every construction a move of the instance through its value witness.
+        if _slowPath(throwingFactory != nil) {
+            return try constructWithThrowingFactory(
+                in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
+        }
         // A request opens before the checks, so a cycle or the depth limit met here fails this
         // request, not the one around it.
         let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
@@ -287,7 +293,49 @@ extension ServiceEntry {
             if let request { _ = hierarchy.endRequest(request) }
             throw ResolutionFailed()
         }
-        let made = try callFactory(in: hierarchy, resolver: resolver, arguments: arguments, request: request)
+        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
+        return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
+    }
+
+    /// `construct` for a factory that may throw.
+    @inline(never)
+    private func constructWithThrowingFactory(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        opensRequest: Bool
+    ) throws(ResolutionFailed) -> Service {
+        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        guard canConstruct(in: hierarchy) else {
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        let made: Service
+        do {
+            made = try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
+        } catch {
+            failThrown(error, in: hierarchy)  // with this factory still on the path
+            hierarchy.popFactory(self)
+            factoryFrame = outerFrame
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
+        return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
+    }
+
+    /// After the factory: counts the instance, keeps it per scope, runs `initCompleted`, ends the
+    /// request. Inlined into `construct` (its locals are the same on a deep chain either way).
+    @_transparent
+    private func finishConstruction(
+        _ made: Service,
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> Service {
         instanceCount &+= 1
         if settle(made, in: hierarchy, resolver: resolver) {
             return try finishWithKeptInstance(in: hierarchy, request: request)
@@ -330,32 +378,24 @@ extension ServiceEntry {
         return false
     }
 
-    /// Runs the factory in a frame of the hierarchy's construction stack. Inlined in release
-    /// builds; its own frame in debug builds, where that keeps `construct`'s frame small on a deep
-    /// chain of resolutions.
+    /// Runs a factory that cannot throw in a frame of the hierarchy's construction stack.
     @_transparent
-    private func callFactory(
-        in hierarchy: Hierarchy,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?,
-        request: Hierarchy.Request?
-    ) throws(ResolutionFailed) -> Service {
+    private func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
-        // One of the three factories is set; an argument factory is reached only through a key with
-        // argument types, whose resolution passes a pointer to their tuple. A tuple of zero size
-        // (one `Void` argument) may be given no address at all: nothing is read from it then, so
-        // any aligned address serves.
-        // (`if let`, not `unsafelyUnwrapped`: that generic accessor would reabstract the closure
-        // through a heap-allocated thunk on every call.)
+        // One of the two factories is set (the third, throwing, takes its own path); an argument
+        // factory is reached only through a key with argument types, whose resolution passes a
+        // pointer to their tuple. A tuple of zero size (one `Void` argument) may be given no
+        // address at all: nothing is read from it then, so any aligned address serves.
+        // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
+        // closure through a heap-allocated thunk on every call.)
         let made: Service
         if let plainFactory {
             made = plainFactory(resolver)
-        } else if let argumentFactory {
-            made = argumentFactory(resolver, arguments ?? zeroSizedArguments)
+        } else if let arguments {
+            made = argumentFactory!(resolver, arguments)
         } else {
-            made = try callThrowingFactory(
-                in: hierarchy, resolver: resolver, arguments: arguments, outerFrame: outerFrame, request: request)
+            made = argumentFactory!(resolver, zeroSizedArguments)
         }
         hierarchy.popFactory(self)
         factoryFrame = outerFrame
@@ -398,27 +438,6 @@ extension ServiceEntry {
 
     /// The factory threw: the request fails with that error (a `ResolutionError` from a nested
     /// `require`, unchanged) or `.factoryFailed` with the path to this factory.
-    /// Calls a factory that may throw. Out of line, so the error handling costs no stack where
-    /// the factory cannot throw. On a throw, pops this factory's frame and ends its request.
-    @inline(never)
-    private func callThrowingFactory(
-        in hierarchy: Hierarchy,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?,
-        outerFrame: Int,
-        request: Hierarchy.Request?
-    ) throws(ResolutionFailed) -> Service {
-        do {
-            return try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
-        } catch {
-            failThrown(error, in: hierarchy)  // with this factory still on the path
-            hierarchy.popFactory(self)
-            factoryFrame = outerFrame
-            if let request { _ = hierarchy.endRequest(request) }
-            throw ResolutionFailed()
-        }
-    }
-
     private func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
         if let error = thrown as? ResolutionError {
             hierarchy.fail(error)  // reported where it happened

@@ -40,13 +40,18 @@ extension Container {
         // resolutions in a debug build.
         hierarchy.enterLocked()
         defer { hierarchy.exitLocked() }
-        if _slowPath(hierarchy.isValidating) {
-            // Observed here, before the path: a `.container` hit returns without reaching the entry.
-            hierarchy.validation?.observeRequest(
-                ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name),
-                from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)
-        }
+        observeIfValidating(serviceType, name: name)
         return resolveWithoutArguments(serviceType, name: name, resolver: self)
+    }
+
+    /// While ``Container/validate()`` runs, notes a resolution without arguments made through its
+    /// resolver (a view), before the path: a `.container` hit returns without reaching the entry.
+    @usableFromInline
+    final func observeIfValidating<Service>(_ serviceType: Service.Type, name: String?) {
+        guard _slowPath(hierarchy.isValidating) else { return }
+        hierarchy.validation?.observeRequest(
+            ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name),
+            from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)
     }
 
     /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``.

@@ -1,5 +1,6 @@
 // Graft — MIT License.
-// Assembles a small service graph, resolves it from 8 worker threads, and reports what was built.
+// Assembles a small service graph, resolves it from 8 worker threads, reports what was built, then
+// validates one feature's container and writes its dependency graph to graph.dot.
 import Foundation
 import Graft
 
@@ -141,4 +142,20 @@ let singletons = scopes[0].1
 let onceEach = singletons.allSatisfy { counts[$0] == 1 }
 print("Container-scoped services created exactly once each: \(onceEach ? "yes" : "NO")")
 print("Each resolution shared one UnitOfWork across its graph: \(mismatches.snapshot.isEmpty ? "yes" : "NO")")
-exit(onceEach && mismatches.snapshot.isEmpty ? 0 : 1)
+
+// Validation of one feature's container: every registration resolved once, in a throwaway graph
+// (after the counts above: validation runs the factories), then the graph it observed.
+let (featureName, feature) = features[0]
+let report = feature.validate()
+print("\nValidation of feature '\(featureName)':")
+print(report)
+print("\nDependency graph:")
+print(report.graph)
+let dotPath = "graph.dot"
+do {
+    try report.graph.dot.write(toFile: dotPath, atomically: true, encoding: .utf8)
+    print("\nWrote \(dotPath); draw it with: dot -Tsvg \(dotPath) -o graph.svg")
+} catch {
+    print("\nCould not write \(dotPath): \(error)")
+}
+exit(onceEach && mismatches.snapshot.isEmpty && report.isValid ? 0 : 1)

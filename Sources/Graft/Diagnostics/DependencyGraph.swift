@@ -112,12 +112,13 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
         if roots.isEmpty { roots = nodes.map(\.id) }
         var shown = Set<Int>()
         var lines: [String] = []
-        func show(_ id: Int, depth: Int) {
+        func show(_ id: Int, depth: Int, marks: [String] = []) {
             let node = nodes[id]
             let indent = String(repeating: "  ", count: depth)
-            let summary = "\(indent)\(node.label) [\(node.objectScope), \(node.containerDescription)]"
+            var summary = "\(indent)\(node.label) [\(node.objectScope), \(node.containerDescription)]"
+            if !marks.isEmpty { summary += " (\(marks.joined(separator: ", ")))" }
             guard shown.insert(id).inserted else {
-                lines.append(summary + " (see above)")
+                lines.append(summary + (marks.contains("cycle") ? "" : " (see above)"))
                 return
             }
             lines.append(summary)
@@ -126,12 +127,7 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
                 if edge.isInCycle { marks.append("cycle") }
                 if let warning = edge.warning { marks.append("\(warning)") }
                 if let to = edge.to {
-                    if marks.isEmpty {
-                        show(to, depth: depth + 1)
-                    } else {
-                        lines.append("\(indent)  \(nodes[to].label) (\(marks.joined(separator: ", ")))")
-                        if !edge.isInCycle { show(to, depth: depth + 2) }
-                    }
+                    show(to, depth: depth + 1, marks: marks)
                 } else {
                     lines.append("\(indent)  \(edge.requested) (not registered)")
                 }

@@ -71,7 +71,10 @@ extension Container {
         name: String?
     ) throws(ResolutionError) -> Service {
         let isView = viewed != nil
-        if isView { enterViewLock() }
+        if isView {
+            enterViewLock()
+            observeIfValidating(serviceType, name: name)
+        }
         defer { if isView { exitViewLock() } }
         let errors = errorCount
         if let instance = resolveWithoutArguments(serviceType, name: name, resolver: self) { return instance }

@@ -1,0 +1,175 @@
+import Testing
+@testable import Graft
+
+private final class Storage {}
+private final class UserRepository {
+    let database: Storage
+    init(database: Storage) { self.database = database }
+}
+private final class UserService {
+    let repository: UserRepository
+    init(repository: UserRepository) { self.repository = repository }
+}
+private final class Egg { var chicken: Chicken? }
+private final class Chicken { let egg: Egg; init(egg: Egg) { self.egg = egg } }
+private final class Audit {}
+private struct DiskFull: Error, Equatable { let free: Int }
+private protocol Greeter {}
+private final class Node { let next: Node?; init(next: Node?) { self.next = next } }
+private struct Empty: Resolver {
+    func resolve<S>(_ t: S.Type) -> S? { nil }
+    func resolve<S>(_ t: S.Type, name: String?) -> S? { nil }
+    func resolve<S, each A>(_ t: S.Type, name: String?, arguments: repeat each A) -> S? { nil }
+}
+private final class Plain {}
+
+/// Resolves `require` and returns the error it threw, or `nil` if it did not throw.
+private func requireError<Service>(_ body: () throws -> Service) -> ResolutionError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? ResolutionError
+    }
+}
+
+@Suite struct ResolutionErrorTests {
+    @Test func hitReturnsTheSameAsResolve() throws {
+        let container = Container()
+        container.register(Storage.self) { _ in Storage() }.inObjectScope(.container)
+        container.register(UserRepository.self) { (r, name: String) in UserRepository(database: r.resolve(Storage.self)!) }
+        #expect(try container.require(Storage.self) === container.resolve(Storage.self))
+        #expect(try container.require(UserRepository.self, argument: "x").database === container.resolve(Storage.self))
+        #expect(try container.require(UserRepository.self, arguments: "x").database === container.resolve(Storage.self))
+        #expect(try container.synchronize().require(Storage.self) === container.resolve(Storage.self))
+    }
+
+    @Test func notRegisteredNamesWhatWasAskedAndTheNearMisses() throws {
+        let parent = Container()
+        parent.register(Storage.self, name: "primary") { _ in Storage() }
+        let container = Container(parent: parent)
+        container.register(Storage.self) { (_, url: String) in Storage() }
+        let child = Container(parent: container)
+        child.register(Storage.self, name: "replica") { _ in Storage() }
+
+        let error = try #require(requireError { try container.require(Storage.self, name: "secondary", argument: 5) })
+
+        guard case .notRegistered = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(error.path == ["Storage (name: \"secondary\")"])
+        #expect(error.description.contains("no registration of Storage named \"secondary\" taking arguments (Int)"))
+        #expect(error.description.contains("Name: \"primary\", Factory: Resolver -> Storage, ObjectScope: graph } in its parent"))
+        #expect(error.description.contains("Factory: (Resolver, String) -> Storage, ObjectScope: graph } in this container"))
+        #expect(error.description.contains("Name: \"replica\", Factory: Resolver -> Storage, ObjectScope: graph } in a child container"))
+        // Nothing was changed by the failure.
+        #expect(container.resolve(Storage.self, name: "primary") != nil)
+    }
+
+    @Test func nestedRequireReportsThePathFromTheOutermostRequest() throws {
+        let container = Container()
+        container.register(UserService.self) { r in try UserService(repository: r.require(UserRepository.self)) }
+        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Storage.self)) }
+
+        for resolver in [container, container.synchronize()] as [Resolver] {
+            let error = try #require(requireError { try resolver.require(UserService.self) })
+            guard case .notRegistered = error.reason else { Issue.record("reason \(error.reason)"); return }
+            #expect(error.path == ["UserService", "UserRepository", "Storage"])
+            #expect(error.description.contains("no registration of Storage taking no arguments"))
+            #expect(error.description.contains("Path: UserService -> UserRepository -> Storage"))
+            #expect(resolver.resolve(UserService.self) == nil)
+        }
+    }
+
+    @Test func circularDependencyGivesTheCycle() throws {
+        let container = Container()
+        container.register(Egg.self) { r in _ = try r.require(Chicken.self); return Egg() }
+        container.register(Chicken.self) { r in try Chicken(egg: r.require(Egg.self)) }
+
+        let error = try #require(requireError { try container.require(Egg.self) })
+
+        guard case .circularDependency = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(error.path == ["Egg", "Chicken", "Egg"])
+        #expect(error.description.contains("circular dependency: Egg -> Chicken -> Egg"))
+    }
+
+    @Test func factoryErrorIsCarriedWithThePathAndNothingIsKept() throws {
+        let log = LogCapture()
+        let container = Container()
+        var audits = 0
+        container.register(Audit.self) { _ in audits += 1; return Audit() }.inObjectScope(.container)
+        container.register(Storage.self, name: "disk") { r in
+            _ = r.resolve(Audit.self)  // made, then dropped when the factory throws
+            throw DiskFull(free: 3)
+        }
+        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Storage.self, name: "disk")) }
+
+        let error = try #require(requireError { try container.require(UserRepository.self) })
+
+        guard case .factoryFailed(let thrown) = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(thrown as? DiskFull == DiskFull(free: 3))
+        #expect(error.path == ["UserRepository", "Storage (name: \"disk\")"])
+        #expect(error.description.contains("the factory of Storage (name: \"disk\") threw DiskFull(free: 3)"))
+        // The optional API returns nil and logs; the singleton made during the failure was dropped.
+        #expect(log.capturing { container.resolve(UserRepository.self) } == nil)
+        #expect(log.messages(mentioning: "threw DiskFull(free: 3)").count >= 1)
+        let before = audits
+        _ = container.resolve(Audit.self)
+        #expect(audits == before + 1)
+    }
+
+    @Test func resolutionErrorThrownByAFactoryPropagatesUnchanged() throws {
+        let container = Container()
+        let inner = ResolutionError(.tooDeep, path: ["Somewhere"], message: "made by hand")
+        container.register(Storage.self) { _ in throw inner }
+        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Storage.self)) }
+
+        let error = try #require(requireError { try container.require(UserRepository.self) })
+        guard case .tooDeep = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(error.path == ["Somewhere"])
+        #expect(error.description == "made by hand")
+    }
+
+    @Test func tooDeepNamesTheChain() throws {
+        let container = Container()
+        container.register(Node.self) { (r, depth: Int) in try Node(next: r.require(Node.self, argument: depth + 1)) }
+
+        let error = try #require(requireError { try container.require(Node.self, argument: 0) })
+
+        guard case .tooDeep = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(error.path.count == Hierarchy.maximumDepth + 1)
+        #expect(error.description.contains("resolution deeper than 200 levels"))
+        #expect(container.hierarchy.depth == 0)
+    }
+
+    @Test func wrongTypeOfAForwardedService() throws {
+        let container = Container()
+        let entry = container.register(Plain.self) { _ in Plain() }
+        container.forward((any Greeter).self, to: entry)
+
+        let error = try #require(requireError { try container.require((any Greeter).self) })
+
+        guard case .wrongType = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(error.path == ["Greeter"])
+        #expect(error.description.contains("Plain is forwarded to Greeter"))
+    }
+
+    @Test func foreignResolverReportsWhatWasAsked() throws {
+        let error = try #require(requireError { try Empty().require(Storage.self, name: "a", arguments: 1, "b") })
+        guard case .notRegistered = error.reason else { Issue.record("reason \(error.reason)"); return }
+        #expect(error.path == ["Storage (name: \"a\")"])
+        #expect(error.description.contains("Empty returned nil for Storage (name: \"a\") taking arguments (Int, String)"))
+    }
+
+    @Test func failedRequireLeavesTheContainerResolvingAsBefore() throws {
+        let container = Container()
+        container.register(Storage.self) { _ in Storage() }.inObjectScope(.container)
+        container.register(UserService.self) { r in
+            _ = r.resolve(Storage.self)
+            return try UserService(repository: r.require(UserRepository.self))
+        }
+        let database = container.resolve(Storage.self)
+        for _ in 0..<3 { #expect(requireError { try container.require(UserService.self) } != nil) }
+        #expect(container.resolve(Storage.self) === database)
+        container.register(UserRepository.self) { r in UserRepository(database: r.resolve(Storage.self)!) }
+        #expect(try container.require(UserService.self).repository.database === database)
+    }
+}

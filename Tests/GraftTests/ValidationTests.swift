@@ -1,0 +1,148 @@
+import Testing
+@testable import Graft
+
+private final class Knobs {}
+private final class Store { let config: Knobs; init(config: Knobs) { self.config = config } }
+private final class Service { let store: Store; init(store: Store) { self.store = store } }
+private final class Token {}
+private final class Cache { let session: Token; init(session: Token) { self.session = session } }
+private final class Theme {}
+private final class Panel { let theme: Theme; init(theme: Theme) { self.theme = theme } }
+private final class Ping {}
+private final class Pong {}
+private final class Memo { let title: String; init(title: String) { self.title = title } }
+private final class Broken {}
+
+/// Counts factory calls.
+private final class Calls { var count = 0 }
+
+@Suite struct ValidationTests {
+    @Test func validContainerIsValidAndKeepsNothing() {
+        let container = Container()
+        let configs = Calls()
+        container.register(Knobs.self) { _ in configs.count += 1; return Knobs() }.inObjectScope(.container)
+        container.register(Store.self) { r in Store(config: r.resolve(Knobs.self)!) }.inObjectScope(.weak)
+        container.register(Service.self) { r in try Service(store: r.require(Store.self)) }
+
+        let report = container.validate()
+
+        #expect(report.isValid)
+        #expect(report.failures.isEmpty && report.warnings.isEmpty && report.skipped.isEmpty)
+        #expect(configs.count >= 1)  // factories really ran
+        // No instance made by the validation was kept: the first real resolution makes one.
+        let made = configs.count
+        let config = container.resolve(Knobs.self)
+        #expect(configs.count == made + 1)
+        #expect(container.resolve(Service.self)?.store.config === config)
+        // An existing singleton is neither replaced nor dropped by a later validation.
+        _ = container.validate()
+        #expect(container.resolve(Knobs.self) === config)
+        #expect(container.registrations.first { $0.serviceType == Knobs.self }?.instanceCount == 1)
+    }
+
+    @Test func reportsEveryFailureWithItsPath() {
+        let container = Container()
+        container.register(Service.self) { r in try Service(store: r.require(Store.self)) }
+        container.register(Store.self) { r in try Store(config: r.require(Knobs.self)) }
+        container.register(Ping.self) { r in _ = try r.require(Pong.self); return Ping() }
+        container.register(Pong.self) { r in _ = try r.require(Ping.self); return Pong() }
+        container.register(Broken.self) { _ in throw CancellationError() }
+
+        let report = container.validate()
+
+        #expect(!report.isValid)
+        let paths = report.failures.map(\.path)
+        #expect(paths.contains(["Service", "Store", "Knobs"]))
+        #expect(paths.contains(["Store", "Knobs"]))
+        #expect(paths.contains(["Ping", "Pong", "Ping"]))
+        #expect(paths.contains(["Pong", "Ping", "Pong"]))
+        #expect(paths.contains(["Broken"]))
+        #expect(report.failures.count == 5)
+        #expect(report.description.contains("FAILURE Graft: circular dependency: Ping -> Pong -> Ping"))
+        #expect(report.graph.edges.contains { $0.isInCycle })
+        // The container is as usable as before.
+        container.register(Knobs.self) { _ in Knobs() }
+        #expect(container.resolve(Service.self) != nil)
+    }
+
+    @Test func skipsRegistrationsThatNeedArguments() {
+        let container = Container()
+        container.register(Memo.self) { (_, title: String) in Memo(title: title) }
+        let report = container.validate()
+        #expect(report.isValid)
+        #expect(report.skipped == ["Memo (arguments: String)"])
+    }
+
+    @Test func warnsOfACaptiveDependency() throws {
+        let container = Container()
+        container.register(Token.self) { _ in Token() }.inObjectScope(.transient)
+        container.register(Cache.self) { r in Cache(session: r.resolve(Token.self)!) }.inObjectScope(.container)
+
+        let report = container.validate()
+
+        #expect(report.isValid)
+        let warning = try #require(report.warnings.first)
+        #expect(report.warnings.count == 1)
+        #expect(warning.kind == .captiveDependency)
+        #expect(warning.service == "Cache" && warning.dependency == "Token")
+        #expect(warning.description.contains("Cache (scope container) resolves Token (scope transient)"))
+        #expect(report.graph.edges.contains { $0.warning == .captiveDependency })
+    }
+
+    @Test func warnsOfAParentSingletonThatCapturesAChildRegistration() throws {
+        let parent = Container()
+        parent.register(Theme.self) { _ in Theme() }.inObjectScope(.container)
+        parent.register(Panel.self) { r in Panel(theme: r.resolve(Theme.self)!) }.inObjectScope(.container)
+        let child = Container(parent: parent)
+        child.register(Theme.self) { _ in Theme() }.inObjectScope(.container)
+
+        let report = child.validate()
+
+        let warning = try #require(report.warnings.first { $0.kind == .parentCapturesChild })
+        #expect(warning.service == "Panel" && warning.dependency == "Theme")
+        #expect(warning.description.contains("registered in its parent"))
+        #expect(warning.description.contains("Theme registered in this container, which overrides"))
+        #expect(parent.validate().warnings.isEmpty)
+    }
+
+    @Test func graphHasNodesEdgesDotAndTree() throws {
+        let parent = Container()
+        parent.register(Knobs.self) { _ in Knobs() }.inObjectScope(.container)
+        let container = Container(parent: parent)
+        container.register(Store.self) { r in Store(config: r.resolve(Knobs.self)!) }
+        container.register(Service.self, name: "main") { r in Service(store: r.resolve(Store.self)!) }
+        container.register(Token.self) { r in _ = r.resolve(Theme.self); return Token() }
+
+        let graph = container.validate().graph
+
+        #expect(graph.nodes.map(\.label) == ["Knobs", "Service (name: \"main\")", "Store", "Token"])
+        let config = try #require(graph.nodes.first { $0.serviceType == "Knobs" })
+        #expect(config.containerLevel == 1 && config.objectScope == "container")
+        let store = try #require(graph.nodes.first { $0.serviceType == "Store" })
+        #expect(graph.edges.contains { $0.from == store.id && $0.to == config.id })
+        #expect(graph.edges.contains { $0.to == nil && $0.requested == "Theme" })
+        #expect(graph.dot.hasPrefix("digraph Graft {"))
+        #expect(graph.dot.contains("label=\"Service (name: \\\"main\\\")\\nscope: graph\\nthis container\""))
+        #expect(graph.dot.contains("Theme\\nnot registered"))
+        #expect(graph.description.contains("Service (name: \"main\") [graph, this container]\n  Store [graph, this container]\n    Knobs [container, its parent]"))
+        #expect(graph.description.contains("  Theme (not registered)"))
+    }
+
+    @Test func registrationsListCountsAndValidationLeavesThemAlone() throws {
+        let parent = Container()
+        parent.register(Knobs.self) { _ in Knobs() }.inObjectScope(.container)
+        let container = Container(parent: parent)
+        container.register(Store.self) { r in Store(config: r.resolve(Knobs.self)!) }
+        container.register(Memo.self) { (_, title: String) in Memo(title: title) }
+        for _ in 0..<3 { _ = container.resolve(Store.self) }
+        _ = container.validate()
+
+        let infos = container.registrations
+        #expect(infos.map { "\($0.serviceType)" } == ["Memo", "Store", "Knobs"])
+        let store = try #require(infos.first { $0.serviceType == Store.self })
+        #expect(store.resolutionCount == 3 && store.instanceCount == 3 && store.containerLevel == 0)
+        let config = try #require(infos.first { $0.serviceType == Knobs.self })
+        #expect(config.resolutionCount == 3 && config.instanceCount == 1 && config.containerLevel == 1)
+        #expect(infos.first { $0.serviceType == Memo.self }?.argumentTypes == ["String"])
+    }
+}
