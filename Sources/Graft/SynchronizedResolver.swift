@@ -40,7 +40,7 @@ extension Container {
         // resolutions in a debug build.
         hierarchy.enterLocked()
         defer { hierarchy.exitLocked() }
-        observeIfValidating(serviceType, name: name)
+        if _slowPath(hierarchy.isValidating) { observeIfValidating(serviceType, name: name) }
         return resolveWithoutArguments(serviceType, name: name, resolver: self)
     }
 
