@@ -75,6 +75,7 @@ extension Container {
             }
         }
         var lines = ["Graft: resolution failed: no registration of \(request)."]
+        if (viewed ?? self) === ResolverBinding.unbound.viewed { lines.append(ResolverBinding.howToBind) }
         if sameType.isEmpty && sameName.isEmpty && elsewhere.isEmpty {
             lines.append("No registration of \(typeName) exists in this container or its ancestors.")
         } else {

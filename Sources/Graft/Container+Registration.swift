@@ -138,6 +138,10 @@ extension Container {
     /// and the entry's later settings take the mutex too (another thread may be resolving it).
     @usableFromInline
     func addThroughView<Service>(_ viewed: Container, _ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        precondition(
+            viewed !== ResolverBinding.unbound.viewed,
+            "Graft: register(\(Service.self).self) on SynchronizedResolver.current with no resolver bound. "
+                + ResolverBinding.howToBind)
         entry.settingsTakeTheMutex = true
         return onViewed(viewed) { $0.add(entry) }
     }

@@ -176,6 +176,9 @@ protocol AnyServiceEntry: AnyObject {
     /// an instance, and nothing made is kept beyond the validation's graph.
     /// - Returns: Whether the resolution succeeded.
     func validateAsRoot(in container: Container, resolver: Resolver) -> Bool
+    /// A registration like this one in `container`: same factories, scope and `initCompleted`
+    /// actions, no instance (for ``withOverrides(_:operation:)-(_,()->R)``).
+    func copy(into container: Container) -> AnyServiceEntry
     /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
     func resolve<Requested>(
         as requested: Requested.Type,
@@ -276,5 +279,20 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     var entryDescription: String {
         entryDescription(for: ServiceKey(service: Service.self, arguments: argumentsKey, name: name))
+    }
+}
+
+extension ServiceEntry {
+    @usableFromInline
+    func copy(into container: Container) -> AnyServiceEntry {
+        let copy = ServiceEntry(
+            serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
+            container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
+            argumentFactory: argumentFactory, throwingFactory: throwingFactory)
+        copy.scope = scope
+        (copy.scopeKind, copy.storage) = ObjectScope.storage(for: scope)
+        copy.initCompletedActions = initCompletedActions
+        copy.hasInitCompletedActions = hasInitCompletedActions
+        return copy
     }
 }

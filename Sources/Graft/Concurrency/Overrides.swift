@@ -1,0 +1,72 @@
+// Graft — MIT License.
+
+/// Runs `operation` with ``SynchronizedResolver/current`` bound to a resolver in which `overrides`
+/// replace registrations of the current one, as if its container had been built afresh with them.
+///
+/// ```swift
+/// @Test func checkoutShowsTheError() {
+///     withOverrides({ $0.register(API.self) { _ in FailingAPI() } }) {
+///         let model = CheckoutModel()          // its @Injected api is FailingAPI
+///         model.submit()
+///         #expect(model.error != nil)
+///     }
+/// }
+/// ```
+///
+/// The scope copies the registrations of the current resolver's container and its ancestors (not
+/// their instances) into a new hierarchy, then applies `overrides` to the copy of that container.
+/// So inside the scope a `.container` or `.weak` service is made afresh, with the overrides as its
+/// dependencies, and lives as long as the scope's resolver does (which an `@Injected` made inside
+/// keeps alive); nothing made inside reaches the outer containers, and no instance they hold is
+/// handed out inside. Scopes nest; parallel tasks each see their own. Factories that resolve
+/// through the resolver they receive see the overrides; one that resolves through a container it
+/// captured resolves there.
+public func withOverrides<R>(_ overrides: (Container) -> Void, operation: () throws -> R) rethrows -> R {
+    try withResolver(overriddenResolver(overrides), operation: operation)
+}
+
+/// Runs the asynchronous `operation` with ``SynchronizedResolver/current`` bound to a resolver in
+/// which `overrides` replace registrations of the current one; see
+/// ``withOverrides(_:operation:)-(_,()->R)``. Child tasks of `operation` inherit the binding.
+public func withOverrides<R>(
+    _ overrides: (Container) -> Void,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> R
+) async rethrows -> R {
+    try await withResolver(overriddenResolver(overrides), isolation: isolation, operation: operation)
+}
+
+/// A copy of the current resolver's hierarchy of registrations, with `overrides` applied to its
+/// innermost container.
+func overriddenResolver(_ overrides: (Container) -> Void) -> SynchronizedResolver {
+    let current = SynchronizedResolver.current
+    let copy = current.copyOfRegistrations()
+    overrides(copy)
+    return copy.synchronize()
+}
+
+extension Container {
+    /// A new hierarchy with this container's chain of registrations (ancestors first), no
+    /// instances. Read under this hierarchy's mutex: other threads may register through views.
+    func copyOfRegistrations() -> Container {
+        hierarchy.locked {
+            var copied: [ObjectIdentifier: AnyServiceEntry] = [:]
+            var parent: Container?
+            for original in selfAndAncestors.reversed() {
+                let copy = Container(
+                    parent: parent, defaultObjectScope: original.defaultObjectScope as? ObjectScope ?? .graph)
+                for (key, entry) in original.services.registrations {
+                    let identity = ObjectIdentifier(entry)
+                    let entryCopy = copied[identity] ?? entry.copy(into: copy)
+                    copied[identity] = entryCopy
+                    // A slot keeps the entry's cell only when the key's type is the type the cell
+                    // stores (the entry's static `Service`), as `register` and `forward` decide.
+                    let direct = key.service == entryCopy.cell.storedType ? entryCopy.cell : nil
+                    copy.services.insert(entryCopy, for: key, directCell: direct)
+                }
+                parent = copy
+            }
+            return parent!
+        }
+    }
+}

@@ -1,0 +1,124 @@
+// Graft — MIT License.
+
+extension SynchronizedResolver {
+    /// The resolver bound to the current task (by ``withResolver(_:operation:)-(_,()->R)`` or
+    /// ``withOverrides(_:operation:)-(_,()->R)``), else the process default set by
+    /// ``bootstrap(_:)``, else an empty one whose every resolution fails with a message saying how
+    /// to bind one.
+    ///
+    /// A binding is inherited by the child tasks of the task that made it (`Task {}`, task groups,
+    /// `async let`), not by `Task.detached`, and not by work handed to a `DispatchQueue` or a C
+    /// callback; ``withEscapedResolver(_:)`` carries it there.
+    ///
+    /// ```swift
+    /// SynchronizedResolver.bootstrap(appContainer.synchronize())
+    /// let api = SynchronizedResolver.current.resolve(API.self)
+    /// ```
+    public static var current: SynchronizedResolver {
+        if let bound = ResolverBinding.bound { return bound }
+        return ResolverBinding.processDefault ?? ResolverBinding.unbound
+    }
+
+    /// Sets the process-wide default: the resolver ``current`` gives where no task has bound one.
+    /// An application calls it once at start-up; calling it again replaces it.
+    public static func bootstrap(_ resolver: SynchronizedResolver) {
+        ResolverBinding.processDefault = resolver
+    }
+
+    /// Whether this is the empty resolver ``current`` gives when nothing is bound.
+    var isUnboundPlaceholder: Bool {
+        (viewed ?? self) === ResolverBinding.unbound.viewed
+    }
+}
+
+/// Where ``SynchronizedResolver/current`` comes from.
+enum ResolverBinding {
+    /// The resolver bound to the current task (or thread, outside tasks).
+    @TaskLocal static var bound: SynchronizedResolver?
+
+    /// The empty resolver of an unbound task: its misses say how to bind one, and it refuses
+    /// registrations (they would be process-wide by accident).
+    static let unbound = Container().synchronize()
+
+    private static let defaultBox = DefaultResolverBox()
+
+    static var processDefault: SynchronizedResolver? {
+        get { defaultBox.value }
+        set { defaultBox.value = newValue }
+    }
+
+    static let howToBind =
+        "No resolver is bound to this task: call SynchronizedResolver.bootstrap(container.synchronize()) at "
+        + "start-up, or run this code inside withResolver(_:operation:) or withOverrides(_:operation:)."
+}
+
+/// The process-wide default resolver.
+private final class DefaultResolverBox: @unchecked Sendable {  // `stored` is only touched under `mutex`
+    private let mutex = RecursiveMutex()
+    private var stored: SynchronizedResolver?
+
+    var value: SynchronizedResolver? {
+        get { mutex.withLock { stored } }
+        set {
+            let old = mutex.withLock { () -> SynchronizedResolver? in
+                defer { stored = newValue }
+                return stored
+            }
+            withExtendedLifetime(old) {}  // released after unlocking: its container's deinit may run
+        }
+    }
+}
+
+/// Runs `operation` with ``SynchronizedResolver/current`` bound to `resolver`, in it and in every
+/// child task it creates.
+///
+/// ```swift
+/// withResolver(container.synchronize()) {
+///     let service = SynchronizedResolver.current.resolve(UserService.self)
+/// }
+/// ```
+public func withResolver<R>(_ resolver: SynchronizedResolver, operation: () throws -> R) rethrows -> R {
+    try ResolverBinding.$bound.withValue(resolver, operation: operation)
+}
+
+/// Runs `operation` with ``SynchronizedResolver/current`` bound to `resolver`, in it and in every
+/// child task it creates (`Task {}`, task groups, `async let`; not `Task.detached`).
+///
+/// ```swift
+/// await withResolver(container.synchronize()) {
+///     await withTaskGroup(of: Void.self) { group in
+///         group.addTask { _ = SynchronizedResolver.current.resolve(UserService.self) }
+///     }
+/// }
+/// ```
+public func withResolver<R>(
+    _ resolver: SynchronizedResolver,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> R
+) async rethrows -> R {
+    try await ResolverBinding.$bound.withValue(resolver, operation: operation, isolation: isolation)
+}
+
+/// The resolver binding of the task that made it, to restore where task-locals do not reach: work
+/// handed to a `DispatchQueue`, a C callback, or a detached task.
+///
+/// ```swift
+/// withEscapedResolver { escaped in
+///     queue.async {
+///         escaped.yield { _ = SynchronizedResolver.current.resolve(API.self) }
+///     }
+/// }
+/// ```
+public struct EscapedResolver: Sendable {
+    let resolver: SynchronizedResolver?
+
+    /// Runs `operation` with the captured binding restored.
+    public func yield<R>(_ operation: () throws -> R) rethrows -> R {
+        try ResolverBinding.$bound.withValue(resolver, operation: operation)
+    }
+}
+
+/// Captures the current task's resolver binding for code that runs outside the task.
+public func withEscapedResolver<R>(_ body: (EscapedResolver) throws -> R) rethrows -> R {
+    try body(EscapedResolver(resolver: ResolverBinding.bound))
+}
