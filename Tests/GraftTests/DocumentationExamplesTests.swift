@@ -104,6 +104,17 @@ struct ReportingAssembly: Assembly {
     }
 }
 
+// MARK: DiagnosingFailures.md
+
+final class UserRepository {
+    let database: Database
+    init(database: Database) { self.database = database }
+}
+final class UserService {
+    let repository: UserRepository
+    init(repository: UserRepository) { self.repository = repository }
+}
+
 // MARK: CircularDependencies.md
 
 final class Author {
@@ -316,6 +327,48 @@ final class Invoice {
         let invoice = container.resolve(Invoice.self, arguments: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)!
         // invoice.total == 55
         #expect(invoice.total == 55)
+    }
+
+    // MARK: DiagnosingFailures.md
+
+    @Test func diagnosingFailures() throws {
+        let container = Container()
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+        container.register(Database.self, name: "primary") { _ in Database(config: Config()) }
+        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Database.self)) }
+        container.register(UserService.self) { r in try UserService(repository: r.require(UserRepository.self)) }
+
+        do {
+            _ = try container.require(UserService.self)
+        } catch {
+            print("reason:", error.reason)
+            print("path:", error.path)
+            print(error)
+        }
+        #expect(printed[0] == "reason: not registered")
+        #expect(printed[1] == "path: [\"UserService\", \"UserRepository\", \"Database\"]")
+        #expect(printed[2].hasSuffix("Path: UserService -> UserRepository -> Database"))
+    }
+
+    @Test func applicationAssemblyIsValid() {
+        let container = Container()
+        let assembler = ContainerAssembler(container: container)
+        assembler.apply(assemblies: [CoreAssembly(), SchedulingAssembly(), ReportingAssembly()])
+
+        let report = container.validate()
+        #expect(report.isValid, "\(report)")
+    }
+
+    @Test func inspectingRegistrations() {
+        let container = Container()
+        container.register(Database.self) { _ in Database(config: Config()) }
+        var neverResolved: [String] = []
+        func print(_ items: Any...) { neverResolved.append(items.map { "\($0)" }.joined(separator: " ")) }
+        for info in container.registrations where info.resolutionCount == 0 {
+            print("never resolved:", info.serviceType, info.name ?? "")
+        }
+        #expect(neverResolved == ["never resolved: Database "])
     }
 
     /// Every line of every ```swift block in Documentation/ appears, in order, in this file.

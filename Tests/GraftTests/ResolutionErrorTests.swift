@@ -2,13 +2,13 @@ import Testing
 @testable import Graft
 
 private final class Storage {}
-private final class UserRepository {
+private final class AccountRepository {
     let database: Storage
     init(database: Storage) { self.database = database }
 }
-private final class UserService {
-    let repository: UserRepository
-    init(repository: UserRepository) { self.repository = repository }
+private final class AccountService {
+    let repository: AccountRepository
+    init(repository: AccountRepository) { self.repository = repository }
 }
 private final class Egg { var chicken: Chicken? }
 private final class Chicken { let egg: Egg; init(egg: Egg) { self.egg = egg } }
@@ -37,10 +37,10 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
     @Test func hitReturnsTheSameAsResolve() throws {
         let container = Container()
         container.register(Storage.self) { _ in Storage() }.inObjectScope(.container)
-        container.register(UserRepository.self) { (r, name: String) in UserRepository(database: r.resolve(Storage.self)!) }
+        container.register(AccountRepository.self) { (r, name: String) in AccountRepository(database: r.resolve(Storage.self)!) }
         #expect(try container.require(Storage.self) === container.resolve(Storage.self))
-        #expect(try container.require(UserRepository.self, argument: "x").database === container.resolve(Storage.self))
-        #expect(try container.require(UserRepository.self, arguments: "x").database === container.resolve(Storage.self))
+        #expect(try container.require(AccountRepository.self, argument: "x").database === container.resolve(Storage.self))
+        #expect(try container.require(AccountRepository.self, arguments: "x").database === container.resolve(Storage.self))
         #expect(try container.synchronize().require(Storage.self) === container.resolve(Storage.self))
     }
 
@@ -66,16 +66,16 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
 
     @Test func nestedRequireReportsThePathFromTheOutermostRequest() throws {
         let container = Container()
-        container.register(UserService.self) { r in try UserService(repository: r.require(UserRepository.self)) }
-        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Storage.self)) }
+        container.register(AccountService.self) { r in try AccountService(repository: r.require(AccountRepository.self)) }
+        container.register(AccountRepository.self) { r in try AccountRepository(database: r.require(Storage.self)) }
 
         for resolver in [container, container.synchronize()] as [Resolver] {
-            let error = try #require(requireError { try resolver.require(UserService.self) })
+            let error = try #require(requireError { try resolver.require(AccountService.self) })
             guard case .notRegistered = error.reason else { Issue.record("reason \(error.reason)"); return }
-            #expect(error.path == ["UserService", "UserRepository", "Storage"])
+            #expect(error.path == ["AccountService", "AccountRepository", "Storage"])
             #expect(error.description.contains("no registration of Storage taking no arguments"))
-            #expect(error.description.contains("Path: UserService -> UserRepository -> Storage"))
-            #expect(resolver.resolve(UserService.self) == nil)
+            #expect(error.description.contains("Path: AccountService -> AccountRepository -> Storage"))
+            #expect(resolver.resolve(AccountService.self) == nil)
         }
     }
 
@@ -100,16 +100,16 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
             _ = r.resolve(Audit.self)  // made, then dropped when the factory throws
             throw DiskFull(free: 3)
         }
-        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Storage.self, name: "disk")) }
+        container.register(AccountRepository.self) { r in try AccountRepository(database: r.require(Storage.self, name: "disk")) }
 
-        let error = try #require(requireError { try container.require(UserRepository.self) })
+        let error = try #require(requireError { try container.require(AccountRepository.self) })
 
         guard case .factoryFailed(let thrown) = error.reason else { Issue.record("reason \(error.reason)"); return }
         #expect(thrown as? DiskFull == DiskFull(free: 3))
-        #expect(error.path == ["UserRepository", "Storage (name: \"disk\")"])
+        #expect(error.path == ["AccountRepository", "Storage (name: \"disk\")"])
         #expect(error.description.contains("the factory of Storage (name: \"disk\") threw DiskFull(free: 3)"))
         // The optional API returns nil and logs; the singleton made during the failure was dropped.
-        #expect(log.capturing { container.resolve(UserRepository.self) } == nil)
+        #expect(log.capturing { container.resolve(AccountRepository.self) } == nil)
         #expect(log.messages(mentioning: "threw DiskFull(free: 3)").count >= 1)
         let before = audits
         _ = container.resolve(Audit.self)
@@ -120,9 +120,9 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         let container = Container()
         let inner = ResolutionError(.tooDeep, path: ["Somewhere"], message: "made by hand")
         container.register(Storage.self) { _ in throw inner }
-        container.register(UserRepository.self) { r in try UserRepository(database: r.require(Storage.self)) }
+        container.register(AccountRepository.self) { r in try AccountRepository(database: r.require(Storage.self)) }
 
-        let error = try #require(requireError { try container.require(UserRepository.self) })
+        let error = try #require(requireError { try container.require(AccountRepository.self) })
         guard case .tooDeep = error.reason else { Issue.record("reason \(error.reason)"); return }
         #expect(error.path == ["Somewhere"])
         #expect(error.description == "made by hand")
@@ -162,14 +162,14 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
     @Test func failedRequireLeavesTheContainerResolvingAsBefore() throws {
         let container = Container()
         container.register(Storage.self) { _ in Storage() }.inObjectScope(.container)
-        container.register(UserService.self) { r in
+        container.register(AccountService.self) { r in
             _ = r.resolve(Storage.self)
-            return try UserService(repository: r.require(UserRepository.self))
+            return try AccountService(repository: r.require(AccountRepository.self))
         }
         let database = container.resolve(Storage.self)
-        for _ in 0..<3 { #expect(requireError { try container.require(UserService.self) } != nil) }
+        for _ in 0..<3 { #expect(requireError { try container.require(AccountService.self) } != nil) }
         #expect(container.resolve(Storage.self) === database)
-        container.register(UserRepository.self) { r in UserRepository(database: r.resolve(Storage.self)!) }
-        #expect(try container.require(UserService.self).repository.database === database)
+        container.register(AccountRepository.self) { r in AccountRepository(database: r.resolve(Storage.self)!) }
+        #expect(try container.require(AccountService.self).repository.database === database)
     }
 }
