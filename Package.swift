@@ -14,7 +14,7 @@ let package = Package(
         .target(name: "GraftTesting", dependencies: ["Graft"]),
         .executableTarget(name: "graft-demo", dependencies: ["Graft"]),
         .executableTarget(name: "graft-stress", dependencies: ["Graft"]),
-        .testTarget(name: "GraftTests", dependencies: ["Graft"], exclude: ["ModelBased/README.md"]),
+        .testTarget(name: "GraftTests", dependencies: ["Graft", "GraftTesting"], exclude: ["ModelBased/README.md"]),
         .testTarget(name: "GraftTestingTests", dependencies: ["Graft", "GraftTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Graft  // was: import Swinject
+import GraftTesting
 import Testing
 
 // The code of every ```swift block in Documentation/ appears below, line for line (indentation
@@ -113,6 +114,38 @@ final class UserRepository {
 final class UserService {
     let repository: UserRepository
     init(repository: UserRepository) { self.repository = repository }
+}
+
+// MARK: SwiftConcurrency.md
+
+protocol CheckoutAPI: Sendable {}
+struct LiveCheckoutAPI: CheckoutAPI {}
+struct FailingCheckoutAPI: CheckoutAPI {}
+protocol Analytics: Sendable {}
+
+final class CheckoutModel {
+    @Injected var api: any CheckoutAPI
+    @Injected var analytics: (any Analytics)?
+}
+
+func makeShopContainer() -> Container {
+    let container = Container()
+    container.register((any CheckoutAPI).self) { _ in LiveCheckoutAPI() }.inObjectScope(.container)
+    return container
+}
+
+@Test func checkoutFailsWithoutTheTrait() {
+    withResolver(makeShopContainer().synchronize()) {
+        withOverrides({ $0.register((any CheckoutAPI).self) { _ in FailingCheckoutAPI() } }) {
+            #expect(CheckoutModel().api is FailingCheckoutAPI)
+        }
+    }
+}
+
+@Test(.resolver { makeShopContainer().synchronize() },
+      .overrides { $0.register((any CheckoutAPI).self) { _ in FailingCheckoutAPI() } })
+func checkoutFails() {
+    #expect(CheckoutModel().api is FailingCheckoutAPI)
 }
 
 // MARK: CircularDependencies.md
@@ -369,6 +402,48 @@ final class Invoice {
             print("never resolved:", info.serviceType, info.name ?? "")
         }
         #expect(neverResolved == ["never resolved: Database "])
+    }
+
+    // MARK: SwiftConcurrency.md
+
+    @Test func bootstrapInItsOwnProcess() async {
+        await #expect(processExitsWith: .success) {
+            let container = makeShopContainer()
+            SynchronizedResolver.bootstrap(container.synchronize())   // once, at start-up
+            precondition(SynchronizedResolver.current.resolve((any CheckoutAPI).self) is LiveCheckoutAPI)
+        }
+    }
+
+    @Test func bindingAResolverToATask() async {
+        let container = makeShopContainer()
+        await withResolver(container.synchronize()) {
+            let api = SynchronizedResolver.current.resolve((any CheckoutAPI).self)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { _ = SynchronizedResolver.current.resolve((any CheckoutAPI).self) }  // inherited
+            }
+            #expect(api is LiveCheckoutAPI)
+        }
+        let done = DispatchSemaphore(value: 0)
+        withResolver(container.synchronize()) {
+            withEscapedResolver { escaped in
+                DispatchQueue.global().async {
+                    escaped.yield { _ = SynchronizedResolver.current.resolve((any CheckoutAPI).self) }
+                    done.signal()
+                }
+            }
+        }
+        done.wait()
+    }
+
+    @Test func injectedCapturedWhenTheObjectIsMade() {
+        withResolver(makeShopContainer().synchronize()) {
+            let model = withOverrides({ $0.register((any CheckoutAPI).self) { _ in FailingCheckoutAPI() } }) {
+                CheckoutModel()
+            }
+            let api = model.api   // FailingCheckoutAPI, after the scope has ended
+            #expect(api is FailingCheckoutAPI)
+            #expect(model.analytics == nil)
+        }
     }
 
     /// Every line of every ```swift block in Documentation/ appears, in order, in this file.

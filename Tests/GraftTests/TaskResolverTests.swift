@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Graft
 
-private protocol Analytics: Sendable {}
+private protocol Telemetry: Sendable {}
 private final class Beacon: Sendable {}
 private final class Ticker: Sendable { let id: Int; init(id: Int) { self.id = id } }
 private final class Stream: Sendable {
@@ -21,7 +21,7 @@ private func container(clock id: Int) -> Container {
 /// Holds services the way application code does.
 private final class Screenful {
     @Injected var feed: Stream
-    @Injected var analytics: (any Analytics)?
+    @Injected var analytics: (any Telemetry)?
     @Injected(name: "utc") var utc: Ticker
 }
 
