@@ -32,6 +32,11 @@ public class Container {
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
+    /// Main-actor registrations (``registerMain(_:name:factory:)``): their instance-keeping entries
+    /// are not in the table, so resets and diagnostics find them here.
+    final var mainActorRegistrations: [MainActorRegistration] = []
+    /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
+    final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
 
     /// Makes a container.
     ///
@@ -103,6 +108,7 @@ public class Container {
     /// Drops the instances kept by a custom `objectScope` in this container and its ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
         if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope) } }
+        resetAsyncEntries(in: objectScope) { _ in true }
         resetEntries { _, entry in entry.objectScope === objectScope }
     }
 
@@ -114,8 +120,17 @@ public class Container {
     /// Drops the instances of `serviceType` kept by a custom `objectScope` here and in ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
         if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope, serviceType: serviceType) } }
+        resetAsyncEntries(in: objectScope) { $0.service == ObjectIdentifier(serviceType) }
         let service = ObjectIdentifier(serviceType)
         resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
+    }
+
+    /// Drops what async `.container` registrations here and in ancestors have built.
+    private final func resetAsyncEntries(in objectScope: ObjectScopeProtocol, where matches: (AsyncKey) -> Bool) {
+        guard objectScope === ObjectScope.container else { return }
+        for container in selfAndAncestors {
+            for (key, entry) in container.asyncRegistrations where !entry.isTransient && matches(key) { entry.reset() }
+        }
     }
 
     /// Walks a copy of each table: a `deinit` run by a reset may register or remove.
@@ -124,6 +139,11 @@ public class Container {
         while let current = container {
             for (key, entry) in current.services.registrations where matches(key, entry) {
                 entry.resetKeptInstance()
+            }
+            for registration in current.mainActorRegistrations {
+                let entry = registration.isolated
+                let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsKey, name: entry.name)
+                if matches(key, entry) { entry.resetKeptInstance() }
             }
             container = current.parent
         }

@@ -64,6 +64,10 @@ extension Container {
                     let direct = key.service == entryCopy.cell.storedType ? entryCopy.cell : nil
                     copy.services.insert(entryCopy, for: key, directCell: direct)
                 }
+                // Main-actor registrations: a copy of the instance-keeping entry behind a new gate
+                // (the copied gate would still reach the original's entry).
+                for registration in original.mainActorRegistrations { registration.copy(copy) }
+                for entry in original.asyncRegistrations.values { entry.copy(into: copy) }
                 parent = copy
             }
             return parent!

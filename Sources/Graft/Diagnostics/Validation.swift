@@ -149,6 +149,13 @@ extension Container {
             }
         }
         entries.sort { Hierarchy.label($0) < Hierarchy.label($1) }
+        // Main-actor registrations: the gate is tried (on the main thread only: elsewhere it would
+        // fail by design), and the entry behind it is switched to the graph scope like the rest.
+        let mainActor = selfAndAncestors.flatMap(\.mainActorRegistrations)
+        let gates = Set(mainActor.map { ObjectIdentifier($0.gate) })
+        let onMainThread = Platform.isOnMainActor()
+        let rootCount = entries.count
+        entries += mainActor.map(\.isolated)
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
@@ -159,7 +166,11 @@ extension Container {
         var failures: [ResolutionError] = []
         var skipped: [String] = []
         hierarchy.beginValidation(recorder)
-        for entry in entries {
+        for entry in entries[..<rootCount] {
+            if !onMainThread && gates.contains(ObjectIdentifier(entry)) {
+                skipped.append(Hierarchy.label(entry) + " (main actor: validate on the main actor to try it)")
+                continue
+            }
             if entry.argumentsKey != noArgumentsKey {
                 skipped.append(Hierarchy.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
                 continue

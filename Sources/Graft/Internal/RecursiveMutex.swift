@@ -11,7 +11,7 @@ import Musl
 
 /// A recursive pthread mutex: the thread holding it may lock it again, so a factory running under
 /// it can resolve more services through the same synchronized resolver.
-final class RecursiveMutex {
+final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the pthread mutex's own
     // Heap-allocated: a pthread mutex must not move, and `&storedProperty` gives no stable address.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
 
@@ -91,5 +91,73 @@ enum Platform {
         line.utf8CString.withUnsafeBufferPointer { buffer in
             _ = write(2, buffer.baseAddress, buffer.count - 1)  // best effort: a log line, not data
         }
+    }
+
+    /// Runs `body` marked, on this thread, as a call made on the main actor (`resolveMain`,
+    /// `@MainInjected`): a main-actor factory reached synchronously from it may run even where the
+    /// main actor's executor is not the main thread (as under `swift test` on Linux).
+    static func onMainActorCall<T>(_ body: () -> T) -> T {
+        let outer = pthread_getspecific(mainActorCallKey.key)
+        precondition(pthread_setspecific(mainActorCallKey.key, UnsafeRawPointer(bitPattern: 1)) == 0, "pthread_setspecific failed")
+        defer { precondition(pthread_setspecific(mainActorCallKey.key, outer) == 0, "pthread_setspecific failed") }
+        return body()
+    }
+
+    /// Whether this thread is inside ``onMainActorCall(_:)``.
+    static var isInMainActorCall: Bool {
+        pthread_getspecific(mainActorCallKey.key) != nil
+    }
+
+    private static let mainActorCallKey = ThreadKey()
+
+    /// Whether a main-actor factory may run here: on the main thread, or inside a main-actor call.
+    static func isOnMainActor() -> Bool {
+        isInMainActorCall || isMainThread()
+    }
+
+    /// Whether the calling thread is the process's main thread, where the main actor runs.
+    static func isMainThread() -> Bool {
+        #if canImport(Darwin)
+        return pthread_main_np() != 0
+        #else
+        if let main = mainThread.value { return pthread_equal(main, pthread_self()) != 0 }
+        // Linux: the main thread's id is the process id. `/proc/thread-self` links to
+        // "<pid>/task/<tid>"; read once per thread until the main thread is known.
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard count > 0 else { return false }
+        let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let parts = link.split(separator: "/")
+        guard parts.count == 3, parts[0] == parts[2] else { return false }
+        mainThread.value = pthread_self()
+        return true
+        #endif
+    }
+
+    #if !canImport(Darwin)
+    private static let mainThread = MainThreadIdentity()
+    #endif
+}
+
+#if !canImport(Darwin)
+/// The main thread's `pthread_t`, once seen.
+private final class MainThreadIdentity: @unchecked Sendable {  // `stored` is only touched under `mutex`
+    private let mutex = RecursiveMutex()
+    private var stored: pthread_t?
+    var value: pthread_t? {
+        get { mutex.withLock { stored } }
+        set { mutex.withLock { stored = newValue } }
+    }
+}
+#endif
+
+/// A pthread thread-specific key, made once.
+private final class ThreadKey: Sendable {
+    let key: pthread_key_t
+
+    init() {
+        var made = pthread_key_t()
+        precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
+        key = made
     }
 }

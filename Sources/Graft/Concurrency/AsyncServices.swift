@@ -1,0 +1,304 @@
+// Graft — MIT License.
+
+/// A registration whose factory is `async`: built with ``SynchronizedResolver/resolveAsync(_:name:)``.
+///
+/// ```swift
+/// container.registerAsync(Database.self) { r in try await Database.connect(r.resolve(Config.self)!) }
+/// let database = try await container.synchronize().resolveAsync(Database.self)
+/// ```
+///
+/// In the `.container` scope (the default) the service is built once: callers that arrive during
+/// the build wait for it and get the same instance (single flight). A build that throws gives every
+/// waiter the error and caches nothing; the next call builds again. A waiter whose task is
+/// cancelled stops waiting with `CancellationError`, and the build goes on for the others; its
+/// result is kept even if the cancelled waiter started it. In the `.transient` scope each call
+/// builds a new instance.
+public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @unchecked Sendable {
+    // Every `var` is touched only under `link.hierarchy.mutex`, which is never held across an
+    // `await` (a pthread mutex is unlocked by the thread that locked it; a task may move).
+
+    /// The registration name, or `nil`.
+    public let name: String?
+    let factory: @Sendable (SynchronizedResolver) async throws -> Service
+    let link: ContainerLink
+    private(set) var isTransient = false
+    private var built: Service?
+    private var hasBuilt = false
+    private var build: AsyncBuild<Service>?
+    /// Moves on with every reset and change of scope: a build started before keeps its result for
+    /// its own waiters but caches nothing.
+    private var generation = 0
+    /// The async entry whose build this entry's build is waiting for (cycle detection).
+    var blockedOn: AnyAsyncEntry?
+
+    init(name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service) {
+        self.name = name
+        self.link = container.link
+        self.factory = factory
+    }
+
+    var label: String { serviceLabel(Service.self, name: name) }
+
+    /// Sets the scope: `.container` (built once, the default) or `.transient` (built on every call).
+    @discardableResult
+    public func inObjectScope(_ objectScope: ObjectScope) -> Self {
+        precondition(
+            objectScope === ObjectScope.container || objectScope === ObjectScope.transient,
+            "Graft: an async service is in the .container or the .transient scope, not \(objectScope)")
+        link.hierarchy.locked {
+            isTransient = objectScope === ObjectScope.transient
+            resetLocked()
+        }
+        return self
+    }
+
+    /// The instance built, if any (for a synchronous `resolve`).
+    func builtInstance() -> Service? {
+        link.hierarchy.locked { hasBuilt ? built : nil }
+    }
+
+    /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
+    func reset() {
+        link.hierarchy.locked { resetLocked() }
+    }
+
+    private func resetLocked() {
+        generation &+= 1
+        let dropped = built
+        built = nil
+        hasBuilt = false
+        build = nil
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Resolves through `resolver`, building if needed.
+    func resolve(through resolver: SynchronizedResolver) async throws -> Service {
+        let chain = AsyncBuildContext.chain
+        let hierarchy = link.hierarchy
+        let next: AsyncNext<Service> = hierarchy.locked {
+            if hasBuilt, let built { return .done(built) }
+            if chain.contains(where: { $0 === self }) { return .fail(cycle(chain)) }
+            if isTransient { return .buildInline }
+            if let build {
+                // Waiting on a build that waits, through others, on one of ours is a cycle.
+                var blocker = blockedOn
+                while let current = blocker {
+                    if chain.contains(where: { $0 === current }) { return .fail(cycle(chain)) }
+                    blocker = current.blockedOn
+                }
+                chain.last?.blockedOn = self  // set with the check, under one lock: no two builds both wait
+                return .wait(build)
+            }
+            let started = AsyncBuild<Service>(generation: generation)
+            build = started
+            let factory = self.factory
+            Task {
+                let outcome: Result<Service, any Error>
+                do {
+                    outcome = .success(try await AsyncBuildContext.$chain.withValue(chain + [self]) {
+                        try await factory(resolver)
+                    })
+                } catch {
+                    outcome = .failure(error)
+                }
+                self.finish(started, with: outcome, chain: chain)
+            }
+            chain.last?.blockedOn = self
+            return .wait(started)
+        }
+        switch next {
+        case .done(let instance): return instance
+        case .fail(let error): throw error
+        case .buildInline:
+            do {
+                return try await AsyncBuildContext.$chain.withValue(chain + [self]) { try await factory(resolver) }
+            } catch let cancelled as CancellationError {
+                throw cancelled  // the caller's own task was cancelled
+            } catch {
+                throw failure(error, chain: chain)
+            }
+        case .wait(let build):
+            defer { if let waiter = chain.last { hierarchy.locked { waiter.blockedOn = nil } } }
+            return try await build.wait(in: hierarchy.mutex)
+        }
+    }
+
+    private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>, chain: [AnyAsyncEntry]) {
+        let result = outcome.mapError { failure($0, chain: chain) }
+        let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
+            if build === finished { build = nil }
+            if case .success(let instance) = result, finished.generation == generation {
+                built = instance
+                hasBuilt = true
+            }
+            return finished.complete(with: result)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// The factory's error as the waiters see it: a `ResolutionError` unchanged (a nested
+    /// `require` or cycle), anything else as `.factoryFailed` with the path.
+    private func failure(_ error: any Error, chain: [AnyAsyncEntry]) -> ResolutionError {
+        if let error = error as? ResolutionError { return error }
+        return ResolutionError(
+            .factoryFailed(error), path: chain.map(\.label) + [label],
+            message: "Graft: resolution failed: the async factory of \(label) threw \(error)")
+    }
+
+    private func cycle(_ chain: [AnyAsyncEntry]) -> ResolutionError {
+        let start = chain.firstIndex { $0 === self } ?? 0
+        let path = chain.map(\.label) + [label]
+        let shown = (chain[start...].map(\.label) + [label]).joined(separator: " -> ")
+        return ResolutionError(
+            .circularDependency, path: path,
+            message: "Graft: circular dependency among async services: \(shown). Each factory awaits the next.")
+    }
+}
+
+/// What cycle detection needs of an async entry, whatever its service type.
+protocol AnyAsyncEntry: AnyObject, Sendable {
+    /// The entry whose build this entry's build is waiting for, if any; under the hierarchy's mutex.
+    var blockedOn: AnyAsyncEntry? { get set }
+    var label: String { get }
+    func reset()
+    var isTransient: Bool { get }
+    /// Registers the same factory and scope in `container` (for `withOverrides`).
+    func copy(into container: Container)
+}
+
+extension AsyncServiceEntry {
+    func copy(into container: Container) {
+        container.registerAsync(Service.self, name: name, factory: factory)
+            .inObjectScope(isTransient ? .transient : .container)
+    }
+}
+
+/// What `resolve(through:)` does once it has looked, under the mutex.
+private enum AsyncNext<Service: Sendable> {
+    case done(Service)
+    case fail(ResolutionError)
+    case buildInline
+    case wait(AsyncBuild<Service>)
+}
+
+/// A build in flight and the continuations waiting for it.
+final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state under the hierarchy's mutex
+    let generation: Int
+    private var waiters: [Int: CheckedContinuation<Service, any Error>] = [:]
+    private var nextWaiter = 0
+    private var result: Result<Service, ResolutionError>?
+
+    init(generation: Int) {
+        self.generation = generation
+    }
+
+    /// Records the result and hands back the waiters to resume (after unlocking).
+    func complete(with outcome: Result<Service, ResolutionError>) -> [CheckedContinuation<Service, any Error>] {
+        result = outcome
+        let all = Array(waiters.values)
+        waiters = [:]
+        return all
+    }
+
+    /// Waits for the result; a cancelled waiter stops waiting, the build goes on.
+    func wait(in mutex: RecursiveMutex) async throws -> Service {
+        let id: Int = mutex.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Service, any Error>) in
+                let immediate: Result<Service, any Error>? = mutex.withLock {
+                    if let result { return result.mapError { $0 } }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    waiters[id] = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let cancelled = mutex.withLock { waiters.removeValue(forKey: id) }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+/// The async entries being built in this task and the tasks it made, outermost first.
+enum AsyncBuildContext {
+    @TaskLocal static var chain: [AnyAsyncEntry] = []
+}
+
+extension Container {
+    /// Registers a service whose factory is `async` (opens a connection, reads a keychain), built
+    /// by ``SynchronizedResolver/resolveAsync(_:name:)``; see ``AsyncServiceEntry``.
+    ///
+    /// ```swift
+    /// container.registerAsync(Database.self) { r in try await Database.connect(r.resolve(Config.self)!) }
+    /// ```
+    ///
+    /// The synchronous `resolve` returns the instance once it is built, and otherwise `nil` with a
+    /// message naming `resolveAsync`.
+    @discardableResult
+    public func registerAsync<Service: Sendable>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
+    ) -> AsyncServiceEntry<Service> {
+        if let viewed { return onViewed(viewed) { $0.registerAsync(serviceType, name: name, factory: factory) } }
+        let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
+        asyncRegistrations[AsyncKey(service: ObjectIdentifier(Service.self), name: name)] = entry
+        let label = entry.label
+        register(serviceType, name: name) { (_: Resolver) throws -> Service in
+            guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label) }
+            return built
+        }.inObjectScope(.transient)
+        return entry
+    }
+
+    /// The async registration of `Service` under `name`, here or in the nearest ancestor.
+    func asyncEntry<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
+        let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
+        return hierarchy.locked {
+            for container in selfAndAncestors {
+                if let entry = container.asyncRegistrations[key] { return entry as? AsyncServiceEntry<Service> }
+            }
+            return nil
+        }
+    }
+}
+
+/// The key of an async registration.
+struct AsyncKey: Hashable {
+    let service: ObjectIdentifier
+    let name: String?
+}
+
+/// A synchronous resolution of an async service not built yet.
+struct AsyncServiceNotBuilt: Error, CustomStringConvertible {
+    let service: String
+    var description: String {
+        "\(service) is registered with registerAsync and has not been built yet: resolve it with "
+            + "`try await resolver.resolveAsync(...)`"
+    }
+}
+
+extension SynchronizedResolver {
+    /// Resolves a service registered with ``Container/registerAsync(_:name:factory:)``, awaiting its
+    /// build; a `.container` service is built once however many tasks ask at the same time.
+    ///
+    /// ```swift
+    /// let database = try await resolver.resolveAsync(Database.self)
+    /// ```
+    ///
+    /// - Throws: ``ResolutionError`` (not registered, the factory threw, a cycle among async
+    ///   factories), or `CancellationError` when the calling task is cancelled while waiting.
+    public func resolveAsync<Service: Sendable>(_ serviceType: Service.Type, name: String? = nil) async throws -> Service {
+        guard let entry = asyncEntry(serviceType, name: name) else {
+            let label = serviceLabel(Service.self, name: name)
+            throw ResolutionError(
+                .notRegistered, path: AsyncBuildContext.chain.map(\.label) + [label],
+                message: "Graft: resolution failed: no async registration of \(label) (registerAsync).")
+        }
+        return try await entry.resolve(through: self)
+    }
+}

@@ -1,0 +1,158 @@
+// Graft — MIT License.
+
+extension Container {
+    /// Registers a service that must be made on the main actor (a view model, a UI service); the
+    /// compiler checks the factory's isolation.
+    ///
+    /// ```swift
+    /// container.register(Session.self) { _ in Session() }          // from nonisolated code, as usual
+    /// container.registerMain(ProfileViewModel.self) { r in ProfileViewModel(session: r.resolve(Session.self)!) }
+    /// let model = container.resolveMain(ProfileViewModel.self)     // on the main actor
+    /// ```
+    ///
+    /// Registering needs no main actor. Resolve it with ``Resolver/resolveMain(_:name:)`` or
+    /// `@MainInjected`, which the compiler lets you call only on the main actor. Reached through the
+    /// plain `resolve` (from Swinject-style code, or as another factory's dependency) it works on
+    /// the main thread; on any other thread the resolution fails with a message, and the factory
+    /// never runs there. Scopes work as for any registration.
+    @discardableResult
+    public func registerMain<Service>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @MainActor (Resolver) -> Service
+    ) -> ServiceEntry<Service> {
+        if let viewed { return onViewed(viewed) { $0.registerMain(serviceType, name: name, factory: factory) } }
+        // Two entries: the one returned holds the factory and the scope's instances, and is not in
+        // the table; the one in the table is transient and checks the thread on every resolution,
+        // a `.container` hit included, before reaching the first. So a main-actor instance is
+        // never handed to another thread, and its factory never runs there.
+        let label = serviceLabel(Service.self, name: name)
+        let isolated = ServiceEntry<Service>(
+            serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+            container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
+            throwingFactory: { resolver, _ in
+                guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
+                // Safe: checked just above that this code runs on the main actor (the main thread,
+                // or synchronously inside `resolveMain`, which is main-actor isolated), and
+                // `assumeIsolated` runs the closure synchronously on this thread: the two values
+                // cross into the closure and back on this one thread. (`assumeIsolated` requires
+                // a `Sendable` result, and the compiler cannot see that the resolver stays on this
+                // thread, hence the unchecked copies.)
+                nonisolated(unsafe) let onThisThread = resolver
+                nonisolated(unsafe) var made: Service?
+                MainActor.assumeIsolated { made = factory(onThisThread) }
+                return made!
+            })
+        installMainActorGate(for: isolated)
+        return isolated
+    }
+}
+
+extension Container {
+    /// Registers the transient entry that checks the thread, then resolves `isolated`.
+    func installMainActorGate<Service>(for isolated: ServiceEntry<Service>) {
+        let label = serviceLabel(Service.self, name: isolated.name)
+        let gate = register(Service.self, name: isolated.name) { (resolver: Resolver) throws -> Service in
+            guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
+            guard let container = isolated.container,
+                let instance = isolated.resolve(as: Service.self, in: container, resolver: resolver, arguments: nil)
+            else { throw MainActorServiceFailed() }  // the request has failed already, with its reason
+            return instance
+        }.inObjectScope(.transient)
+        mainActorRegistrations.append(MainActorRegistration(gate: gate, isolated: isolated) { target in
+            target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
+        })
+    }
+}
+
+/// A main-actor registration: the entry in the table (`gate`) and the one that keeps instances.
+struct MainActorRegistration {
+    let gate: AnyServiceEntry
+    let isolated: AnyServiceEntry
+    /// Registers a copy in `target`, for `withOverrides`.
+    let copy: (Container) -> Void
+}
+
+/// The isolated entry's resolution failed; the request carries the reason.
+struct MainActorServiceFailed: Error {}
+
+/// A main-actor service reached off the main thread.
+struct MainActorServiceError: Error, CustomStringConvertible {
+    let service: String
+    var description: String {
+        "\(service) is registered with registerMain: its factory runs only on the main actor. "
+            + "Resolve it with resolveMain (or @MainInjected) on the main actor."
+    }
+}
+
+extension Resolver {
+    /// Resolves a service on the main actor: the way to reach a ``Container/registerMain(_:name:factory:)``
+    /// registration, which the compiler allows only where the main actor is.
+    ///
+    /// ```swift
+    /// @MainActor func showProfile() {
+    ///     let model = resolver.resolveMain(ProfileViewModel.self)
+    /// }
+    /// ```
+    @MainActor
+    public func resolveMain<Service>(_ serviceType: Service.Type, name: String? = nil) -> Service? {
+        Platform.onMainActorCall { resolve(serviceType, name: name) }
+    }
+}
+
+/// A main-actor service resolved on first access, through the resolver that was
+/// ``SynchronizedResolver/current`` when the object holding it was made (as ``Injected`` does).
+///
+/// ```swift
+/// @MainActor final class ProfileScreen {
+///     @MainInjected var model: ProfileViewModel
+/// }
+/// ```
+@MainActor
+@propertyWrapper
+public struct MainInjected<Service> {
+    private let box: MainInjectedBox<Service>
+
+    /// Captures ``SynchronizedResolver/current``; resolves the unnamed registration on first access.
+    public init() {
+        self.init(name: nil)
+    }
+
+    /// Captures ``SynchronizedResolver/current``; resolves the registration under `name` on first access.
+    public init(name: String?) {
+        box = MainInjectedBox(resolver: SynchronizedResolver.current, name: name)
+    }
+
+    /// The service: resolved on first access (on the main actor), then the same value.
+    public var wrappedValue: Service {
+        box.value()
+    }
+}
+
+/// The captured resolver and the value once resolved; main-actor isolated, like its wrapper.
+@MainActor
+final class MainInjectedBox<Service> {
+    let resolver: SynchronizedResolver
+    let name: String?
+    private var resolved: Service?
+    private var isResolved = false
+
+    init(resolver: SynchronizedResolver, name: String?) {
+        self.resolver = resolver
+        self.name = name
+    }
+
+    func value() -> Service {
+        if isResolved { return resolved! }
+        let outcome = Platform.onMainActorCall { Result { () throws(ResolutionError) -> Service in try resolver.require(Service.self, name: name) } }
+        do {
+            let made = try outcome.get()
+            resolved = made
+            isResolved = true
+            return made
+        } catch {
+            let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
+            preconditionFailure("Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
+        }
+    }
+}

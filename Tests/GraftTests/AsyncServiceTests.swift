@@ -1,0 +1,281 @@
+import Foundation
+import Testing
+@testable import Graft
+
+private final class Socket: Sendable {
+    let serial: Int
+    init(serial: Int) { self.serial = serial }
+}
+private final class Warehouse2: Sendable {
+    let connection: Socket
+    init(connection: Socket) { self.connection = connection }
+}
+private final class Port: Sendable {}
+private final class Starboard: Sendable {}
+private struct Refused: Error, Equatable {}
+
+/// Counts and hands out serial numbers from any task.
+private final class SerialSource: @unchecked Sendable {  // `count` is only touched under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func next() -> Int { lock.withLock { count += 1; return count } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// A gate tasks wait at until it is opened (no sleeps).
+private final class Turnstile: @unchecked Sendable {  // `isOpen` and `waiting` are only touched under `lock`
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var arrivals = 0
+    private var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow: Bool = lock.withLock {
+                arrivals += 1
+                let ready = arrivalWaiters.filter { $0.0 <= arrivals }
+                arrivalWaiters.removeAll { $0.0 <= arrivals }
+                for (_, waiter) in ready { waiter.resume() }
+                if isOpen { return true }
+                waiting.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Returns once `count` tasks have arrived at `wait()`.
+    func arrivals(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now: Bool = lock.withLock {
+                if arrivals >= count { return true }
+                arrivalWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let all: [CheckedContinuation<Void, Never>] = lock.withLock {
+            isOpen = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for waiter in all { waiter.resume() }
+    }
+}
+
+/// Runs `operation` and returns its result, or `nil` if it has not finished within `seconds`
+/// (measured on a thread of its own: no sleep, and the cooperative pool is not blocked).
+private func within<T: Sendable>(seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    let finished = DispatchSemaphore(value: 0)
+    let result = LockedResult<T>()
+    Task {
+        result.value = await operation()
+        finished.signal()
+    }
+    let inTime = await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }.start()
+    }
+    return inTime ? result.value : nil
+}
+
+private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored` is only touched under `lock`
+    private let lock = NSLock()
+    private var stored: T?
+    var value: T? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+@Suite struct AsyncServiceTests {
+    @Test func aThousandTasksShareOneBuild() async throws {
+        let builds = SerialSource()
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in
+            await Task.yield()
+            return Socket(serial: builds.next())
+        }
+        let resolver = container.synchronize()
+        let serials = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<1_000 { group.addTask { ObjectIdentifier(try await resolver.resolveAsync(Socket.self)) } }
+            return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        }
+        #expect(serials.count == 1)
+        #expect(builds.value == 1)
+    }
+
+    @Test func factoryResolvesOtherServicesSyncAndAsync() async throws {
+        let container = Container()
+        container.register(SerialSource.self) { _ in SerialSource() }.inObjectScope(.container)
+        container.registerAsync(Socket.self) { r in Socket(serial: r.resolve(SerialSource.self)!.next()) }
+        container.registerAsync(Warehouse2.self) { r in
+            _ = try r.require(SerialSource.self)
+            return Warehouse2(connection: try await r.resolveAsync(Socket.self))
+        }.inObjectScope(.transient)
+        let resolver = container.synchronize()
+        let first = try await resolver.resolveAsync(Warehouse2.self)
+        let second = try await resolver.resolveAsync(Warehouse2.self)
+        #expect(first !== second)  // transient: built on every call
+        #expect(first.connection === second.connection)  // .container: built once
+    }
+
+    @Test func throwingFactoryFailsEveryWaiterAndCachesNothing() async throws {
+        let attempts = SerialSource()
+        let gate = Turnstile()
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in
+            let attempt = attempts.next()
+            if attempt == 1 {
+                await gate.wait()
+                throw Refused()
+            }
+            return Socket(serial: attempt)
+        }
+        let resolver = container.synchronize()
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do {
+                        _ = try await resolver.resolveAsync(Socket.self)
+                        return false
+                    } catch let error as ResolutionError {
+                        guard case .factoryFailed(let thrown) = error.reason else { return false }
+                        return thrown is Refused && error.path == ["Socket"]
+                    } catch {
+                        return false
+                    }
+                }
+            }
+            await gate.arrivals(1)
+            gate.open()
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(failures.count == 8)
+        #expect(failures.allSatisfy { $0 })
+        #expect(try await resolver.resolveAsync(Socket.self).serial == 2)  // built again
+    }
+
+    @Test func cancelledWaiterStopsWaitingAndTheBuildIsKept() async throws {
+        let builds = SerialSource()
+        let gate = Turnstile()
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in
+            await gate.wait()
+            return Socket(serial: builds.next())
+        }
+        let resolver = container.synchronize()
+        let starter = Task { try await resolver.resolveAsync(Socket.self) }  // starts the build
+        await gate.arrivals(1)
+        starter.cancel()
+        await #expect(throws: CancellationError.self) { try await starter.value }
+        gate.open()
+        let connection = try await resolver.resolveAsync(Socket.self)
+        #expect(connection.serial == 1)
+        #expect(builds.value == 1)  // the cancelled starter's build went on and was kept
+    }
+
+    @Test func cycleAmongAsyncFactoriesIsReportedNotDeadlocked() async {
+        let container = Container()
+        container.registerAsync(Port.self) { r in _ = try await r.resolveAsync(Starboard.self); return Port() }
+        container.registerAsync(Starboard.self) { r in _ = try await r.resolveAsync(Port.self); return Starboard() }
+        let resolver = container.synchronize()
+        let outcome = await within(seconds: 30) { () -> [String]? in
+            do {
+                _ = try await resolver.resolveAsync(Port.self)
+                return nil
+            } catch let error as ResolutionError {
+                guard case .circularDependency = error.reason else { return nil }
+                return error.path
+            } catch {
+                return nil
+            }
+        }
+        #expect(outcome == .some(["Port", "Starboard", "Port"]))
+    }
+
+    @Test func cycleAcrossTwoTasksIsReportedNotDeadlocked() async {
+        let started = Turnstile()
+        let container = Container()
+        container.registerAsync(Port.self) { r in
+            await started.wait()
+            await started.arrivals(2)
+            _ = try await r.resolveAsync(Starboard.self)
+            return Port()
+        }
+        container.registerAsync(Starboard.self) { r in
+            await started.wait()
+            await started.arrivals(2)
+            _ = try await r.resolveAsync(Port.self)
+            return Starboard()
+        }
+        let resolver = container.synchronize()
+        started.open()
+        let outcome = await within(seconds: 30) { () -> Int in
+            async let left: Bool = (try? await resolver.resolveAsync(Port.self)) == nil
+            async let right: Bool = (try? await resolver.resolveAsync(Starboard.self)) == nil
+            return await [left, right].filter { $0 }.count
+        }
+        #expect(outcome == 2)  // both fail (one with the cycle, the other with the failure it waited on)
+    }
+
+    @Test func synchronousResolveBeforeAndAfterTheBuild() async throws {
+        let log = LogCapture()
+        let container = Container()
+        container.registerAsync(Warehouse2.self) { _ in Warehouse2(connection: Socket(serial: 1)) }
+        #expect(log.capturing { container.resolve(Warehouse2.self) } == nil)
+        #expect(log.messages(mentioning: "Warehouse2 is registered with registerAsync and has not been built yet").count >= 1)
+        let built = try await container.synchronize().resolveAsync(Warehouse2.self)
+        #expect(container.resolve(Warehouse2.self) === built)
+    }
+
+    @Test func resetDuringABuildIsNotCachedForLaterCallers() async throws {
+        let builds = SerialSource()
+        let gate = Turnstile()
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in
+            let serial = builds.next()
+            if serial == 1 { await gate.wait() }
+            return Socket(serial: serial)
+        }
+        let resolver = container.synchronize()
+        let early = Task { try await resolver.resolveAsync(Socket.self) }
+        await gate.arrivals(1)
+        resolver.resetObjectScope(.container)
+        let late = try await resolver.resolveAsync(Socket.self)
+        gate.open()
+        #expect(try await early.value.serial == 1)  // the early caller gets its build
+        #expect(late.serial == 2)  // arrived after the reset: a new build
+        #expect(try await resolver.resolveAsync(Socket.self) === late)
+    }
+
+    @Test func unregisteredAsyncServiceThrowsNotRegistered() async {
+        do {
+            _ = try await Container().synchronize().resolveAsync(Socket.self, name: "x")
+            Issue.record("resolved")
+        } catch let error as ResolutionError {
+            guard case .notRegistered = error.reason else { Issue.record("\(error.reason)"); return }
+            #expect(error.path == ["Socket (name: \"x\")"])
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test func overridesScopeBuildsItsOwnAsyncInstance() async throws {
+        let builds = SerialSource()
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in Socket(serial: builds.next()) }
+        let outer = try await container.synchronize().resolveAsync(Socket.self)
+        try await withResolver(container.synchronize()) {
+            try await withOverrides({ _ in }) {
+                let inner = try await SynchronizedResolver.current.resolveAsync(Socket.self)
+                #expect(inner !== outer)
+                #expect(SynchronizedResolver.current.resolve(Socket.self) === inner)
+            }
+        }
+        #expect(try await container.synchronize().resolveAsync(Socket.self) === outer)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import Graft
+
+@MainActor private final class ProfileViewModel {
+    let session: Account
+    init(session: Account) { self.session = session }
+}
+private final class Account: Sendable {}
+
+/// Counts from any thread.
+private final class Made: @unchecked Sendable {  // `count` is only touched under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+@MainActor private final class ProfileScreen {
+    @MainInjected var model: ProfileViewModel
+}
+
+/// Runs `body` on a new thread (never the main one) and waits for it.
+private func offMainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// A container with a `.container`-scoped main-actor view model, registered from nonisolated code.
+private func makeContainer(counting made: Made) -> Container {
+    let container = Container()
+    container.register(Account.self) { _ in Account() }.inObjectScope(.container)
+    container.registerMain(ProfileViewModel.self) { r in
+        made.increment()
+        return ProfileViewModel(session: r.resolve(Account.self)!)
+    }.inObjectScope(.container)
+    return container
+}
+
+@Suite struct MainActorServiceTests {
+    @MainActor @Test func resolveMainOnTheMainActorUsesTheScope() {
+        let made = Made()
+        let container = makeContainer(counting: made)
+        let first = container.resolveMain(ProfileViewModel.self)
+        #expect(first != nil)
+        #expect(container.resolveMain(ProfileViewModel.self) === first)
+        #expect(container.synchronize().resolveMain(ProfileViewModel.self) === first)
+        if Thread.isMainThread {  // where the main actor runs on the main thread (not under `swift test` on Linux)
+            #expect(container.resolve(ProfileViewModel.self) === first)  // the plain resolve works there too
+        }
+        #expect(made.value == 1)
+        container.resetObjectScope(.container)
+        #expect(container.resolveMain(ProfileViewModel.self) !== first)
+        #expect(made.value == 2)
+    }
+
+    @Test func offTheMainThreadThePlainResolveFailsWithAMessageAndRunsNoFactory() async {
+        let log = LogCapture()
+        let made = Made()
+        let resolver = makeContainer(counting: made).synchronize()
+        let missed = await offMainThread { log.capturing { resolver.resolve(ProfileViewModel.self) == nil } }
+        #expect(missed)
+        #expect(made.value == 0)
+        #expect(log.messages(mentioning: "ProfileViewModel is registered with registerMain").count >= 1)
+        // Once made on the main actor, the kept instance is not handed to another thread either.
+        let onMain = await MainActor.run { resolver.resolveMain(ProfileViewModel.self) != nil }
+        #expect(onMain)
+        let stillMissed = await offMainThread { resolver.resolve(ProfileViewModel.self) == nil }
+        #expect(stillMissed)
+        #expect(made.value == 1)
+    }
+
+    @MainActor @Test func mainInjectedCapturesTheCurrentResolver() {
+        let made = Made()
+        let screen = withResolver(makeContainer(counting: made).synchronize()) { ProfileScreen() }
+        #expect(made.value == 0)
+        #expect(screen.model === screen.model)
+        #expect(made.value == 1)
+    }
+
+    @MainActor @Test func overridesCopyMainActorRegistrations() {
+        let made = Made()
+        let container = makeContainer(counting: made)
+        let outer = container.resolveMain(ProfileViewModel.self)
+        withResolver(container.synchronize()) {
+            withOverrides({ $0.register(Account.self) { _ in Account() }.inObjectScope(.container) }) {
+                let inner = SynchronizedResolver.current.resolveMain(ProfileViewModel.self)
+                #expect(inner != nil && inner !== outer)
+                #expect(inner?.session !== outer?.session)
+            }
+        }
+        #expect(container.resolveMain(ProfileViewModel.self) === outer)
+    }
+
+    @Test func validationOffTheMainThreadSkipsMainActorServices() {
+        let report = makeContainer(counting: Made()).validate()
+        #expect(report.isValid)
+        #expect(report.skipped == ["ProfileViewModel (main actor: validate on the main actor to try it)"])
+    }
+}
