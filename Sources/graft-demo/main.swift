@@ -1,6 +1,7 @@
 // Graft — MIT License.
 // Assembles a small service graph, resolves it from 8 worker threads, reports what was built, then
-// validates one feature's container and writes its dependency graph to graph.dot.
+// resolves an async service from 100 tasks (built once), validates one feature's container and
+// writes its dependency graph to graph.dot.
 import Foundation
 import Graft
 
@@ -143,6 +144,30 @@ let onceEach = singletons.allSatisfy { counts[$0] == 1 }
 print("Container-scoped services created exactly once each: \(onceEach ? "yes" : "NO")")
 print("Each resolution shared one UnitOfWork across its graph: \(mismatches.snapshot.isEmpty ? "yes" : "NO")")
 
+// An async service: a connection opened with `await`, resolved by 100 tasks at once, built once.
+final class PaymentGateway: Sendable {
+    let url: String
+    private init(url: String) {
+        self.url = url
+        census.made("PaymentGateway")
+    }
+    static func connect(config: AppConfig) async -> PaymentGateway {
+        await Task.yield()  // stands for the handshake
+        return PaymentGateway(url: config.databaseURL)
+    }
+}
+app.registerAsync(PaymentGateway.self) { r in await PaymentGateway.connect(config: r.resolve(AppConfig.self)!) }
+let asyncResolver = app.synchronize()
+let gateways = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+    for _ in 0..<100 { group.addTask { (try? await asyncResolver.resolveAsync(PaymentGateway.self)).map(ObjectIdentifier.init) } }
+    var seen = Set<ObjectIdentifier?>()
+    for await identity in group { seen.insert(identity) }
+    return seen
+}
+let gatewayBuilds = census.snapshot["PaymentGateway", default: 0]
+print("\nResolved the async PaymentGateway from 100 tasks: built \(gatewayBuilds) time(s), \(gateways.count) instance(s).")
+let asyncOnce = gatewayBuilds == 1 && gateways.count == 1 && !gateways.contains(nil)
+
 // Validation of one feature's container: every registration resolved once, in a throwaway graph
 // (after the counts above: validation runs the factories), then the graph it observed.
 let (featureName, feature) = features[0]
@@ -158,4 +183,4 @@ do {
 } catch {
     print("\nCould not write \(dotPath): \(error)")
 }
-exit(onceEach && mismatches.snapshot.isEmpty && report.isValid ? 0 : 1)
+exit(onceEach && mismatches.snapshot.isEmpty && asyncOnce && report.isValid ? 0 : 1)

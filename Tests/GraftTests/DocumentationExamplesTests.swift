@@ -148,6 +148,21 @@ func checkoutFails() {
     #expect(CheckoutModel().api is FailingCheckoutAPI)
 }
 
+@MainActor final class ProfileViewModel {
+    let api: any CheckoutAPI
+    init(api: any CheckoutAPI) { self.api = api }
+}
+
+@MainActor final class ProfileScreen {
+    @MainInjected var model: ProfileViewModel
+}
+
+final class ShopDatabase: Sendable {
+    let api: any CheckoutAPI
+    private init(api: any CheckoutAPI) { self.api = api }
+    static func connect(api: any CheckoutAPI) async throws -> ShopDatabase { ShopDatabase(api: api) }
+}
+
 // MARK: CircularDependencies.md
 
 final class Author {
@@ -444,6 +459,31 @@ final class Invoice {
             #expect(api is FailingCheckoutAPI)
             #expect(model.analytics == nil)
         }
+    }
+
+    @MainActor @Test func mainActorServices() {
+        let container = makeShopContainer()
+        container.registerMain(ProfileViewModel.self) { r in ProfileViewModel(api: r.resolve((any CheckoutAPI).self)!) }
+            .inObjectScope(.container)   // one view model per container
+        let resolver = container.synchronize()
+
+        @MainActor func showProfile() {
+            let model = resolver.resolveMain(ProfileViewModel.self)
+            #expect(model?.api is LiveCheckoutAPI)
+        }
+        showProfile()
+        let screen = withResolver(resolver) { ProfileScreen() }
+        #expect(screen.model === resolver.resolveMain(ProfileViewModel.self))
+    }
+
+    @Test func asyncServices() async throws {
+        let container = makeShopContainer()
+        let resolver = container.synchronize()
+        container.registerAsync(ShopDatabase.self) { r in
+            try await ShopDatabase.connect(api: r.require((any CheckoutAPI).self))
+        }
+        let database = try await resolver.resolveAsync(ShopDatabase.self)
+        #expect(database.api is LiveCheckoutAPI)
     }
 
     /// Every line of every ```swift block in Documentation/ appears, in order, in this file.

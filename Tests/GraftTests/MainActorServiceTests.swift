@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Graft
 
-@MainActor private final class ProfileViewModel {
+@MainActor private final class BadgeViewModel {
     let session: Account
     init(session: Account) { self.session = session }
 }
@@ -16,8 +16,8 @@ private final class Made: @unchecked Sendable {  // `count` is only touched unde
     var value: Int { lock.withLock { count } }
 }
 
-@MainActor private final class ProfileScreen {
-    @MainInjected var model: ProfileViewModel
+@MainActor private final class BadgeScreen {
+    @MainInjected var model: BadgeViewModel
 }
 
 /// Runs `body` on a new thread (never the main one) and waits for it.
@@ -31,9 +31,9 @@ private func offMainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) asy
 private func makeContainer(counting made: Made) -> Container {
     let container = Container()
     container.register(Account.self) { _ in Account() }.inObjectScope(.container)
-    container.registerMain(ProfileViewModel.self) { r in
+    container.registerMain(BadgeViewModel.self) { r in
         made.increment()
-        return ProfileViewModel(session: r.resolve(Account.self)!)
+        return BadgeViewModel(session: r.resolve(Account.self)!)
     }.inObjectScope(.container)
     return container
 }
@@ -42,16 +42,16 @@ private func makeContainer(counting made: Made) -> Container {
     @MainActor @Test func resolveMainOnTheMainActorUsesTheScope() {
         let made = Made()
         let container = makeContainer(counting: made)
-        let first = container.resolveMain(ProfileViewModel.self)
+        let first = container.resolveMain(BadgeViewModel.self)
         #expect(first != nil)
-        #expect(container.resolveMain(ProfileViewModel.self) === first)
-        #expect(container.synchronize().resolveMain(ProfileViewModel.self) === first)
+        #expect(container.resolveMain(BadgeViewModel.self) === first)
+        #expect(container.synchronize().resolveMain(BadgeViewModel.self) === first)
         if Thread.isMainThread {  // where the main actor runs on the main thread (not under `swift test` on Linux)
-            #expect(container.resolve(ProfileViewModel.self) === first)  // the plain resolve works there too
+            #expect(container.resolve(BadgeViewModel.self) === first)  // the plain resolve works there too
         }
         #expect(made.value == 1)
         container.resetObjectScope(.container)
-        #expect(container.resolveMain(ProfileViewModel.self) !== first)
+        #expect(container.resolveMain(BadgeViewModel.self) !== first)
         #expect(made.value == 2)
     }
 
@@ -59,21 +59,21 @@ private func makeContainer(counting made: Made) -> Container {
         let log = LogCapture()
         let made = Made()
         let resolver = makeContainer(counting: made).synchronize()
-        let missed = await offMainThread { log.capturing { resolver.resolve(ProfileViewModel.self) == nil } }
+        let missed = await offMainThread { log.capturing { resolver.resolve(BadgeViewModel.self) == nil } }
         #expect(missed)
         #expect(made.value == 0)
-        #expect(log.messages(mentioning: "ProfileViewModel is registered with registerMain").count >= 1)
+        #expect(log.messages(mentioning: "BadgeViewModel is registered with registerMain").count >= 1)
         // Once made on the main actor, the kept instance is not handed to another thread either.
-        let onMain = await MainActor.run { resolver.resolveMain(ProfileViewModel.self) != nil }
+        let onMain = await MainActor.run { resolver.resolveMain(BadgeViewModel.self) != nil }
         #expect(onMain)
-        let stillMissed = await offMainThread { resolver.resolve(ProfileViewModel.self) == nil }
+        let stillMissed = await offMainThread { resolver.resolve(BadgeViewModel.self) == nil }
         #expect(stillMissed)
         #expect(made.value == 1)
     }
 
     @MainActor @Test func mainInjectedCapturesTheCurrentResolver() {
         let made = Made()
-        let screen = withResolver(makeContainer(counting: made).synchronize()) { ProfileScreen() }
+        let screen = withResolver(makeContainer(counting: made).synchronize()) { BadgeScreen() }
         #expect(made.value == 0)
         #expect(screen.model === screen.model)
         #expect(made.value == 1)
@@ -82,20 +82,20 @@ private func makeContainer(counting made: Made) -> Container {
     @MainActor @Test func overridesCopyMainActorRegistrations() {
         let made = Made()
         let container = makeContainer(counting: made)
-        let outer = container.resolveMain(ProfileViewModel.self)
+        let outer = container.resolveMain(BadgeViewModel.self)
         withResolver(container.synchronize()) {
             withOverrides({ $0.register(Account.self) { _ in Account() }.inObjectScope(.container) }) {
-                let inner = SynchronizedResolver.current.resolveMain(ProfileViewModel.self)
+                let inner = SynchronizedResolver.current.resolveMain(BadgeViewModel.self)
                 #expect(inner != nil && inner !== outer)
                 #expect(inner?.session !== outer?.session)
             }
         }
-        #expect(container.resolveMain(ProfileViewModel.self) === outer)
+        #expect(container.resolveMain(BadgeViewModel.self) === outer)
     }
 
     @Test func validationOffTheMainThreadSkipsMainActorServices() {
         let report = makeContainer(counting: Made()).validate()
         #expect(report.isValid)
-        #expect(report.skipped == ["ProfileViewModel (main actor: validate on the main actor to try it)"])
+        #expect(report.skipped == ["BadgeViewModel (main actor: validate on the main actor to try it)"])
     }
 }

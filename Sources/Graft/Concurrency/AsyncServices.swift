@@ -30,6 +30,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     private var generation = 0
     /// The async entry whose build this entry's build is waiting for (cycle detection).
     var blockedOn: AnyAsyncEntry?
+    /// The transient entry in the table that answers a synchronous `resolve`.
+    weak var gate: AnyServiceEntry?
 
     init(name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service) {
         self.name = name
@@ -164,6 +166,8 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
     var isTransient: Bool { get }
     /// Registers the same factory and scope in `container` (for `withOverrides`).
     func copy(into container: Container)
+    /// The transient entry in the table that answers a synchronous `resolve`.
+    var gate: AnyServiceEntry? { get }
 }
 
 extension AsyncServiceEntry {
@@ -248,7 +252,7 @@ extension Container {
         let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
         asyncRegistrations[AsyncKey(service: ObjectIdentifier(Service.self), name: name)] = entry
         let label = entry.label
-        register(serviceType, name: name) { (_: Resolver) throws -> Service in
+        entry.gate = register(serviceType, name: name) { (_: Resolver) throws -> Service in
             guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label) }
             return built
         }.inObjectScope(.transient)

@@ -26,7 +26,7 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     public var description: String {
         var lines = [
             "Validation: \(graph.nodes.count) registrations, \(failures.count) failures, "
-                + "\(warnings.count) warnings, \(skipped.count) skipped (they take arguments)."
+                + "\(warnings.count) warnings, \(skipped.count) skipped."
         ]
         for failure in failures { lines.append("FAILURE " + failure.description) }
         for warning in warnings { lines.append("WARNING " + warning.description) }
@@ -153,6 +153,7 @@ extension Container {
         // fail by design), and the entry behind it is switched to the graph scope like the rest.
         let mainActor = selfAndAncestors.flatMap(\.mainActorRegistrations)
         let gates = Set(mainActor.map { ObjectIdentifier($0.gate) })
+        let asyncGates = Set(selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
         let rootCount = entries.count
         entries += mainActor.map(\.isolated)
@@ -167,6 +168,10 @@ extension Container {
         var skipped: [String] = []
         hierarchy.beginValidation(recorder)
         for entry in entries[..<rootCount] {
+            if asyncGates.contains(ObjectIdentifier(entry)) {
+                skipped.append(Hierarchy.label(entry) + " (async: its factory runs through resolveAsync)")
+                continue
+            }
             if !onMainThread && gates.contains(ObjectIdentifier(entry)) {
                 skipped.append(Hierarchy.label(entry) + " (main actor: validate on the main actor to try it)")
                 continue
