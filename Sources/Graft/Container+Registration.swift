@@ -16,7 +16,7 @@ extension Container {
     ///   - factory: Makes the service from a resolver, for its dependencies. It may capture state:
     ///     the container calls it on one thread at a time, or under the hierarchy's mutex
     ///     through ``synchronize()``.
-    /// - Returns: The registration, to chain ``ServiceEntry/inObjectScope(_:)-7rfw5`` and
+    /// - Returns: The registration, to chain ``ServiceEntry/inObjectScope(_:)-(ObjectScope)`` and
     ///   ``ServiceEntry/initCompleted(_:)``.
     @inlinable  // specialized in the caller, so making the entry needs no runtime metadata lookup
     @discardableResult
@@ -91,7 +91,7 @@ extension Container {
             throwingFactory: { resolver, _ in try factory(resolver) }))
     }
 
-    /// Registers a factory that takes arguments and may throw; see ``register(_:name:factory:)-7w8ha``.
+    /// Registers a factory that takes arguments and may throw; see the throwing `register(_:name:factory:)` above.
     @inlinable
     @discardableResult
     public func register<Service, each Argument>(

@@ -5,6 +5,7 @@
 /// Custom ``InstanceStorage`` implementations receive it to tell graphs apart, and
 /// ``Container/withObjectGraph(_:closure:)`` resolves inside a given graph.
 public struct GraphIdentifier: Hashable, Identifiable, Sendable {
+    /// A number no other graph of this process has.
     public let id: UInt64
 
     /// Makes an identifier no other graph has.

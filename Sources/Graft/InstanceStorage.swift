@@ -5,7 +5,7 @@
 /// The built-in scopes have fast storage of their own inside the container; these types are the
 /// building blocks for custom scopes made with ``ObjectScope/init(storageFactory:description:parent:)``.
 public protocol InstanceStorage: AnyObject {
-    /// The stored instance, if any. Setting `nil` releases it (``Container/resetObjectScope(_:)`` does).
+    /// The stored instance, if any. Setting `nil` releases it (``Container/resetObjectScope(_:)-(ObjectScope)`` does).
     var instance: Any? { get set }
     /// Called when the top-level resolution that used this storage has finished.
     func graphResolutionCompleted()
@@ -24,6 +24,7 @@ extension InstanceStorage {
 /// Keeps an instance for as long as the storage lives: the storage of ``ObjectScope/container``.
 public final class PermanentStorage: InstanceStorage {
     public var instance: Any?
+    /// Makes an empty storage.
     public init() {}
 }
 
@@ -33,6 +34,7 @@ public final class TransientStorage: InstanceStorage {
         get { nil }
         set {}  // swiftlint:disable:this unused_setter_value
     }
+    /// Makes an empty storage.
     public init() {}
 }
 
@@ -41,6 +43,7 @@ public final class GraphStorage: InstanceStorage {
     private var graph: GraphIdentifier?
     public var instance: Any?
 
+    /// Makes an empty storage.
     public init() {}
 
     public func graphResolutionCompleted() {
@@ -67,6 +70,7 @@ public final class WeakStorage: InstanceStorage {
         set { object = newValue.flatMap(Self.referenceOrNil) }
     }
 
+    /// Makes an empty storage.
     public init() {}
 
     /// The object `value` refers to, looking through `Optional` (a `Cat?` service holding a cat is
@@ -85,6 +89,8 @@ public final class WeakStorage: InstanceStorage {
 public final class CompositeStorage: InstanceStorage {
     private let components: [InstanceStorage]
 
+    /// Makes a storage that keeps each instance in every one of `components`, and reads the first
+    /// that has one.
     public init(_ components: [InstanceStorage]) {
         self.components = components
     }

@@ -2,6 +2,7 @@
 
 /// Something that makes the ``InstanceStorage`` for each registration in its scope.
 public protocol ObjectScopeProtocol: AnyObject {
+    /// Makes the storage that keeps one registration's instances in this scope.
     func makeStorage() -> InstanceStorage
 }
 
@@ -23,6 +24,7 @@ public protocol ObjectScopeProtocol: AnyObject {
 /// ```
 public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @unchecked Sendable {
     // No mutable state: every field is a `let`. The factory runs when a registration is configured.
+    /// How the scope appears in descriptions and messages (`graph`, `container`, ...).
     public let description: String
     private let storageFactory: () -> InstanceStorage
     private let parent: ObjectScopeProtocol?
@@ -68,6 +70,7 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
         return (.custom, scope.makeStorage())
     }
 
+    /// Makes this scope's storage for one registration (with its parent scope's, if any).
     public func makeStorage() -> InstanceStorage {
         guard let parent else { return storageFactory() }
         return CompositeStorage([storageFactory(), parent.makeStorage()])

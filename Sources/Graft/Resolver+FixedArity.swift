@@ -22,148 +22,184 @@
 /// resolver.resolve(Cat.self, arguments: "Mimi", 3)   // reaches Forwarding's two-argument method
 /// ```
 public protocol FixedArityResolver {
+    /// Resolves the registration of `serviceType` whose factory takes 1 argument of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1>(_ serviceType: Service.Type, argument: Arg1) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 1 argument of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1>(_ serviceType: Service.Type, name: String?, argument: Arg1) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 2 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 2 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 3 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 3 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 4 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 4 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 5 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 5 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 6 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 6 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 7 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 7 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 8 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 8 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service?
+    /// Resolves the registration of `serviceType` whose factory takes 9 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service?
+    /// Resolves the registration of `serviceType` under `name` whose factory takes 9 arguments of these types (Swinject's form).
     @_disfavoredOverload
     func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service?
 }
 
 // Each fixed-arity form, for a conformer that implements the pack-based method: a thin forward to it.
 extension Resolver {
+    /// Resolves with 1 argument through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1>(_ serviceType: Service.Type, argument: Arg1) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:argument:)")
         return resolve(serviceType, name: nil, arguments: argument)
     }
 
+    /// Resolves with 1 argument under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1>(_ serviceType: Service.Type, name: String?, argument: Arg1) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:argument:)")
         return resolve(serviceType, name: name, arguments: argument)
     }
 
+    /// Resolves with 2 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2)
     }
 
+    /// Resolves with 2 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2)
     }
 
+    /// Resolves with 3 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3)
     }
 
+    /// Resolves with 3 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3)
     }
 
+    /// Resolves with 4 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4)
     }
 
+    /// Resolves with 4 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4)
     }
 
+    /// Resolves with 5 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5)
     }
 
+    /// Resolves with 5 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5)
     }
 
+    /// Resolves with 6 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6)
     }
 
+    /// Resolves with 6 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6)
     }
 
+    /// Resolves with 7 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7)
     }
 
+    /// Resolves with 7 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7)
     }
 
+    /// Resolves with 8 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8)
     }
 
+    /// Resolves with 8 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8)
     }
 
+    /// Resolves with 9 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9)
     }
 
+    /// Resolves with 9 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
     public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:_:_:_:)")

@@ -44,6 +44,7 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
 }
 
 extension ResolutionError.Reason: CustomStringConvertible {
+    /// The reason in a few words: `not registered`, `factory failed: <error>`, ...
     public var description: String {
         switch self {
         case .notRegistered: "not registered"

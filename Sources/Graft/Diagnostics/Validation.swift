@@ -37,6 +37,7 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
 
 /// A shape of the graph that works today but is likely a bug.
 public struct ValidationWarning: Sendable, CustomStringConvertible {
+    /// The kinds of warning.
     public enum Kind: Sendable, Hashable, CustomStringConvertible {
         /// A `.container` or `.weak` service resolves a `.transient` or `.graph` one, which then
         /// lives as long as the singleton (Simple Injector's "lifestyle mismatch").
@@ -45,6 +46,7 @@ public struct ValidationWarning: Sendable, CustomStringConvertible {
         /// registration of that child: the singleton depends on which child asked first.
         case parentCapturesChild
 
+        /// The kind in a few words, as the dependency graph labels its edges.
         public var description: String {
             switch self {
             case .captiveDependency: "captive dependency"
