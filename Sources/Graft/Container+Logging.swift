@@ -39,7 +39,8 @@ extension Container {
     func resolutionFailureMessage(_ serviceType: Any.Type, name: String?, argumentTypeNames: [String]) -> String {
         var request = "\(serviceType)"
         if let name { request += " named \"\(name)\"" }
-        request += argumentTypeNames.isEmpty
+        request +=
+            argumentTypeNames.isEmpty
             ? " taking no arguments"
             : " taking arguments (\(argumentTypeNames.joined(separator: ", ")))"
 

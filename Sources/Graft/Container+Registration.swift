@@ -25,9 +25,10 @@ extension Container {
         name: String? = nil,
         factory: @escaping (Resolver) -> Service
     ) -> ServiceEntry<Service> {
-        add(ServiceEntry(
-            serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
-            container: self, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
+        add(
+            ServiceEntry(
+                serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+                container: self, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
     }
 
     /// Registers how to make `serviceType` from arguments given to `resolve`.
@@ -59,16 +60,17 @@ extension Container {
         // An empty pack (generic code can make one) keys as "no arguments", which the path
         // resolves without an argument pointer: such a factory is a plain one.
         let isPlain = key == noArgumentsKey
-        return add(ServiceEntry(
-            serviceType: serviceType, argumentsType: (repeat each Argument).self,
-            argumentsKey: key, name: name, container: self,
-            argumentTypeNames: {
-                var names: [String] = []
-                repeat names.append(String(describing: (each Argument).self))
-                return names
-            },
-            plainFactory: isPlain ? { resolver in withUnsafePointer(to: ()) { readArguments(resolver, $0) } } : nil,
-            argumentFactory: isPlain ? nil : readArguments))
+        return add(
+            ServiceEntry(
+                serviceType: serviceType, argumentsType: (repeat each Argument).self,
+                argumentsKey: key, name: name, container: self,
+                argumentTypeNames: {
+                    var names: [String] = []
+                    repeat names.append(String(describing: (each Argument).self))
+                    return names
+                },
+                plainFactory: isPlain ? { resolver in withUnsafePointer(to: ()) { readArguments(resolver, $0) } } : nil,
+                argumentFactory: isPlain ? nil : readArguments))
     }
 
     /// Registers a factory that may throw: `resolve` then returns `nil` (and logs the error), and
@@ -85,10 +87,11 @@ extension Container {
         name: String? = nil,
         factory: @escaping (Resolver) throws -> Service
     ) -> ServiceEntry<Service> {
-        add(ServiceEntry(
-            serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
-            container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
-            throwingFactory: { resolver, _ in try factory(resolver) }))
+        add(
+            ServiceEntry(
+                serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+                container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
+                throwingFactory: { resolver, _ in try factory(resolver) }))
     }
 
     /// Registers a factory that takes arguments and may throw; see the throwing `register(_:name:factory:)` above.
@@ -100,24 +103,25 @@ extension Container {
         factory: @escaping (Resolver, repeat each Argument) throws -> Service
     ) -> ServiceEntry<Service> {
         let key = argumentsKey(repeat (each Argument).self)
-        return add(ServiceEntry(
-            serviceType: serviceType, argumentsType: (repeat each Argument).self,
-            argumentsKey: key, name: name, container: self,
-            argumentTypeNames: {
-                var names: [String] = []
-                repeat names.append(String(describing: (each Argument).self))
-                return names
-            },
-            plainFactory: nil, argumentFactory: nil,
-            throwingFactory: { resolver, arguments in
-                // As for a factory that cannot throw: the path passes a pointer to exactly this
-                // tuple type (the placeholder address only for a tuple of zero size).
-                assert(
-                    arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
-                    "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
-                let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
-                return try factory(resolver, repeat each values)
-            }))
+        return add(
+            ServiceEntry(
+                serviceType: serviceType, argumentsType: (repeat each Argument).self,
+                argumentsKey: key, name: name, container: self,
+                argumentTypeNames: {
+                    var names: [String] = []
+                    repeat names.append(String(describing: (each Argument).self))
+                    return names
+                },
+                plainFactory: nil, argumentFactory: nil,
+                throwingFactory: { resolver, arguments in
+                    // As for a factory that cannot throw: the path passes a pointer to exactly this
+                    // tuple type (the placeholder address only for a tuple of zero size).
+                    assert(
+                        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+                        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
+                    let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
+                    return try factory(resolver, repeat each values)
+                }))
     }
 
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.

@@ -228,7 +228,8 @@ extension ServiceEntry {
         case .custom:
             return try resolveInStorage(in: hierarchy, resolver: resolver, arguments: arguments)
         }
-        return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
+        return try construct(
+            in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
     }
 
     /// The instance `.weak` shares, if still alive. Out of line: its `as?` needs an

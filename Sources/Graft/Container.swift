@@ -188,7 +188,8 @@ public class Container {
     /// resolutions are shared with each other, as within one top-level `resolve`.
     ///
     /// On a synchronized view the mutex is held for the whole closure, which receives the view.
-    public final func withObjectGraph<T>(_ identifier: GraphIdentifier, closure: (Container) throws -> T) rethrows -> T {
+    public final func withObjectGraph<T>(_ identifier: GraphIdentifier, closure: (Container) throws -> T) rethrows -> T
+    {
         if viewed != nil {
             hierarchy.enterLocked()
             defer { hierarchy.exitLocked() }

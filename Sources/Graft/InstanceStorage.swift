@@ -104,11 +104,13 @@ public final class CompositeStorage: InstanceStorage {
             }
             return nil
         }
-        set { components.forEach { $0.instance = newValue } }
+        set {
+            for component in components { component.instance = newValue }
+        }
     }
 
     public func graphResolutionCompleted() {
-        components.forEach { $0.graphResolutionCompleted() }
+        for component in components { component.graphResolutionCompleted() }
     }
 
     public func instance(inGraph graph: GraphIdentifier) -> Any? {
@@ -119,7 +121,7 @@ public final class CompositeStorage: InstanceStorage {
     }
 
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
-        components.forEach { $0.setInstance(instance, inGraph: graph) }
+        for component in components { component.setInstance(instance, inGraph: graph) }
     }
 }
 

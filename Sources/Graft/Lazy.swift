@@ -136,7 +136,8 @@ extension Container {
         if let slot = slot(for: key), let entry = slot.pointee.entry {
             return DeferredAccess(container: self, resolver: resolver) { container, resolver in
                 withUnsafePointer(to: values) { pointer in
-                    entry.resolve(as: Wrapped.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
+                    entry.resolve(
+                        as: Wrapped.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
                 }
             }
         }

@@ -33,49 +33,88 @@ public protocol FixedArityResolver {
     func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 2 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2) -> Service?
+    func resolve<Service, Arg1, Arg2>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 3 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 3 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 4 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 4 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 5 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 5 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 6 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 6 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 7 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 7 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 8 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 8 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8
+    ) -> Service?
     /// Resolves the registration of `serviceType` whose factory takes 9 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9
+    ) -> Service?
     /// Resolves the registration of `serviceType` under `name` whose factory takes 9 arguments of these types (Swinject's form).
     @_disfavoredOverload
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service?
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9
+    ) -> Service?
 }
 
 // Each fixed-arity form, for a conformer that implements the pack-based method: a thin forward to it.
@@ -96,112 +135,153 @@ extension Resolver {
 
     /// Resolves with 2 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2) -> Service? {
+    public func resolve<Service, Arg1, Arg2>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2)
     }
 
     /// Resolves with 2 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2) -> Service? {
+    public func resolve<Service, Arg1, Arg2>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2)
     }
 
     /// Resolves with 3 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3)
     }
 
     /// Resolves with 3 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3)
     }
 
     /// Resolves with 4 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4)
     }
 
     /// Resolves with 4 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4)
     }
 
     /// Resolves with 5 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5)
     }
 
     /// Resolves with 5 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5)
     }
 
     /// Resolves with 6 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6)
     }
 
     /// Resolves with 6 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6)
     }
 
     /// Resolves with 7 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7)
     }
 
     /// Resolves with 7 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7)
     }
 
     /// Resolves with 8 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8)
     }
 
     /// Resolves with 8 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8)
     }
 
     /// Resolves with 9 arguments through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:arguments:_:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: nil, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9)
     }
 
     /// Resolves with 9 arguments under `name` through ``Resolver/resolve(_:name:arguments:)``: the form for a conformer that implements the pack-based method.
     @_disfavoredOverload
-    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service? {
+    public func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9
+    ) -> Service? {
         FixedArityDispatch.stopIfLooping(Self.self, "resolve(_:name:arguments:_:_:_:_:_:_:_:_:)")
         return resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9)
     }
@@ -227,8 +307,10 @@ extension Resolver {
         precondition(
             values.count <= 9,
             "Graft: \(Self.self) implements the fixed-arity resolve methods, which take at most 9 arguments; "
-                + "\(values.count) were passed for \(Service.self). Implement resolve(_:name:arguments:) to take any number")
-        return FixedArityDispatch.$dispatching.withValue(FixedArityDispatch.dispatching + [ObjectIdentifier(Self.self)]) {
+                + "\(values.count) were passed for \(Service.self). Implement resolve(_:name:arguments:) to take any number"
+        )
+        return FixedArityDispatch.$dispatching.withValue(FixedArityDispatch.dispatching + [ObjectIdentifier(Self.self)])
+        {
             first.pass(to: NoArgumentsYet<Self, Service>(resolver: self, name: name), rest: values.dropFirst())
         }
     }
@@ -340,7 +422,8 @@ struct ThreeArguments<R: FixedArityResolver, Service, A1, A2, A3>: ArgumentStep 
     }
 
     func adding<Next>(_ next: Next, rest: ArraySlice<any PassedArgument>) -> Service? {
-        let step = FourArguments<R, Service, A1, A2, A3, Next>(resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: next)
+        let step = FourArguments<R, Service, A1, A2, A3, Next>(
+            resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: next)
         return continuing(with: step, rest: rest) { $0.call() }
     }
 }
@@ -359,7 +442,8 @@ struct FourArguments<R: FixedArityResolver, Service, A1, A2, A3, A4>: ArgumentSt
     }
 
     func adding<Next>(_ next: Next, rest: ArraySlice<any PassedArgument>) -> Service? {
-        let step = FiveArguments<R, Service, A1, A2, A3, A4, Next>(resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: next)
+        let step = FiveArguments<R, Service, A1, A2, A3, A4, Next>(
+            resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: next)
         return continuing(with: step, rest: rest) { $0.call() }
     }
 }
@@ -379,7 +463,8 @@ struct FiveArguments<R: FixedArityResolver, Service, A1, A2, A3, A4, A5>: Argume
     }
 
     func adding<Next>(_ next: Next, rest: ArraySlice<any PassedArgument>) -> Service? {
-        let step = SixArguments<R, Service, A1, A2, A3, A4, A5, Next>(resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: next)
+        let step = SixArguments<R, Service, A1, A2, A3, A4, A5, Next>(
+            resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: next)
         return continuing(with: step, rest: rest) { $0.call() }
     }
 }
@@ -400,7 +485,8 @@ struct SixArguments<R: FixedArityResolver, Service, A1, A2, A3, A4, A5, A6>: Arg
     }
 
     func adding<Next>(_ next: Next, rest: ArraySlice<any PassedArgument>) -> Service? {
-        let step = SevenArguments<R, Service, A1, A2, A3, A4, A5, A6, Next>(resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: next)
+        let step = SevenArguments<R, Service, A1, A2, A3, A4, A5, A6, Next>(
+            resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: next)
         return continuing(with: step, rest: rest) { $0.call() }
     }
 }
@@ -422,7 +508,8 @@ struct SevenArguments<R: FixedArityResolver, Service, A1, A2, A3, A4, A5, A6, A7
     }
 
     func adding<Next>(_ next: Next, rest: ArraySlice<any PassedArgument>) -> Service? {
-        let step = EightArguments<R, Service, A1, A2, A3, A4, A5, A6, A7, Next>(resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: a7, a8: next)
+        let step = EightArguments<R, Service, A1, A2, A3, A4, A5, A6, A7, Next>(
+            resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: a7, a8: next)
         return continuing(with: step, rest: rest) { $0.call() }
     }
 }
@@ -445,7 +532,8 @@ struct EightArguments<R: FixedArityResolver, Service, A1, A2, A3, A4, A5, A6, A7
     }
 
     func adding<Next>(_ next: Next, rest: ArraySlice<any PassedArgument>) -> Service? {
-        let step = NineArguments<R, Service, A1, A2, A3, A4, A5, A6, A7, A8, Next>(resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: a7, a8: a8, a9: next)
+        let step = NineArguments<R, Service, A1, A2, A3, A4, A5, A6, A7, A8, Next>(
+            resolver: resolver, name: name, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: a7, a8: a8, a9: next)
         return continuing(with: step, rest: rest) { $0.call() }
     }
 }

@@ -93,9 +93,12 @@ app.register(OrderRepository.self) { r in
 
 // One child container per feature, each overriding the logger with its own.
 let features = ["checkout", "accounts"].map { name in
-    (name, Container(parent: app) { feature in
-        feature.register(Logger.self) { _ in Logger(label: name) }.inObjectScope(.container)
-    })
+    (
+        name,
+        Container(parent: app) { feature in
+            feature.register(Logger.self) { _ in Logger(label: name) }.inObjectScope(.container)
+        }
+    )
 }
 
 print("Registrations in the application container:")
@@ -137,7 +140,9 @@ let scopes = [
 ]
 print("Instances created, by scope:")
 for (scope, kinds) in scopes {
-    print("  \(scope.padding(toLength: 20, withPad: " ", startingAt: 0)) \(kinds.map { counts[$0, default: 0] }.reduce(0, +))")
+    print(
+        "  \(scope.padding(toLength: 20, withPad: " ", startingAt: 0)) \(kinds.map { counts[$0, default: 0] }.reduce(0, +))"
+    )
 }
 let singletons = scopes[0].1
 let onceEach = singletons.allSatisfy { counts[$0] == 1 }
@@ -159,13 +164,17 @@ final class PaymentGateway: Sendable {
 app.registerAsync(PaymentGateway.self) { r in await PaymentGateway.connect(config: r.resolve(AppConfig.self)!) }
 let asyncResolver = app.synchronize()
 let gateways = await withTaskGroup(of: ObjectIdentifier?.self) { group in
-    for _ in 0..<100 { group.addTask { (try? await asyncResolver.resolveAsync(PaymentGateway.self)).map(ObjectIdentifier.init) } }
+    for _ in 0..<100 {
+        group.addTask { (try? await asyncResolver.resolveAsync(PaymentGateway.self)).map(ObjectIdentifier.init) }
+    }
     var seen = Set<ObjectIdentifier?>()
     for await identity in group { seen.insert(identity) }
     return seen
 }
 let gatewayBuilds = census.snapshot["PaymentGateway", default: 0]
-print("\nResolved the async PaymentGateway from 100 tasks: built \(gatewayBuilds) time(s), \(gateways.count) instance(s).")
+print(
+    "\nResolved the async PaymentGateway from 100 tasks: built \(gatewayBuilds) time(s), \(gateways.count) instance(s)."
+)
 let asyncOnce = gatewayBuilds == 1 && gateways.count == 1 && !gateways.contains(nil)
 
 // Validation of one feature's container: every registration resolved once, in a throwaway graph

@@ -34,15 +34,19 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let barrier = Barrier(count: count)
     var threads: [pthread_t] = []
     for index in 0..<count {
-        let box = Unmanaged.passRetained(ThreadBody {
-            barrier.wait()
-            body(index)
-        }).toOpaque()
+        let box = Unmanaged.passRetained(
+            ThreadBody {
+                barrier.wait()
+                body(index)
+            }
+        ).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, box)
         precondition(status == 0, "pthread_create failed: \(status)")
         threads.append(thread)
     }
@@ -206,29 +210,51 @@ let sessionScope = ObjectScope(storageFactory: PermanentStorage.init, descriptio
 /// Registers the services; every factory notes its call in `factoryLog`.
 func makeContainers() -> (parent: Container, child: Container) {
     let parent = Container()
-    parent.register(Settings.self) { _ in factoryLog.calls += 1; return Settings() }.inObjectScope(.container)
-    parent.register(Clock.self) { _ in factoryLog.calls += 1; return Clock() }.inObjectScope(.transient)
-    parent.register(Edge.self) { _ in factoryLog.calls += 1; return Edge() }.inObjectScope(.graph)
+    parent.register(Settings.self) { _ in
+        factoryLog.calls += 1; return Settings()
+    }.inObjectScope(.container)
+    parent.register(Clock.self) { _ in
+        factoryLog.calls += 1; return Clock()
+    }.inObjectScope(.transient)
+    parent.register(Edge.self) { _ in
+        factoryLog.calls += 1; return Edge()
+    }.inObjectScope(.graph)
     parent.register(Root.self) { r in
         factoryLog.calls += 1
         return Root(left: r.resolve(Edge.self)!, right: r.resolve(Edge.self)!, settings: r.resolve(Settings.self)!)
     }
-    parent.register(Tagged.self) { (_, tag: Int) in factoryLog.calls += 1; return Tagged(tag: tag) }
-        .inObjectScope(.transient)
-    parent.register(Session.self) { _ in factoryLog.calls += 1; return Session() }.inObjectScope(sessionScope)
-    parent.register(Pinned.self) { _ in factoryLog.calls += 1; return Pinned() }.inObjectScope(.weak)
-    parent.register(Churn.self) { _ in factoryLog.calls += 1; return Churn() }.inObjectScope(.weak)
-    parent.register(Greeter.self) { _ in factoryLog.calls += 1; return ParentGreeter() }
-    parent.register(Deferred.self) { r in factoryLog.calls += 1; return Deferred(r: r) }
+    parent.register(Tagged.self) { (_, tag: Int) in
+        factoryLog.calls += 1; return Tagged(tag: tag)
+    }
+    .inObjectScope(.transient)
+    parent.register(Session.self) { _ in
+        factoryLog.calls += 1; return Session()
+    }.inObjectScope(sessionScope)
+    parent.register(Pinned.self) { _ in
+        factoryLog.calls += 1; return Pinned()
+    }.inObjectScope(.weak)
+    parent.register(Churn.self) { _ in
+        factoryLog.calls += 1; return Churn()
+    }.inObjectScope(.weak)
+    parent.register(Greeter.self) { _ in
+        factoryLog.calls += 1; return ParentGreeter()
+    }
+    parent.register(Deferred.self) { r in
+        factoryLog.calls += 1; return Deferred(r: r)
+    }
 
     let child = Container(parent: parent)
-    child.register(Greeter.self) { _ in factoryLog.calls += 1; return ChildGreeter() }
+    child.register(Greeter.self) { _ in
+        factoryLog.calls += 1; return ChildGreeter()
+    }
     child.register(Feature.self) { r in
         factoryLog.calls += 1
         return Feature(settings: r.resolve(Settings.self)!, session: r.resolve(Session.self)!)
     }.inObjectScope(.container)
-    child.register(ChildWeak.self) { r in factoryLog.calls += 1; return ChildWeak(churn: r.resolve(Churn.self)!) }
-        .inObjectScope(.weak)
+    child.register(ChildWeak.self) { r in
+        factoryLog.calls += 1; return ChildWeak(churn: r.resolve(Churn.self)!)
+    }
+    .inObjectScope(.weak)
     return (parent, child)
 }
 
@@ -404,7 +430,9 @@ func stress(threads: Int, iterations: Int) {
         check(report.feature == reports[0].feature, "threads saw different Features")
         check(report.sharedLazyClock == reports[0].sharedLazyClock, "threads saw different shared Lazy clocks")
     }
-    check(census.settings.load(ordering: .relaxed) == 1, "Settings made \(census.settings.load(ordering: .relaxed)) times")
+    check(
+        census.settings.load(ordering: .relaxed) == 1, "Settings made \(census.settings.load(ordering: .relaxed)) times"
+    )
     check(census.session.load(ordering: .relaxed) == 1, "Session made \(census.session.load(ordering: .relaxed)) times")
     check(census.feature.load(ordering: .relaxed) == 1, "Feature made \(census.feature.load(ordering: .relaxed)) times")
     check(census.pinned.load(ordering: .relaxed) == 1, "Pinned made \(census.pinned.load(ordering: .relaxed)) times")
@@ -420,7 +448,8 @@ func stress(threads: Int, iterations: Int) {
     // Read after the joins: every factory ran under Graft's mutex, on whatever thread.
     check(factoryLog.calls > threads * iterations, "factory calls: \(factoryLog.calls)")
 
-    say("""
+    say(
+        """
         graft-stress: \(threads) threads x \(iterations) iterations, \(factoryLog.calls) factory calls, \
         Churn made/freed \(churnMade)/\(churnFreed), ChildWeak made/freed \(childMade)/\(childFreed)
         """)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 private final class Socket: Sendable {
@@ -18,7 +19,11 @@ private struct Refused: Error, Equatable {}
 private final class SerialSource: @unchecked Sendable {  // `count` is only touched under `lock`
     private let lock = NSLock()
     private var count = 0
-    func next() -> Int { lock.withLock { count += 1; return count } }
+    func next() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
     var value: Int { lock.withLock { count } }
 }
 
@@ -77,7 +82,8 @@ private func within<T: Sendable>(seconds: Int, _ operation: @escaping @Sendable 
         finished.signal()
     }
     let inTime = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }.start()
+        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }
+            .start()
     }
     return inTime ? result.value : nil
 }
@@ -180,8 +186,12 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
 
     @Test func cycleAmongAsyncFactoriesIsReportedNotDeadlocked() async {
         let container = Container()
-        container.registerAsync(Port.self) { r in _ = try await r.resolveAsync(Starboard.self); return Port() }
-        container.registerAsync(Starboard.self) { r in _ = try await r.resolveAsync(Port.self); return Starboard() }
+        container.registerAsync(Port.self) { r in
+            _ = try await r.resolveAsync(Starboard.self); return Port()
+        }
+        container.registerAsync(Starboard.self) { r in
+            _ = try await r.resolveAsync(Port.self); return Starboard()
+        }
         let resolver = container.synchronize()
         let outcome = await within(seconds: 30) { () -> [String]? in
             do {
@@ -227,7 +237,9 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
         let container = Container()
         container.registerAsync(Warehouse2.self) { _ in Warehouse2(connection: Socket(serial: 1)) }
         #expect(log.capturing { container.resolve(Warehouse2.self) } == nil)
-        #expect(log.messages(mentioning: "Warehouse2 is registered with registerAsync and has not been built yet").count >= 1)
+        #expect(
+            log.messages(mentioning: "Warehouse2 is registered with registerAsync and has not been built yet").count
+                >= 1)
         let built = try await container.synchronize().resolveAsync(Warehouse2.self)
         #expect(container.resolve(Warehouse2.self) === built)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 @Suite struct CircularityTests {
@@ -61,8 +62,10 @@ import Testing
         let log = LogCapture()
         let container = Container()
         let made = Counter()
-        container.register(A.self) { r in made.increment(); return A(b: r.resolve(B.self)) }
-            .inObjectScope(.container)
+        container.register(A.self) { r in
+            made.increment(); return A(b: r.resolve(B.self))
+        }
+        .inObjectScope(.container)
         container.register(B.self) { r in B(a: r.resolve(A.self)) }.inObjectScope(.container)
 
         let result = log.capturing { container.resolve(A.self) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 private struct AnimalAssembly: Assembly {
@@ -90,8 +91,9 @@ private final class Journal { var entries: [String] = [] }
     @Test func childAssemblerTakesScopeAndBehaviors() {
         let spy = BehaviorSpy()
         let parent = ContainerAssembler()
-        let child = ContainerAssembler([AnimalAssembly()], parent: parent, defaultObjectScope: .container,
-                                       behaviors: [spy])
+        let child = ContainerAssembler(
+            [AnimalAssembly()], parent: parent, defaultObjectScope: .container,
+            behaviors: [spy])
         #expect(spy.seen == ["Animal/-"])
         #expect(child.resolver.resolve(Animal.self) === child.resolver.resolve(Animal.self))
         let empty = ContainerAssembler(parentAssembler: nil, defaultObjectScope: .container)

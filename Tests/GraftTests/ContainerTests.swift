@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 @Suite struct ContainerTests {
@@ -105,7 +106,9 @@ import Testing
     @Test func factoriesReceiveTheContainerAsResolver() {
         let container = Container()
         nonisolated(unsafe) var received: Resolver?
-        container.register(Animal.self) { r in received = r; return Cat() }
+        container.register(Animal.self) { r in
+            received = r; return Cat()
+        }
         _ = container.resolve(Animal.self)
         #expect(received as? Container === container)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 @Suite struct CustomScopeTests {
@@ -24,7 +25,9 @@ import Testing
 
     @Test func eachRegistrationGetsItsOwnStorage() {
         let made = Counter()
-        let custom = ObjectScope(storageFactory: { made.increment(); return FakeStorage() })
+        let custom = ObjectScope(storageFactory: {
+            made.increment(); return FakeStorage()
+        })
         let container = Container()
         container.register(Int.self) { _ in 0 }.inObjectScope(custom)
         container.register(Double.self) { _ in 0 }.inObjectScope(custom)
@@ -80,8 +83,9 @@ import Testing
     }
 
     @Test func scopeWithAParentComposesStorages() {
-        let session = ObjectScope(storageFactory: PermanentStorage.init, description: "session",
-                                  parent: ObjectScope.graph)
+        let session = ObjectScope(
+            storageFactory: PermanentStorage.init, description: "session",
+            parent: ObjectScope.graph)
         let container = Container()
         container.register(Animal.self) { _ in Cat() }.inObjectScope(session)
         let cat = container.resolve(Animal.self)

@@ -1,5 +1,5 @@
-import Testing
 import Graft
+import Testing
 
 @Suite struct DescriptionTests {
     @Test func emptyContainer() {
@@ -9,32 +9,37 @@ import Graft
     @Test func describesEachKindOfRegistration() {
         let container = Container()
         container.register(Animal.self) { _ in Cat() }
-        #expect(container.description == "[\n    { Service: Animal, Factory: Resolver -> Animal, ObjectScope: graph }\n]")
+        #expect(
+            container.description == "[\n    { Service: Animal, Factory: Resolver -> Animal, ObjectScope: graph }\n]")
 
         container.removeAll()
         container.register(Animal.self, name: "My Cat") { _ in Cat() }
-        #expect(container.description
-            == "[\n    { Service: Animal, Name: \"My Cat\", Factory: Resolver -> Animal, ObjectScope: graph }\n]")
+        #expect(
+            container.description
+                == "[\n    { Service: Animal, Name: \"My Cat\", Factory: Resolver -> Animal, ObjectScope: graph }\n]")
 
         container.removeAll()
         container.register(Animal.self) { (_, name: String, sleeping: Bool) in Cat(name: name, sleeping: sleeping) }
-        #expect(container.description
-            == "[\n    { Service: Animal, Factory: (Resolver, String, Bool) -> Animal, ObjectScope: graph }\n]")
+        #expect(
+            container.description
+                == "[\n    { Service: Animal, Factory: (Resolver, String, Bool) -> Animal, ObjectScope: graph }\n]")
 
         container.removeAll()
         container.register(Animal.self) { _ in Cat() }.inObjectScope(.container).initCompleted { _, _ in }
-        #expect(container.description
-            == "[\n    { Service: Animal, Factory: Resolver -> Animal, ObjectScope: container, "
-            + "InitCompleted: Specified 1 closures }\n]")
+        #expect(
+            container.description
+                == "[\n    { Service: Animal, Factory: Resolver -> Animal, ObjectScope: container, "
+                + "InitCompleted: Specified 1 closures }\n]")
     }
 
     @Test func severalRegistrationsAreSorted() {
         let container = Container()
         container.register(Animal.self, name: "2") { _ in Cat() }
         container.register(Animal.self, name: "1") { _ in Cat() }
-        #expect(container.description == "[\n"
-            + "    { Service: Animal, Name: \"1\", Factory: Resolver -> Animal, ObjectScope: graph },\n"
-            + "    { Service: Animal, Name: \"2\", Factory: Resolver -> Animal, ObjectScope: graph }\n"
-            + "]")
+        #expect(
+            container.description == "[\n"
+                + "    { Service: Animal, Name: \"1\", Factory: Resolver -> Animal, ObjectScope: graph },\n"
+                + "    { Service: Animal, Name: \"2\", Factory: Resolver -> Animal, ObjectScope: graph }\n"
+                + "]")
     }
 }

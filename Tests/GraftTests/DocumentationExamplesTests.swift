@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// Each documentation example appears here line for line, as the articles show it
+// (`documentationMatchesTheseExamples` checks it); reformatting would split those lines.
 import Foundation
 import Graft  // was: import Swinject
 import GraftTesting

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 /// A resolver written for Swinject 2.10: every fixed-arity form, no pack-based method. It records
@@ -33,64 +34,107 @@ private final class SwinjectShapedForwarder: Resolver {
         record("2", types: Arg1.self, Arg2.self)
         return base.resolve(serviceType, arguments: arg1, arg2)
     }
-    func resolve<Service, Arg1, Arg2>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2) -> Service? {
+    func resolve<Service, Arg1, Arg2>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2
+    ) -> Service? {
         record("2 named", types: Arg1.self, Arg2.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2)
     }
-    func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3
+    ) -> Service? {
         record("3", types: Arg1.self, Arg2.self, Arg3.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3)
     }
-    func resolve<Service, Arg1, Arg2, Arg3>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3
+    ) -> Service? {
         record("3 named", types: Arg1.self, Arg2.self, Arg3.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4
+    ) -> Service? {
         record("4", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3, arg4)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4
+    ) -> Service? {
         record("4 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5
+    ) -> Service? {
         record("5", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3, arg4, arg5)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5
+    ) -> Service? {
         record("5 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6
+    ) -> Service? {
         record("6", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3, arg4, arg5, arg6)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6
+    ) -> Service? {
         record("6 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7
+    ) -> Service? {
         record("7", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7
+    ) -> Service? {
         record("7 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8
+    ) -> Service? {
         record("8", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self, Arg8.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8) -> Service? {
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8
+    ) -> Service? {
         record("8 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self, Arg8.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service? {
-        record("9", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self, Arg8.self, Arg9.self)
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(
+        _ serviceType: Service.Type, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5,
+        _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9
+    ) -> Service? {
+        record(
+            "9", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self, Arg8.self,
+            Arg9.self)
         return base.resolve(serviceType, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9)
     }
-    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(_ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4, _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9) -> Service? {
-        record("9 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self, Arg8.self, Arg9.self)
+    func resolve<Service, Arg1, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7, Arg8, Arg9>(
+        _ serviceType: Service.Type, name: String?, arguments arg1: Arg1, _ arg2: Arg2, _ arg3: Arg3, _ arg4: Arg4,
+        _ arg5: Arg5, _ arg6: Arg6, _ arg7: Arg7, _ arg8: Arg8, _ arg9: Arg9
+    ) -> Service? {
+        record(
+            "9 named", types: Arg1.self, Arg2.self, Arg3.self, Arg4.self, Arg5.self, Arg6.self, Arg7.self, Arg8.self,
+            Arg9.self)
         return base.resolve(serviceType, name: name, arguments: arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9)
     }
 }

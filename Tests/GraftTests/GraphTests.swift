@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 @Suite struct GraphTests {
@@ -76,30 +77,34 @@ import Testing
     }
 
     #if os(Linux)
-    /// Resident memory in bytes, from /proc.
-    fileprivate static func residentBytes() -> Int {
-        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
-    /// Run in a process of its own: resident memory is the process's, and the tests running in
-    /// parallel here (threads, registrations by the thousand) move it by tens of megabytes.
-    @Test func memoryStaysFlatOverManyGraphResolutions() async {
-        await #expect(processExitsWith: .success) {
-            let container = Container()
-            container.register(FlatLeaf.self) { _ in FlatLeaf() }
-            container.register(FlatBranch.self) { r in FlatBranch(r.resolve(FlatLeaf.self)!, r.resolve(FlatLeaf.self)!) }
-            container.register(FlatRoot.self) { r in FlatRoot(r.resolve(FlatBranch.self)!, r.resolve(FlatLeaf.self)!) }
-            for _ in 0..<20_000 { _ = container.resolve(FlatRoot.self) }  // warm up: buffers reach their size
-            let before = GraphTests.residentBytes()
-            for _ in 0..<300_000 { _ = container.resolve(FlatRoot.self) }
-            let growth = GraphTests.residentBytes() - before
-            // A leak of even 100 bytes a resolution would add 30 MB here (Swinject 2.10 adds over
-            // 100). `graphKeepsNothingAfterTheResolution` counts the instances themselves.
-            if growth >= 8 << 20 { fatalError("resident memory grew by \(growth) bytes") }
+        /// Resident memory in bytes, from /proc.
+        fileprivate static func residentBytes() -> Int {
+            let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         }
-    }
+
+        /// Run in a process of its own: resident memory is the process's, and the tests running in
+        /// parallel here (threads, registrations by the thousand) move it by tens of megabytes.
+        @Test func memoryStaysFlatOverManyGraphResolutions() async {
+            await #expect(processExitsWith: .success) {
+                let container = Container()
+                container.register(FlatLeaf.self) { _ in FlatLeaf() }
+                container.register(FlatBranch.self) { r in
+                    FlatBranch(r.resolve(FlatLeaf.self)!, r.resolve(FlatLeaf.self)!)
+                }
+                container.register(FlatRoot.self) { r in
+                    FlatRoot(r.resolve(FlatBranch.self)!, r.resolve(FlatLeaf.self)!)
+                }
+                for _ in 0..<20_000 { _ = container.resolve(FlatRoot.self) }  // warm up: buffers reach their size
+                let before = GraphTests.residentBytes()
+                for _ in 0..<300_000 { _ = container.resolve(FlatRoot.self) }
+                let growth = GraphTests.residentBytes() - before
+                // A leak of even 100 bytes a resolution would add 30 MB here (Swinject 2.10 adds over
+                // 100). `graphKeepsNothingAfterTheResolution` counts the instances themselves.
+                if growth >= 8 << 20 { fatalError("resident memory grew by \(growth) bytes") }
+            }
+        }
     #endif
 }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 @Suite struct HierarchyTests {

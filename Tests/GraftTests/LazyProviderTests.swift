@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 final class Customer {}
@@ -55,7 +56,9 @@ struct EmploymentAssembly: Assembly {
     @Test func resolvesOnFirstAccessThenKeepsTheInstance() {
         let container = Container()
         let made = Counter()
-        container.register(Animal.self) { _ in made.increment(); return Dog() }.inObjectScope(.transient)
+        container.register(Animal.self) { _ in
+            made.increment(); return Dog()
+        }.inObjectScope(.transient)
         let lazy = container.resolve(Lazy<Animal>.self)
         #expect(made.value == 0)
         #expect(lazy?.instance is Dog)
@@ -111,7 +114,9 @@ struct EmploymentAssembly: Assembly {
 
     @Test func accessDuringAnotherResolutionLeavesThatGraphIntact() {
         final class Holder { let lazy: Lazy<Customer>; init(lazy: Lazy<Customer>) { self.lazy = lazy } }
-        final class Pair { let first: Holder; let second: Holder; init(_ a: Holder, _ b: Holder) { first = a; second = b } }
+        final class Pair {
+            let first: Holder; let second: Holder; init(_ a: Holder, _ b: Holder) { first = a; second = b }
+        }
         let container = Container()
         container.register(Customer.self) { _ in Customer() }
         container.register(Holder.self, name: "singleton") { r in Holder(lazy: r.resolve(Lazy<Customer>.self)!) }
@@ -166,7 +171,9 @@ private struct Unchecked<Value>: @unchecked Sendable {
     @Test func resolvesOnEveryAccess() {
         let container = Container()
         let made = Counter()
-        container.register(Animal.self) { _ in made.increment(); return Dog() }
+        container.register(Animal.self) { _ in
+            made.increment(); return Dog()
+        }
         let provider = container.resolve(Provider<Animal>.self)
         #expect(made.value == 0)
         #expect(provider?.instance is Dog)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 private final class Unregistered {}
@@ -54,8 +55,10 @@ private final class Stray {}
         let badge = container.resolve(Badge.self)
         let description = container.description
         _ = LogCapture().capturing {
-            (container.resolve(Badge.self, name: "x"), container.resolve(Badge.self, argument: 1),
-             container.resolve(Stray.self))
+            (
+                container.resolve(Badge.self, name: "x"), container.resolve(Badge.self, argument: 1),
+                container.resolve(Stray.self)
+            )
         }
         #expect(container.description == description)
         #expect(container.resolve(Badge.self) === badge)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 @MainActor private final class BadgeViewModel {

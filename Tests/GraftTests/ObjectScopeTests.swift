@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 @Suite struct ObjectScopeTests {
@@ -61,7 +62,9 @@ import Testing
     @Test func containerScopeKeepsOneInstance() {
         let container = Container()
         let made = Counter()
-        container.register(Animal.self) { _ in made.increment(); return Cat() }.inObjectScope(.container)
+        container.register(Animal.self) { _ in
+            made.increment(); return Cat()
+        }.inObjectScope(.container)
         let first = container.resolve(Animal.self)
         #expect(first === container.resolve(Animal.self))
         #expect(made.value == 1)
@@ -118,8 +121,10 @@ import Testing
     func factoryRunsAsOftenAsTheScopeNeeds(_ scope: ObjectScope, _ expected: Int) {
         let container = Container()
         let made = Counter()
-        container.register(Turtle.self) { _ in made.increment(); return Turtle(name: "Ninja") }
-            .inObjectScope(scope)
+        container.register(Turtle.self) { _ in
+            made.increment(); return Turtle(name: "Ninja")
+        }
+        .inObjectScope(scope)
         _ = container.resolve(Turtle.self)
         _ = container.resolve(Turtle.self)
         #expect(made.value == expected)

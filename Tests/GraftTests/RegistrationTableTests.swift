@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 /// The registration table and instance cells under load: growth, replacement, removal, and

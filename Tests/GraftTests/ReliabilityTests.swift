@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 // Regression tests for the memory-safety and correctness bugs of issue 7, one or more per bug,
@@ -581,7 +582,9 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
         for level in 0..<levels {
             container.register(Holder.self, name: "\(level)") { (r, depth: Int) in
                 let holder = Holder()
-                if level + 1 < levels { holder.other = r.resolve(Holder.self, name: "\(level + 1)", argument: depth + 1) }
+                if level + 1 < levels {
+                    holder.other = r.resolve(Holder.self, name: "\(level + 1)", argument: depth + 1)
+                }
                 return holder
             }
         }

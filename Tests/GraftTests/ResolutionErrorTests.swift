@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 private final class Storage {}
@@ -37,10 +38,14 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
     @Test func hitReturnsTheSameAsResolve() throws {
         let container = Container()
         container.register(Storage.self) { _ in Storage() }.inObjectScope(.container)
-        container.register(AccountRepository.self) { (r, name: String) in AccountRepository(database: r.resolve(Storage.self)!) }
+        container.register(AccountRepository.self) { (r, name: String) in
+            AccountRepository(database: r.resolve(Storage.self)!)
+        }
         #expect(try container.require(Storage.self) === container.resolve(Storage.self))
-        #expect(try container.require(AccountRepository.self, argument: "x").database === container.resolve(Storage.self))
-        #expect(try container.require(AccountRepository.self, arguments: "x").database === container.resolve(Storage.self))
+        #expect(
+            try container.require(AccountRepository.self, argument: "x").database === container.resolve(Storage.self))
+        #expect(
+            try container.require(AccountRepository.self, arguments: "x").database === container.resolve(Storage.self))
         #expect(try container.synchronize().require(Storage.self) === container.resolve(Storage.self))
     }
 
@@ -57,16 +62,23 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         guard case .notRegistered = error.reason else { Issue.record("reason \(error.reason)"); return }
         #expect(error.path == ["Storage (name: \"secondary\")"])
         #expect(error.description.contains("no registration of Storage named \"secondary\" taking arguments (Int)"))
-        #expect(error.description.contains("Name: \"primary\", Factory: Resolver -> Storage, ObjectScope: graph } in its parent"))
-        #expect(error.description.contains("Factory: (Resolver, String) -> Storage, ObjectScope: graph } in this container"))
-        #expect(error.description.contains("Name: \"replica\", Factory: Resolver -> Storage, ObjectScope: graph } in a child container"))
+        #expect(
+            error.description.contains(
+                "Name: \"primary\", Factory: Resolver -> Storage, ObjectScope: graph } in its parent"))
+        #expect(
+            error.description.contains("Factory: (Resolver, String) -> Storage, ObjectScope: graph } in this container")
+        )
+        #expect(
+            error.description.contains(
+                "Name: \"replica\", Factory: Resolver -> Storage, ObjectScope: graph } in a child container"))
         // Nothing was changed by the failure.
         #expect(container.resolve(Storage.self, name: "primary") != nil)
     }
 
     @Test func nestedRequireReportsThePathFromTheOutermostRequest() throws {
         let container = Container()
-        container.register(AccountService.self) { r in try AccountService(repository: r.require(AccountRepository.self)) }
+        container.register(AccountService.self) { r in try AccountService(repository: r.require(AccountRepository.self))
+        }
         container.register(AccountRepository.self) { r in try AccountRepository(database: r.require(Storage.self)) }
 
         for resolver in [container, container.synchronize()] as [Resolver] {
@@ -81,7 +93,9 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
 
     @Test func circularDependencyGivesTheCycle() throws {
         let container = Container()
-        container.register(Egg.self) { r in _ = try r.require(Chicken.self); return Egg() }
+        container.register(Egg.self) { r in
+            _ = try r.require(Chicken.self); return Egg()
+        }
         container.register(Chicken.self) { r in try Chicken(egg: r.require(Egg.self)) }
 
         let error = try #require(requireError { try container.require(Egg.self) })
@@ -95,12 +109,16 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         let log = LogCapture()
         let container = Container()
         var audits = 0
-        container.register(Audit.self) { _ in audits += 1; return Audit() }.inObjectScope(.container)
+        container.register(Audit.self) { _ in
+            audits += 1; return Audit()
+        }.inObjectScope(.container)
         container.register(Storage.self, name: "disk") { r in
             _ = r.resolve(Audit.self)  // made, then dropped when the factory throws
             throw DiskFull(free: 3)
         }
-        container.register(AccountRepository.self) { r in try AccountRepository(database: r.require(Storage.self, name: "disk")) }
+        container.register(AccountRepository.self) { r in
+            try AccountRepository(database: r.require(Storage.self, name: "disk"))
+        }
 
         let error = try #require(requireError { try container.require(AccountRepository.self) })
 
@@ -156,7 +174,8 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         let error = try #require(requireError { try Empty().require(Storage.self, name: "a", arguments: 1, "b") })
         guard case .notRegistered = error.reason else { Issue.record("reason \(error.reason)"); return }
         #expect(error.path == ["Storage (name: \"a\")"])
-        #expect(error.description.contains("Empty returned nil for Storage (name: \"a\") taking arguments (Int, String)"))
+        #expect(
+            error.description.contains("Empty returned nil for Storage (name: \"a\") taking arguments (Int, String)"))
     }
 
     @Test func failedRequireLeavesTheContainerResolvingAsBefore() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 /// Runs `body(thread)` on `threads` threads at once and returns when all have finished.
@@ -48,7 +49,9 @@ extension Container: ApplicationResolver {
         let preferencesMade = AtomicCounter()
         let inconsistent = AtomicCounter()
         let failures = AtomicCounter()
-        container.register(Preferences.self) { _ in preferencesMade.increment(); return Preferences() }.inObjectScope(.container)
+        container.register(Preferences.self) { _ in
+            preferencesMade.increment(); return Preferences()
+        }.inObjectScope(.container)
         container.register(Warehouse.self) { r in Warehouse(config: r.resolve(Preferences.self)!) }  // graph
         container.register(Repository.self) { r in
             Repository(database: r.resolve(Warehouse.self)!, config: r.resolve(Preferences.self)!)
@@ -133,7 +136,9 @@ extension Container: ApplicationResolver {
     @Test func factoriesReceiveTheSynchronizedResolver() {
         let container = Container()
         nonisolated(unsafe) var received: Resolver?
-        container.register(Preferences.self) { r in received = r; return Preferences() }
+        container.register(Preferences.self) { r in
+            received = r; return Preferences()
+        }
         let resolver = container.synchronize()
         _ = resolver.resolve(Preferences.self)
         #expect(received as? SynchronizedResolver === resolver)
@@ -239,7 +244,9 @@ extension Container: ApplicationResolver {
         let container = Container()
         let view = container.synchronize()
         let made = AtomicCounter()
-        container.register(Preferences.self) { _ in made.increment(); return Preferences() }  // graph
+        container.register(Preferences.self) { _ in
+            made.increment(); return Preferences()
+        }  // graph
         container.register(Warehouse.self) { _ in Warehouse(config: view.resolve(Preferences.self)!) }
         container.register(Repository.self) { _ in
             Repository(database: view.resolve(Warehouse.self)!, config: view.resolve(Preferences.self)!)

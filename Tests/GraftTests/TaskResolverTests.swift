@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Graft
 
 private protocol Telemetry: Sendable {}
@@ -121,7 +122,10 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
         let threadRestored = LockedValue<Int?>(nil)
         withResolver(resolver) {
             withEscapedResolver { escaped in
-                let thread = Thread { threadRestored.value = escaped.yield { SynchronizedResolver.current.resolve(Ticker.self)?.id }; done.signal() }
+                let thread = Thread {
+                    threadRestored.value = escaped.yield { SynchronizedResolver.current.resolve(Ticker.self)?.id };
+                    done.signal()
+                }
                 thread.start()
             }
         }
@@ -156,7 +160,9 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
             let detached = Task.detached { SynchronizedResolver.current.resolve(Ticker.self)?.id }
             let semaphore = DispatchSemaphore(value: 0)
             let result = LockedValue<Int?>(nil)
-            Task { result.value = await detached.value; semaphore.signal() }
+            Task {
+                result.value = await detached.value; semaphore.signal()
+            }
             semaphore.wait()
             precondition(result.value == 12)  // a detached task sees the process default
         }
@@ -180,7 +186,9 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
     @Test func capturesTheResolverAtInitAndResolvesOnFirstAccessOnce() {
         let made = Tally()
         let app = container(clock: 5)
-        app.register(Ticker.self, name: "utc") { _ in made.increment(); return Ticker(id: 50) }
+        app.register(Ticker.self, name: "utc") { _ in
+            made.increment(); return Ticker(id: 50)
+        }
         let model = withResolver(app.synchronize()) { Screenful() }
         #expect(made.value == 0)  // nothing resolved yet
         #expect(model.utc.id == 50)
@@ -194,7 +202,9 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
         let app = container(clock: 6)
         app.register(Ticker.self, name: "utc") { _ in Ticker(id: 60) }
         let model = withResolver(app.synchronize()) {
-            withOverrides({ $0.register(Ticker.self) { _ in Ticker(id: 66) }.inObjectScope(.container) }) { Screenful() }
+            withOverrides({ $0.register(Ticker.self) { _ in Ticker(id: 66) }.inObjectScope(.container) }) {
+                Screenful()
+            }
         }
         #expect(model.feed.clock.id == 66)  // accessed after both scopes ended
         #expect(app.resolve(Stream.self)?.clock.id == 6)
@@ -203,7 +213,9 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
     @Test func firstAccessFromManyThreadsResolvesOnce() async {
         let made = Tally()
         let app = Container()
-        app.register(Ticker.self) { _ in made.increment(); return Ticker(id: 7) }.inObjectScope(.transient)
+        app.register(Ticker.self) { _ in
+            made.increment(); return Ticker(id: 7)
+        }.inObjectScope(.transient)
         let model = withResolver(app.synchronize()) { SendableModel() }
         let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
             for _ in 0..<32 { group.addTask { ObjectIdentifier(model.clock) } }
@@ -258,7 +270,9 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
         app.register(Beacon.self) { _ in Beacon() }
         withResolver(app.synchronize()) {
             withOverrides({ $0.register(Ticker.self) { _ in Ticker(id: 2) } }) {
-                withOverrides({ $0.register(Stream.self) { r in Stream(clock: Ticker(id: r.resolve(Ticker.self)!.id * 10)) } }) {
+                withOverrides({
+                    $0.register(Stream.self) { r in Stream(clock: Ticker(id: r.resolve(Ticker.self)!.id * 10)) }
+                }) {
                     #expect(SynchronizedResolver.current.resolve(Stream.self)?.clock.id == 20)
                     #expect(SynchronizedResolver.current.resolve(Beacon.self) != nil)
                 }
@@ -273,7 +287,9 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
             await withTaskGroup(of: Int.self) { group in
                 for id in 1...16 {
                     group.addTask {
-                        await withOverrides({ $0.register(Ticker.self) { _ in Ticker(id: id) }.inObjectScope(.container) }) {
+                        await withOverrides({
+                            $0.register(Ticker.self) { _ in Ticker(id: id) }.inObjectScope(.container)
+                        }) {
                             var wrong = 0
                             for _ in 0..<20 {
                                 await Task.yield()
@@ -301,7 +317,8 @@ private final class Tally: @unchecked Sendable {  // `value` is only touched und
                 #expect(current.resolve(Ticker.self, name: "fixed")?.id == 9)
                 #expect(current.resolve((any Sendable).self, name: "any") is Ticker)
                 #expect(current.resolve(Ticker.self, argument: 3)?.id == 3)
-                #expect(current.resolve(Ticker.self, argument: 3) === current.resolve(Ticker.self, argument: 3))  // default scope kept
+                // The default scope (.container) was copied too.
+                #expect(current.resolve(Ticker.self, argument: 3) === current.resolve(Ticker.self, argument: 3))
             }
         }
     }

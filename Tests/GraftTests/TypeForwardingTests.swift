@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 private protocol Walker: AnyObject {}
@@ -17,9 +18,11 @@ extension Dog: Walker, Swimmer, Barker {}
     @Test func containerScopedEntryAnswersToAllItsTypesWithOneInstance() {
         let container = Container()
         let made = Counter()
-        container.register(Dog.self) { _ in made.increment(); return Dog() }
-            .inObjectScope(.container)
-            .implements(Animal.self, Walker.self, Swimmer.self)
+        container.register(Dog.self) { _ in
+            made.increment(); return Dog()
+        }
+        .inObjectScope(.container)
+        .implements(Animal.self, Walker.self, Swimmer.self)
         let dog = container.resolve(Dog.self)
         #expect(container.resolve(Animal.self) === dog)
         #expect(container.resolve(Walker.self) === dog)
@@ -35,7 +38,8 @@ extension Dog: Walker, Swimmer, Barker {}
         }
         let container = Container()
         container.register(Dog.self) { _ in Dog() }.implements(Animal.self).implements(Walker.self)
-        container.register(Kennel.self) { r in Kennel(animal: r.resolve(Animal.self)!, walker: r.resolve(Walker.self)!) }
+        container.register(Kennel.self) { r in Kennel(animal: r.resolve(Animal.self)!, walker: r.resolve(Walker.self)!)
+        }
         let kennel = container.resolve(Kennel.self)
         #expect(kennel?.animal === kennel?.walker)
         #expect(container.resolve(Kennel.self)?.animal !== kennel?.animal)

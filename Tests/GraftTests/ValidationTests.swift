@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Graft
 
 private final class Knobs {}
@@ -20,7 +21,9 @@ private final class Calls { var count = 0 }
     @Test func validContainerIsValidAndKeepsNothing() {
         let container = Container()
         let configs = Calls()
-        container.register(Knobs.self) { _ in configs.count += 1; return Knobs() }.inObjectScope(.container)
+        container.register(Knobs.self) { _ in
+            configs.count += 1; return Knobs()
+        }.inObjectScope(.container)
         container.register(Store.self) { r in Store(config: r.resolve(Knobs.self)!) }.inObjectScope(.weak)
         container.register(Service.self) { r in try Service(store: r.require(Store.self)) }
 
@@ -44,8 +47,12 @@ private final class Calls { var count = 0 }
         let container = Container()
         container.register(Service.self) { r in try Service(store: r.require(Store.self)) }
         container.register(Store.self) { r in try Store(config: r.require(Knobs.self)) }
-        container.register(Ping.self) { r in _ = try r.require(Pong.self); return Ping() }
-        container.register(Pong.self) { r in _ = try r.require(Ping.self); return Pong() }
+        container.register(Ping.self) { r in
+            _ = try r.require(Pong.self); return Ping()
+        }
+        container.register(Pong.self) { r in
+            _ = try r.require(Ping.self); return Pong()
+        }
         container.register(Broken.self) { _ in throw CancellationError() }
 
         let report = container.validate()
@@ -111,7 +118,9 @@ private final class Calls { var count = 0 }
         let container = Container(parent: parent)
         container.register(Store.self) { r in Store(config: r.resolve(Knobs.self)!) }
         container.register(Service.self, name: "main") { r in Service(store: r.resolve(Store.self)!) }
-        container.register(Token.self) { r in _ = r.resolve(Theme.self); return Token() }
+        container.register(Token.self) { r in
+            _ = r.resolve(Theme.self); return Token()
+        }
 
         let graph = container.validate().graph
 
@@ -124,7 +133,10 @@ private final class Calls { var count = 0 }
         #expect(graph.dot.hasPrefix("digraph Graft {"))
         #expect(graph.dot.contains("label=\"Service (name: \\\"main\\\")\\nscope: graph\\nthis container\""))
         #expect(graph.dot.contains("Theme\\nnot registered"))
-        #expect(graph.description.contains("Service (name: \"main\") [graph, this container]\n  Store [graph, this container]\n    Knobs [container, its parent]"))
+        #expect(
+            graph.description.contains(
+                "Service (name: \"main\") [graph, this container]\n  Store [graph, this container]\n    Knobs [container, its parent]"
+            ))
         #expect(graph.description.contains("  Theme (not registered)"))
     }
 

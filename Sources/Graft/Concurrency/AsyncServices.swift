@@ -33,7 +33,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// The transient entry in the table that answers a synchronous `resolve`.
     weak var gate: AnyServiceEntry?
 
-    init(name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service) {
+    init(
+        name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
+    ) {
         self.name = name
         self.link = container.link
         self.factory = factory
@@ -97,9 +99,10 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             Task {
                 let outcome: Result<Service, any Error>
                 do {
-                    outcome = .success(try await AsyncBuildContext.$chain.withValue(chain + [self]) {
-                        try await factory(resolver)
-                    })
+                    outcome = .success(
+                        try await AsyncBuildContext.$chain.withValue(chain + [self]) {
+                            try await factory(resolver)
+                        })
                 } catch {
                     outcome = .failure(error)
                 }
@@ -125,7 +128,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         }
     }
 
-    private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>, chain: [AnyAsyncEntry]) {
+    private func finish(
+        _ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>, chain: [AnyAsyncEntry]
+    ) {
         let result = outcome.mapError { failure($0, chain: chain) }
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
             if build === finished { build = nil }
@@ -296,7 +301,9 @@ extension SynchronizedResolver {
     ///
     /// - Throws: ``ResolutionError`` (not registered, the factory threw, a cycle among async
     ///   factories), or `CancellationError` when the calling task is cancelled while waiting.
-    public func resolveAsync<Service: Sendable>(_ serviceType: Service.Type, name: String? = nil) async throws -> Service {
+    public func resolveAsync<Service: Sendable>(
+        _ serviceType: Service.Type, name: String? = nil
+    ) async throws -> Service {
         guard let entry = asyncEntry(serviceType, name: name) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(

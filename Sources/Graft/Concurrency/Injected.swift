@@ -66,7 +66,8 @@ final class InjectedBox<Service>: @unchecked Sendable {
                 return made
             } catch {
                 let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
-                preconditionFailure("Graft: @\(wrapper) could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
+                preconditionFailure(
+                    "Graft: @\(wrapper) could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
             }
         }
     }

@@ -59,9 +59,10 @@ extension Container {
             else { throw MainActorServiceFailed() }  // the request has failed already, with its reason
             return instance
         }.inObjectScope(.transient)
-        mainActorRegistrations.append(MainActorRegistration(gate: gate, isolated: isolated) { target in
-            target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
-        })
+        mainActorRegistrations.append(
+            MainActorRegistration(gate: gate, isolated: isolated) { target in
+                target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
+            })
     }
 }
 
@@ -144,7 +145,9 @@ final class MainInjectedBox<Service> {
 
     func value() -> Service {
         if isResolved { return resolved! }
-        let outcome = Platform.onMainActorCall { Result { () throws(ResolutionError) -> Service in try resolver.require(Service.self, name: name) } }
+        let outcome = Platform.onMainActorCall {
+            Result { () throws(ResolutionError) -> Service in try resolver.require(Service.self, name: name) }
+        }
         do {
             let made = try outcome.get()
             resolved = made
@@ -152,7 +155,8 @@ final class MainInjectedBox<Service> {
             return made
         } catch {
             let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
-            preconditionFailure("Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
+            preconditionFailure(
+                "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
         }
     }
 }

@@ -56,7 +56,8 @@ extension Resolver {
     @usableFromInline
     func foreignResolverMiss(_ serviceType: Any.Type, name: String?, argumentTypes: [Any.Type]) -> ResolutionError {
         let label = serviceLabel(serviceType, name: name)
-        let arguments = argumentTypes.isEmpty
+        let arguments =
+            argumentTypes.isEmpty
             ? "taking no arguments" : "taking arguments (\(argumentTypes.map { "\($0)" }.joined(separator: ", ")))"
         return ResolutionError(
             .notRegistered, path: [label],

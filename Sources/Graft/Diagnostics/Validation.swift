@@ -104,7 +104,9 @@ extension Container {
                     isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
                     resolutionCount: entry.cell.resolutionCount, instanceCount: entry.instanceCount)
             }
-            result += infos.sorted { serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name) }
+            result += infos.sorted {
+                serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name)
+            }
         }
         return result
     }
@@ -155,7 +157,8 @@ extension Container {
         // fail by design), and the entry behind it is switched to the graph scope like the rest.
         let mainActor = selfAndAncestors.flatMap(\.mainActorRegistrations)
         let gates = Set(mainActor.map { ObjectIdentifier($0.gate) })
-        let asyncGates = Set(selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
+        let asyncGates = Set(
+            selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
         let rootCount = entries.count
         entries += mainActor.map(\.isolated)
@@ -163,7 +166,8 @@ extension Container {
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
         let scopes = entries.map { ($0.objectScope, $0.scopeKind) }
-        recorder.originalKinds = Dictionary(uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
+        recorder.originalKinds = Dictionary(
+            uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
         for entry in entries where entry.scopeKind != .transient { entry.scopeKind = .graph }
 
         var failures: [ResolutionError] = []
@@ -179,7 +183,8 @@ extension Container {
                 continue
             }
             if entry.argumentsKey != noArgumentsKey {
-                skipped.append(Hierarchy.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
+                skipped.append(
+                    Hierarchy.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
                 continue
             }
             _ = recorder.node(for: entry)
@@ -301,18 +306,21 @@ final class ValidationRecorder {
         for position in graphEdges.indices {
             let edge = graphEdges[position]
             guard let to = edge.to else { continue }
-            let from = entries[edge.from], target = entries[to]
+            let from = entries[edge.from]
+            let target = entries[to]
             if cyclePairs.contains(Hierarchy.label(from) + "\u{0}" + Hierarchy.label(target)) {
                 graphEdges[position].isInCycle = true
             }
             if isSingleton(from) && (kind(of: target) == .transient || kind(of: target) == .graph) {
                 graphEdges[position].warning = .captiveDependency
-                warnings.append(ValidationWarning(
-                    kind: .captiveDependency, service: Hierarchy.label(from), dependency: Hierarchy.label(target),
-                    description: "captive dependency: \(Hierarchy.label(from)) (scope \(from.objectScope)) resolves "
-                        + "\(Hierarchy.label(target)) (scope \(target.objectScope)), which then lives as long as "
-                        + "\(Hierarchy.label(from)). Make \(Hierarchy.label(target)) longer-lived, or resolve it "
-                        + "when needed through a Provider."))
+                warnings.append(
+                    ValidationWarning(
+                        kind: .captiveDependency, service: Hierarchy.label(from), dependency: Hierarchy.label(target),
+                        description:
+                            "captive dependency: \(Hierarchy.label(from)) (scope \(from.objectScope)) resolves "
+                            + "\(Hierarchy.label(target)) (scope \(target.objectScope)), which then lives as long as "
+                            + "\(Hierarchy.label(from)). Make \(Hierarchy.label(target)) longer-lived, or resolve it "
+                            + "when needed through a Provider."))
             }
         }
         warnings += parentCapturesChild(edges: &graphEdges)
@@ -342,18 +350,22 @@ final class ValidationRecorder {
                     if targetLevel >= 0 && targetLevel < home {
                         graphEdges[edgeIndex].warning = graphEdges[edgeIndex].warning ?? .parentCapturesChild
                         let owner = chain[home]
-                        let key = edgeKeys[edgeIndex]
-                            ?? ServiceKey(service: target.serviceType, arguments: target.argumentsKey, name: target.name)
+                        let key =
+                            edgeKeys[edgeIndex]
+                            ?? ServiceKey(
+                                service: target.serviceType, arguments: target.argumentsKey, name: target.name)
                         let overrides = owner.slot(for: key) != nil
-                        warnings.append(ValidationWarning(
-                            kind: .parentCapturesChild, service: Hierarchy.label(singleton),
-                            dependency: Hierarchy.label(target),
-                            description: "parent captures child: \(Hierarchy.label(singleton)) (scope "
-                                + "\(singleton.objectScope), registered \(level: home)) was made, through a child "
-                                + "container, with \(Hierarchy.label(target)) registered \(level: targetLevel)"
-                                + (overrides ? ", which overrides the registration its own container sees" : "")
-                                + ". The instance kept depends on which child resolves it first; register "
-                                + "\(Hierarchy.label(singleton)) in the child, or \(Hierarchy.label(target)) in the parent."))
+                        warnings.append(
+                            ValidationWarning(
+                                kind: .parentCapturesChild, service: Hierarchy.label(singleton),
+                                dependency: Hierarchy.label(target),
+                                description: "parent captures child: \(Hierarchy.label(singleton)) (scope "
+                                    + "\(singleton.objectScope), registered \(level: home)) was made, through a child "
+                                    + "container, with \(Hierarchy.label(target)) registered \(level: targetLevel)"
+                                    + (overrides ? ", which overrides the registration its own container sees" : "")
+                                    + ". The instance kept depends on which child resolves it first; register "
+                                    + "\(Hierarchy.label(singleton)) in the child, or \(Hierarchy.label(target)) in the parent."
+                            ))
                     } else if !isSingleton(target) {
                         stack.append(to)
                     }

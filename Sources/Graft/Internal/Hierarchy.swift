@@ -218,7 +218,8 @@ final class Hierarchy {
     /// `A -> B -> A`, from the first frame of `entry` to the innermost.
     func chain(reentering entry: AnyServiceEntry) -> String {
         let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
-        let names = stack[start...].map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) } + [Self.label(entry)]
+        let names =
+            stack[start...].map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) } + [Self.label(entry)]
         return names.joined(separator: " -> ")
     }
 

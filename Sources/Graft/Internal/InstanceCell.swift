@@ -33,7 +33,8 @@ struct InstanceCell {
     init<Service>(for type: Service.Type) {
         let offset = Self.valueOffset(type)
         let byteCount = offset + 2 * MemoryLayout<Service>.stride
-        base = Self.usesMalloc(type)
+        base =
+            Self.usesMalloc(type)
             ? Platform.allocate(byteCount: byteCount)
             : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
         base.storeBytes(of: false, as: Bool.self)

@@ -1,12 +1,12 @@
 // Graft — MIT License.
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #else
-#error("Graft needs a pthread implementation")
+    #error("Graft needs a pthread implementation")
 #endif
 
 /// A recursive pthread mutex: the thread holding it may lock it again, so a factory running under
@@ -98,7 +98,9 @@ enum Platform {
     /// main actor's executor is not the main thread (as under `swift test` on Linux).
     static func onMainActorCall<T>(_ body: () -> T) -> T {
         let outer = pthread_getspecific(mainActorCallKey.key)
-        precondition(pthread_setspecific(mainActorCallKey.key, UnsafeRawPointer(bitPattern: 1)) == 0, "pthread_setspecific failed")
+        precondition(
+            pthread_setspecific(mainActorCallKey.key, UnsafeRawPointer(bitPattern: 1)) == 0,
+            "pthread_setspecific failed")
         defer { precondition(pthread_setspecific(mainActorCallKey.key, outer) == 0, "pthread_setspecific failed") }
         return body()
     }
@@ -118,37 +120,37 @@ enum Platform {
     /// Whether the calling thread is the process's main thread, where the main actor runs.
     static func isMainThread() -> Bool {
         #if canImport(Darwin)
-        return pthread_main_np() != 0
+            return pthread_main_np() != 0
         #else
-        if let main = mainThread.value { return pthread_equal(main, pthread_self()) != 0 }
-        // Linux: the main thread's id is the process id. `/proc/thread-self` links to
-        // "<pid>/task/<tid>"; read once per thread until the main thread is known.
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
-        guard count > 0 else { return false }
-        let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let parts = link.split(separator: "/")
-        guard parts.count == 3, parts[0] == parts[2] else { return false }
-        mainThread.value = pthread_self()
-        return true
+            if let main = mainThread.value { return pthread_equal(main, pthread_self()) != 0 }
+            // Linux: the main thread's id is the process id. `/proc/thread-self` links to
+            // "<pid>/task/<tid>"; read once per thread until the main thread is known.
+            var buffer = [CChar](repeating: 0, count: 64)
+            let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+            guard count > 0 else { return false }
+            let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let parts = link.split(separator: "/")
+            guard parts.count == 3, parts[0] == parts[2] else { return false }
+            mainThread.value = pthread_self()
+            return true
         #endif
     }
 
     #if !canImport(Darwin)
-    private static let mainThread = MainThreadIdentity()
+        private static let mainThread = MainThreadIdentity()
     #endif
 }
 
 #if !canImport(Darwin)
-/// The main thread's `pthread_t`, once seen.
-private final class MainThreadIdentity: @unchecked Sendable {  // `stored` is only touched under `mutex`
-    private let mutex = RecursiveMutex()
-    private var stored: pthread_t?
-    var value: pthread_t? {
-        get { mutex.withLock { stored } }
-        set { mutex.withLock { stored = newValue } }
+    /// The main thread's `pthread_t`, once seen.
+    private final class MainThreadIdentity: @unchecked Sendable {  // `stored` is only touched under `mutex`
+        private let mutex = RecursiveMutex()
+        private var stored: pthread_t?
+        var value: pthread_t? {
+            get { mutex.withLock { stored } }
+            set { mutex.withLock { stored = newValue } }
+        }
     }
-}
 #endif
 
 /// A pthread thread-specific key, made once.

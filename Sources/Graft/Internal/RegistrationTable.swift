@@ -56,7 +56,8 @@ final class RegistrationTable {
     @usableFromInline @inline(__always)
     static func hash(_ key: ServiceKey) -> Int {
         // Type metadata addresses, mixed by multiplication: `ObjectIdentifier.hashValue` would run SipHash.
-        var mixed = UInt(bitPattern: key.service) &* 0x9E37_79B9_7F4A_7C15
+        var mixed =
+            UInt(bitPattern: key.service) &* 0x9E37_79B9_7F4A_7C15
             ^ (key.arguments &* 0xC2B2_AE3D_27D4_EB4F)
         if let name = key.name { mixed ^= nameHash(name) }
         // A finalizer that spreads every input bit over the low bits the table indexes by: type

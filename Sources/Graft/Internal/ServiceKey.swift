@@ -33,7 +33,7 @@ struct ServiceKey {
 @inlinable @inline(__always)
 func argumentsKey<each Argument>(_: repeat (each Argument).Type) -> UInt {
     var count = 0
-    repeat count += argumentCountOne((each Argument).self)
+    for _ in repeat (each Argument).self { count += 1 }
     let tuple = UInt(bitPattern: ObjectIdentifier((repeat each Argument).self))
     return count == 1 ? tuple | 1 : tuple
 }
@@ -41,9 +41,6 @@ func argumentsKey<each Argument>(_: repeat (each Argument).Type) -> UInt {
 /// The key component of a factory without arguments.
 @inlinable @inline(__always)
 var noArgumentsKey: UInt { UInt(bitPattern: ObjectIdentifier(Void.self)) }
-
-@inlinable @inline(__always)
-func argumentCountOne<T>(_: T.Type) -> Int { 1 }
 
 /// Where a factory reads an argument tuple of zero size from when the caller's tuple has no
 /// address (nothing is read from it; it is only never null).

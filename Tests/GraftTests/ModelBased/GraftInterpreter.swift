@@ -5,12 +5,12 @@
 // Swinject 2.10 (Differential/ links it there). It uses Graft's public API only.
 
 #if INTERPRET_SWINJECT
-import Swinject
+    import Swinject
 #else
-import Graft
+    import Graft
 #endif
 #if MODEL_CORE_MODULE
-import ModelCore
+    import ModelCore
 #endif
 
 protocol ModelP: AnyObject {}
@@ -94,11 +94,11 @@ public final class ContainerInterpreter {
     private let permanentScope = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
     private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
     #if INTERPRET_SWINJECT
-    /// Swinject stops the process at 200 levels; the interpreter stops resolving well before.
-    private var depth = 0
-    private(set) var aborted = false
-    /// Off: Swinject itself crashes on them (see `make`).
-    static let swinjectDeinitActions = false
+        /// Swinject stops the process at 200 levels; the interpreter stops resolving well before.
+        private var depth = 0
+        private(set) var aborted = false
+        /// Off: Swinject itself crashes on them (see `make`).
+        static let swinjectDeinitActions = false
     #endif
 
     init(parents: [Int]) {
@@ -119,7 +119,7 @@ public final class ContainerInterpreter {
         for (index, step) in program.steps.enumerated() {
             raw.append(interpreter.perform(step))
             #if INTERPRET_SWINJECT
-            if interpreter.aborted { return (normalize(raw), index) }
+                if interpreter.aborted { return (normalize(raw), index) }
             #endif
             _ = index
         }
@@ -138,7 +138,8 @@ public final class ContainerInterpreter {
                     interpreter.register(type, registration)
                 }
             }
-            forwarders.append(withModelType(registration.service, Register(interpreter: self, registration: registration)))
+            forwarders.append(
+                withModelType(registration.service, Register(interpreter: self, registration: registration)))
             return []
 
         case .forward(let registration, let forward):
@@ -267,10 +268,10 @@ public final class ContainerInterpreter {
             entry.initCompleted { [unowned self] r, service in
                 guard let node = service as AnyObject as? ModelNodeObject else { return }
                 #if INTERPRET_SWINJECT
-                depth += 1
-                defer { depth -= 1 }
-                if depth > 150 { aborted = true }
-                if aborted { return }
+                    depth += 1
+                    defer { depth -= 1 }
+                    if depth > 150 { aborted = true }
+                    if aborted { return }
                 #endif
                 for request in completion { node.fields.append(self.request(request, r)) }
             }
@@ -286,22 +287,22 @@ public final class ContainerInterpreter {
     private func make(_ registration: MRegistration, _ r: Resolver) -> ModelNodeObject {
         var fields: [InterpreterField] = []
         #if INTERPRET_SWINJECT
-        depth += 1
-        defer { depth -= 1 }
-        if depth > 150 { aborted = true }
-        if !aborted { fields = registration.dependencies.map { request($0, r) } }
+            depth += 1
+            defer { depth -= 1 }
+            if depth > 150 { aborted = true }
+            if !aborted { fields = registration.dependencies.map { request($0, r) } }
         #else
-        fields = registration.dependencies.map { request($0, r) }
+            fields = registration.dependencies.map { request($0, r) }
         #endif
         nextSerial += 1
         var onDeinit: (() -> Void)?
         let container = registration.container
         #if INTERPRET_SWINJECT
-        // Swinject 2.10 stops the process ("Fatal access conflict" in GraphStorage) when a deinit
-        // resolves while a graph ends; deinit actions are invisible to the trace, so skip them there.
-        let deinitAction = Self.swinjectDeinitActions ? registration.onDeinit : .none
+            // Swinject 2.10 stops the process ("Fatal access conflict" in GraphStorage) when a deinit
+            // resolves while a graph ends; deinit actions are invisible to the trace, so skip them there.
+            let deinitAction = Self.swinjectDeinitActions ? registration.onDeinit : .none
         #else
-        let deinitAction = registration.onDeinit
+            let deinitAction = registration.onDeinit
         #endif
         switch deinitAction {
         case .none: onDeinit = nil
@@ -311,7 +312,8 @@ public final class ContainerInterpreter {
             onDeinit = { [weak self] in
                 guard let self else { return }
                 scratchCount += 1
-                containers[container].register(ModelScratch.self, name: "scratch\(scratchCount)") { _ in ModelScratch() }
+                containers[container].register(ModelScratch.self, name: "scratch\(scratchCount)") { _ in ModelScratch()
+                }
             }
         }
         switch registration.makes {

@@ -1,9 +1,9 @@
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs seeded random programs on Graft and compares each step with `ReferenceModel`.
@@ -19,8 +19,10 @@ import Darwin
         let modelled = ReferenceModel.run(program)
         let actual = ContainerInterpreter.run(modelled.program).trace
         guard let index = firstDifference(modelled.trace, actual) else { return (modelled.program, nil) }
-        return (modelled.program,
-                describeDifference(program: modelled.program, expected: modelled.trace, actual: actual, at: index))
+        return (
+            modelled.program,
+            describeDifference(program: modelled.program, expected: modelled.trace, actual: actual, at: index)
+        )
     }
 
     @Test func graftMatchesTheReferenceModel() {
@@ -53,8 +55,10 @@ import Darwin
     @Test func modelKnowsTheBasics() {
         let graphPair = MRegistration(
             container: 0, service: .cls(.a), makes: .a, name: nil, args: .none, scope: .unspecified,
-            dependencies: [MRequest(type: .cls(.b), name: nil, args: .none, wrapper: .plain),
-                           MRequest(type: .cls(.b), name: nil, args: .none, wrapper: .plain)],
+            dependencies: [
+                MRequest(type: .cls(.b), name: nil, args: .none, wrapper: .plain),
+                MRequest(type: .cls(.b), name: nil, args: .none, wrapper: .plain),
+            ],
             completions: [], forwards: [], onDeinit: .none)
         var b = graphPair
         b.service = .cls(.b)
@@ -62,12 +66,14 @@ import Darwin
         b.dependencies = []
         var cycle = b
         cycle.dependencies = [MRequest(type: .cls(.a), name: nil, args: .none, wrapper: .plain)]
-        let program = MProgram(parents: [-1], steps: [
-            .register(graphPair), .register(b),
-            .resolve(container: 0, MRequest(type: .cls(.a), name: nil, args: .none, wrapper: .plain)),
-            .register(cycle),
-            .resolve(container: 0, MRequest(type: .cls(.a), name: nil, args: .none, wrapper: .plain)),
-        ])
+        let program = MProgram(
+            parents: [-1],
+            steps: [
+                .register(graphPair), .register(b),
+                .resolve(container: 0, MRequest(type: .cls(.a), name: nil, args: .none, wrapper: .plain)),
+                .register(cycle),
+                .resolve(container: 0, MRequest(type: .cls(.a), name: nil, args: .none, wrapper: .plain)),
+            ])
         let trace = ReferenceModel.run(program).trace
         #expect(trace[2] == [.new, .new, .same(1)])
         #expect(trace[4] == [.none])

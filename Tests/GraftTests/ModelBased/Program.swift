@@ -234,14 +234,20 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 case .intString: params = "(r: Resolver, _: Int, _: String)"
                 default: params = "(r: Resolver, _: \(r.args.source))"
                 }
-                var body = "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
+                var body =
+                    "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ")
+                    + ")"
                 if r.service != .cls(r.makes) { body += " as \(r.service)" }
-                var line = "let e\(registrations) = c\(r.container).register(\(r.service).self\(nameText)) { \(params) in \(body) }\(r.scope.source)"
+                var line =
+                    "let e\(registrations) = c\(r.container).register(\(r.service).self\(nameText)) { \(params) in \(body) }\(r.scope.source)"
                 for completion in r.completions {
-                    line += ".initCompleted { r, s in s.late += [" + completion.map(\.description).joined(separator: ", ") + "] }"
+                    line +=
+                        ".initCompleted { r, s in s.late += [" + completion.map(\.description).joined(separator: ", ")
+                        + "] }"
                 }
                 for forward in r.forwards {
-                    line += ".implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")"
+                    line +=
+                        ".implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")"
                 }
                 switch r.onDeinit {
                 case .none: break
@@ -252,7 +258,9 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 registrations += 1
             case .forward(let registration, let forward):
                 let target = registrations == 0 ? "e?" : "e\(registration % registrations)"
-                lines.append("\(target).implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")")
+                lines.append(
+                    "\(target).implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "")
+                        + ")")
             case .resolve(let container, let request):
                 lines.append("let s\(slots) = " + request.description.replacingFirstResolver(with: "c\(container)"))
                 slots += 1
@@ -279,7 +287,9 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 case .customGraph: scopeText = "graphStorageScope"
                 default: scopeText = ".\(scope.identity)"
                 }
-                lines.append("c\(container).resetObjectScope(\(scopeText)" + (service.map { ", serviceType: \($0).self" } ?? "") + ")")
+                lines.append(
+                    "c\(container).resetObjectScope(\(scopeText)" + (service.map { ", serviceType: \($0).self" } ?? "")
+                        + ")")
             case .removeAll(let container):
                 lines.append("c\(container).removeAll()")
             }
@@ -488,25 +498,34 @@ public enum ProgramGenerator {
                     request.args = args
                     steps.append(.resolve(container: random.pick(descendants), request))
                 } else {
-                    steps.append(.resolve(container: random.below(parents.count), makeRequest(&random, registered: registered, topLevel: true)))
+                    steps.append(
+                        .resolve(
+                            container: random.below(parents.count),
+                            makeRequest(&random, registered: registered, topLevel: true)))
                 }
             } else if roll < 65 {
-                let requests = (0...random.below(3)).map { _ in makeRequest(&random, registered: registered, topLevel: true) }
-                steps.append(.withObjectGraph(
-                    container: random.below(parents.count), slot: random.below(64), field: random.below(8), requests))
+                let requests = (0...random.below(3)).map { _ in
+                    makeRequest(&random, registered: registered, topLevel: true)
+                }
+                steps.append(
+                    .withObjectGraph(
+                        container: random.below(parents.count), slot: random.below(64), field: random.below(8), requests
+                    ))
             } else if roll < 76 {
                 steps.append(.access(slot: random.below(64), field: random.chance(40) ? nil : random.below(8)))
             } else if roll < 85 {
                 steps.append(.release(slot: random.below(64)))
             } else if roll < 91 {
                 let scopes: [MScope] = [.transient, .graph, .container, .weak, .customPermanent, .customGraph]
-                steps.append(.reset(
-                    container: random.below(parents.count), scope: random.pick(scopes),
-                    service: random.chance(40) ? random.pick(MType.all) : nil))
+                steps.append(
+                    .reset(
+                        container: random.below(parents.count), scope: random.pick(scopes),
+                        service: random.chance(40) ? random.pick(MType.all) : nil))
             } else if roll < 94 {
                 steps.append(.removeAll(container: random.below(parents.count)))
             } else {
-                steps.append(.forward(registration: random.below(64), makeForward(&random, transient: false, makes: nil)))
+                steps.append(
+                    .forward(registration: random.below(64), makeForward(&random, transient: false, makes: nil)))
             }
         }
         return MProgram(parents: parents, steps: steps)
@@ -533,10 +552,14 @@ public enum ProgramGenerator {
         let service = random.pick(MType.all)
         let makes = random.pick(MClass.allCases.filter { service.isSatisfied(by: $0) })
         let scope = random.pick(MScope.allCases)
-        let dependencies = (0..<random.below(4)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }
-        let completions = random.chance(25)
+        let dependencies = (0..<random.below(4)).map { _ in
+            makeRequest(&random, registered: registered, topLevel: false)
+        }
+        let completions =
+            random.chance(25)
             ? [(0...random.below(2)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }] : []
-        let forwards = random.chance(25)
+        let forwards =
+            random.chance(25)
             ? (0...random.below(2)).map { _ in makeForward(&random, transient: scope == .transient, makes: makes) } : []
         let roll = random.below(100)
         let onDeinit: MDeinit = roll < 10 ? .resolveProbe : roll < 15 ? .registerScratch : .none
@@ -554,13 +577,16 @@ public enum ProgramGenerator {
         if topLevel {
             wrapper = roll < 60 ? .plain : roll < 70 ? .optional : roll < 85 ? .lazy : .provider
         } else {
-            wrapper = roll < 62 ? .plain : roll < 70 ? .optional : roll < 80 ? .lazy : roll < 88 ? .provider : .graphIdentifier
+            wrapper =
+                roll < 62
+                ? .plain : roll < 70 ? .optional : roll < 80 ? .lazy : roll < 88 ? .provider : .graphIdentifier
         }
         if !registered.isEmpty && random.chance(75) {
             let (type, name, args) = random.pick(registered)
             return MRequest(type: type, name: name, args: args, wrapper: wrapper)
         }
-        return MRequest(type: random.pick(MType.all), name: makeName(&random), args: makeArgs(&random), wrapper: wrapper)
+        return MRequest(
+            type: random.pick(MType.all), name: makeName(&random), args: makeArgs(&random), wrapper: wrapper)
     }
 }
 
@@ -626,7 +652,8 @@ public enum ProgramShrinker {
             if r.scope != .unspecified { var s = r; s.scope = .unspecified; out.append(s) }
             if r.name != nil { var s = r; s.name = nil; out.append(s) }
             if r.container != 0 { var s = r; s.container = 0; out.append(s) }
-            for (i, request) in r.dependencies.enumerated() where request.wrapper != .plain && request.wrapper != .graphIdentifier {
+            for (i, request) in r.dependencies.enumerated()
+            where request.wrapper != .plain && request.wrapper != .graphIdentifier {
                 var s = r
                 s.dependencies[i].wrapper = .plain
                 out.append(s)

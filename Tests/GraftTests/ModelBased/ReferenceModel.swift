@@ -128,8 +128,9 @@ public struct ReferenceModel {
             let entry = entries.count
             entries.append(ModelEntry(registration: registration))
             registrationEntries.append(entry)
-            insert(ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args),
-                   entry: entry, in: registration.container)
+            insert(
+                ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args),
+                entry: entry, in: registration.container)
             for forward in registration.forwards { try addForward(forward, to: entry) }
             return []
 
@@ -231,8 +232,9 @@ public struct ReferenceModel {
         if !forward.type.isSatisfied(by: registration.makes) && registration.scope.identity != .transient {
             throw Unmodelable("forward to a type the kept instances are not")
         }
-        insert(ModelKey(type: forward.type, name: forward.name?.canonical, args: registration.args),
-               entry: entry, in: registration.container)
+        insert(
+            ModelKey(type: forward.type, name: forward.name?.canonical, args: registration.args),
+            entry: entry, in: registration.container)
     }
 
     mutating func insert(_ key: ModelKey, entry: Int, in container: Int) {
@@ -258,18 +260,19 @@ public struct ReferenceModel {
             case .lazy: return [.lazy]
             case .provider: return [.provider]
             case .instance:
-                return [.object(n)] + nodes[n].fields.map { field -> RawObservation in
-                    switch field {
-                    case .none: return .none
-                    case .graph(let g): return .graph(UInt64(g))
-                    case .node(let m):
-                        switch nodes[m].kind {
-                        case .instance: return .object(m)
-                        case .lazy: return .lazy
-                        case .provider: return .provider
+                return [.object(n)]
+                    + nodes[n].fields.map { field -> RawObservation in
+                        switch field {
+                        case .none: return .none
+                        case .graph(let g): return .graph(UInt64(g))
+                        case .node(let m):
+                            switch nodes[m].kind {
+                            case .instance: return .object(m)
+                            case .lazy: return .lazy
+                            case .provider: return .provider
+                            }
                         }
                     }
-                }
             }
         }
     }
