@@ -63,18 +63,12 @@ extension Container {
         }
         var elsewhere: [String] = []
         let lineage = Set(selfAndAncestors.map(ObjectIdentifier.init))
-        for other in hierarchy.containerTables where !lineage.contains(other.identity) {
-            var below = false  // whether `other` descends from this container
-            var level = other.parent
-            while let current = level, !below {
-                below = ObjectIdentifier(current.viewed ?? current) == ObjectIdentifier(viewed ?? self)
-                level = current.parent
-            }
-            let place = below ? "a child container" : "another container of this hierarchy"
-            for (key, entry) in other.table.registrations where key.service == ObjectIdentifier(serviceType) {
-                elsewhere.append("    { \(entry.entryDescription(for: key)) } in \(place), not visible from here")
-            }
+        let me = ObjectIdentifier(viewed ?? self)
+        for other in hierarchy.childRegistrations(of: ObjectIdentifier(serviceType)) where !lineage.contains(other.lineage[0]) {
+            let place = other.lineage.dropFirst().contains(me) ? "a child container" : "another container of this hierarchy"
+            elsewhere.append("    { \(other.description) } in \(place), not visible from here")
         }
+        elsewhere = Array(Set(elsewhere))
         var lines = ["Graft: resolution failed: no registration of \(request)."]
         if (viewed ?? self) === ResolverBinding.unbound.viewed { lines.append(ResolverBinding.howToBind) }
         if sameType.isEmpty && sameName.isEmpty && elsewhere.isEmpty {

@@ -132,6 +132,7 @@ extension Container {
         // may be a subclass): the fast path returns the cell's contents as the key's type.
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
         services.insert(entry, for: key, directCell: entry.cell)
+        if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
         for behavior in behaviors {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
         }
@@ -148,5 +149,14 @@ extension Container {
                 + ResolverBinding.howToBind)
         entry.settingsTakeTheMutex = true
         return onViewed(viewed) { $0.add(entry) }
+    }
+
+    /// Tells the hierarchy about a registration in this child container, for failure messages in
+    /// other containers (which never read a child's table: it may be filled on another thread).
+    @usableFromInline
+    func noteChildRegistration(_ key: ServiceKey, argumentTypeNames: @escaping () -> [String]) {
+        hierarchy.noteChildRegistration(ChildRegistration(
+            link: link, key: key, argumentTypeNames: argumentTypeNames,
+            lineage: selfAndAncestors.map(ObjectIdentifier.init)))
     }
 }

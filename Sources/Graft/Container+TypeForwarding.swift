@@ -25,6 +25,7 @@ extension Container {
         // Forwarding a type to its own registration (under another name, say) is a direct entry:
         // the cell holds `Service` values, which is what a hit on this key returns.
         services.insert(entry, for: key, directCell: Forwarded.self == Service.self ? entry.cell : nil)
+        if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
         for behavior in behaviors {
             behavior.container(self, didRegisterType: type, toService: entry, withName: name)
         }

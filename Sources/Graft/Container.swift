@@ -19,7 +19,7 @@
 /// Not open: the only subclass is ``SynchronizedResolver``, the view ``synchronize()`` returns.
 /// Every member is `final`, so calls from other modules are direct and inlinable.
 public class Container {
-    final let parent: Container?
+    @usableFromInline final let parent: Container?
     final let hierarchy: Hierarchy
     @usableFromInline final let defaultObjectScope: ObjectScopeProtocol
     /// The default scope's kind, worked out once rather than per registration.
@@ -58,7 +58,6 @@ public class Container {
         self.services = RegistrationTable()
         self.viewed = nil
         link = ContainerLink(self, hierarchy: hierarchy)
-        hierarchy.add(link)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }

@@ -33,7 +33,8 @@ public final class Lazy<Service> {
             guard let made = access.resolveNow(inGraph: graph, wrapper: "Lazy") else {
                 preconditionFailure("Graft: Lazy<\(Service.self)>: resolution failed (see the logged message)")
             }
-            resolved = made
+            // What a validation makes lives in its graph only: keeping it would outlive the graph.
+            if !access.isValidating { resolved = made }
             return made
         }
     }
@@ -83,6 +84,9 @@ final class DeferredAccess<Service> {
 
     private var hierarchy: Hierarchy { link.hierarchy }
     private var container: Container? { link.container }
+
+    /// Whether ``Container/validate()`` is running in this hierarchy.
+    var isValidating: Bool { hierarchy.isValidating }
 
     init(container: Container, resolver: Resolver, resolve: @escaping (Container, Resolver) -> Service?) {
         self.link = container.link

@@ -70,7 +70,7 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         )
         #expect(
             error.description.contains(
-                "Name: \"replica\", Factory: Resolver -> Storage, ObjectScope: graph } in a child container"))
+                "Name: \"replica\", Factory: Resolver -> Storage } in a child container"))
         // Nothing was changed by the failure.
         #expect(container.resolve(Storage.self, name: "primary") != nil)
     }

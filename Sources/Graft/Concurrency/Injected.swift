@@ -43,32 +43,53 @@ extension Injected: Sendable where Service: Sendable {}
 
 /// The captured resolver and the value once resolved, shared by copies of the wrapper.
 final class InjectedBox<Service>: @unchecked Sendable {
-    // `value` is only touched under the resolver's hierarchy mutex. That mutex, not one of the
-    // box's own, so a first access made by a factory (already holding it) cannot deadlock
-    // against another thread's first access.
-    let resolver: SynchronizedResolver
+    // `resolver`, `resolved` and `isResolved` are only touched under `hierarchy.mutex`: the
+    // resolver's own mutex, not one of the box's, so a first access made by a factory (already
+    // holding it) cannot deadlock against another thread's first access.
+    private let hierarchy: Hierarchy
+    /// Held until the first resolution succeeds, then dropped: a singleton holding an `@Injected`
+    /// would otherwise keep its own container alive (container, entry, singleton, box, resolver).
+    private var resolver: SynchronizedResolver?
     let name: String?
     private var resolved: Service?
     private var isResolved = false
 
     init(resolver: SynchronizedResolver, name: String?) {
+        self.hierarchy = resolver.hierarchy
         self.resolver = resolver
         self.name = name
     }
 
     func value(wrapper: String) -> Service {
-        resolver.hierarchy.locked {
+        hierarchy.locked {
             if isResolved { return resolved! }
-            do {
-                let made = try resolver.require(Service.self, name: name)
-                resolved = made
-                isResolved = true
+            let resolver = self.resolver!
+            switch resolveInItsOwnRequest(Service.self, name: name, through: resolver) {
+            case .success(let made):
+                // Kept unless a validation made it (it lives in the validation's graph only).
+                if !hierarchy.isValidating {
+                    resolved = made
+                    isResolved = true
+                    self.resolver = nil
+                }
                 return made
-            } catch {
+            case .failure(let error):
                 let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
                 preconditionFailure(
                     "Graft: @\(wrapper) could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
             }
         }
+    }
+}
+
+/// Resolves as a request of its own (in a graph of its own), as a `Lazy` does: a first access made
+/// inside a factory whose request later fails must not keep what that request rolls back.
+func resolveInItsOwnRequest<Service>(
+    _ serviceType: Service.Type,
+    name: String?,
+    through resolver: SynchronizedResolver
+) -> Result<Service, ResolutionError> {
+    resolver.withObjectGraph(GraphIdentifier()) { view in
+        Result { () throws(ResolutionError) -> Service in try view.require(serviceType, name: name) }
     }
 }

@@ -133,7 +133,8 @@ public struct MainInjected<Service> {
 /// The captured resolver and the value once resolved; main-actor isolated, like its wrapper.
 @MainActor
 final class MainInjectedBox<Service> {
-    let resolver: SynchronizedResolver
+    /// Held until the first resolution succeeds, then dropped (see ``InjectedBox``).
+    private var resolver: SynchronizedResolver?
     let name: String?
     private var resolved: Service?
     private var isResolved = false
@@ -145,15 +146,17 @@ final class MainInjectedBox<Service> {
 
     func value() -> Service {
         if isResolved { return resolved! }
-        let outcome = Platform.onMainActorCall {
-            Result { () throws(ResolutionError) -> Service in try resolver.require(Service.self, name: name) }
-        }
-        do {
-            let made = try outcome.get()
-            resolved = made
-            isResolved = true
+        let resolver = self.resolver!
+        let outcome = Platform.onMainActorCall { resolveInItsOwnRequest(Service.self, name: name, through: resolver) }
+        switch outcome {
+        case .success(let made):
+            if !resolver.hierarchy.locked({ resolver.hierarchy.isValidating }) {
+                resolved = made
+                isResolved = true
+                self.resolver = nil
+            }
             return made
-        } catch {
+        case .failure(let error):
             let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
             preconditionFailure(
                 "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")

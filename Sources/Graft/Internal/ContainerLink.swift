@@ -17,14 +17,11 @@
 @usableFromInline
 final class ContainerLink {
     private unowned let object: Container
-    /// The same container's address, for ``withTableAndParent(_:)`` only (see its invariant).
-    private let address: UnsafeMutableRawPointer
     let hierarchy: Hierarchy
     private var isAlive = true
 
     init(_ container: Container, hierarchy: Hierarchy) {
         self.object = container
-        self.address = Unmanaged.passUnretained(container).toOpaque()
         self.hierarchy = hierarchy
     }
 
@@ -40,24 +37,4 @@ final class ContainerLink {
     func containerIsGone() {
         hierarchy.mutex.withLock { isAlive = false }
     }
-
-    /// The container's registration table, its parent, and its identity, read without retaining
-    /// the container: for listing a hierarchy's containers from any thread; `nil` once it is gone.
-    ///
-    /// Invariant: while the mutex is held and `isAlive` is set, the container's memory and stored
-    /// properties are valid even if its last reference was just dropped on another thread: its
-    /// `deinit` begins by clearing `isAlive` under this mutex, so it cannot get past that point.
-    /// Converting the `unowned` reference to a strong one there would trap (the object is
-    /// deiniting); reading through the unretained address does not, and the table and parent it
-    /// returns are retained by the container until its `deinit` ends, so they outlive the read.
-    func tableAndParent() -> (table: RegistrationTable, parent: Container?, identity: ObjectIdentifier)? {
-        hierarchy.mutex.withLock {
-            guard isAlive else { return nil }
-            return Unmanaged<Container>.fromOpaque(address)._withUnsafeGuaranteedRef { container in
-                assert(container.link === self, "ContainerLink: address does not hold its container")
-                return (container.services, container.parent, ObjectIdentifier(container))
-            }
-        }
-    }
-
 }

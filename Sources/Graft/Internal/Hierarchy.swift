@@ -77,11 +77,12 @@ final class Hierarchy {
     /// `validation != nil`, as one byte for the path to test.
     @exclusivity(unchecked) private(set) var isValidating = false
 
-    /// Every container of the hierarchy, for failure messages that name registrations in child
-    /// containers. Guarded by `mutex` (containers are made on any thread); dead links are swept
-    /// when the list doubles.
-    private var links: [ContainerLink] = []
-    private var linkSweepThreshold = 64
+    /// Registrations made in child containers, by service type, for failure messages that name
+    /// registrations a container cannot see. Guarded by `mutex`: a child is filled on any thread,
+    /// so its own table is never read from here; what a message needs is copied when registering.
+    private var childRegistrations: [ObjectIdentifier: [ChildRegistration]] = [:]
+    private var childRegistrationCount = 0
+    private var childSweepThreshold = 256
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) private var isMovingOut = false
 
@@ -129,22 +130,25 @@ final class Hierarchy {
 
     // MARK: Containers
 
-    /// Called by each container's `init`.
-    func add(_ link: ContainerLink) {
+    /// Notes a registration made in a child container (one with a parent).
+    func noteChildRegistration(_ registration: ChildRegistration) {
         mutex.withLock {
-            if links.count >= linkSweepThreshold {
-                links.removeAll { !$0.isLinked }
-                linkSweepThreshold = max(64, links.count * 2)
+            if childRegistrationCount >= childSweepThreshold {
+                for (service, records) in childRegistrations {
+                    let alive = records.filter { $0.link.isLinked }
+                    childRegistrations[service] = alive.isEmpty ? nil : alive
+                }
+                childRegistrationCount = childRegistrations.values.reduce(0) { $0 + $1.count }
+                childSweepThreshold = max(256, childRegistrationCount * 2)
             }
-            links.append(link)
+            childRegistrations[registration.key.service, default: []].append(registration)
+            childRegistrationCount += 1
         }
     }
 
-    /// The registration tables of this hierarchy's containers still alive, with each container's
-    /// identity and parent. Never the containers themselves: one may be in its `deinit` on another
-    /// thread (see ``ContainerLink/tableAndParent()``).
-    var containerTables: [(table: RegistrationTable, parent: Container?, identity: ObjectIdentifier)] {
-        mutex.withLock { links.compactMap { $0.tableAndParent() } }
+    /// The registrations of `service` made in child containers still alive.
+    func childRegistrations(of service: ObjectIdentifier) -> [ChildRegistration] {
+        mutex.withLock { (childRegistrations[service] ?? []).filter { $0.link.isLinked } }
     }
 
     // MARK: Locking and logging
@@ -535,4 +539,21 @@ struct KeptMember {
 struct GraphMember {
     let entry: AnyServiceEntry
     let cell: InstanceCell
+}
+
+/// A registration in a child container, as a failure message elsewhere describes it: its key, its
+/// argument types, and the containers it belongs to (its own first, then its ancestors).
+struct ChildRegistration {
+    let link: ContainerLink
+    let key: ServiceKey
+    let argumentTypeNames: () -> [String]
+    let lineage: [ObjectIdentifier]
+
+    var description: String {
+        var text = "Service: \(key.serviceType)"
+        if let name = key.name { text += ", Name: \"\(name)\"" }
+        let arguments = argumentTypeNames()
+        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
+        return text + ", Factory: \(parameters) -> \(key.serviceType)"
+    }
 }
