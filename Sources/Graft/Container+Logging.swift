@@ -64,8 +64,10 @@ extension Container {
         var elsewhere: [String] = []
         let lineage = Set(selfAndAncestors.map(ObjectIdentifier.init))
         let me = ObjectIdentifier(viewed ?? self)
-        for other in hierarchy.childRegistrations(of: ObjectIdentifier(serviceType)) where !lineage.contains(other.lineage[0]) {
-            let place = other.lineage.dropFirst().contains(me) ? "a child container" : "another container of this hierarchy"
+        for other in hierarchy.childRegistrations(of: ObjectIdentifier(serviceType))
+        where !lineage.contains(other.lineage[0]) {
+            let place =
+                other.lineage.dropFirst().contains(me) ? "a child container" : "another container of this hierarchy"
             elsewhere.append("    { \(other.description) } in \(place), not visible from here")
         }
         elsewhere = Array(Set(elsewhere))

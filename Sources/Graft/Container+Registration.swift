@@ -155,8 +155,9 @@ extension Container {
     /// other containers (which never read a child's table: it may be filled on another thread).
     @usableFromInline
     func noteChildRegistration(_ key: ServiceKey, argumentTypeNames: @escaping () -> [String]) {
-        hierarchy.noteChildRegistration(ChildRegistration(
-            link: link, key: key, argumentTypeNames: argumentTypeNames,
-            lineage: selfAndAncestors.map(ObjectIdentifier.init)))
+        hierarchy.noteChildRegistration(
+            ChildRegistration(
+                link: link, key: key, argumentTypeNames: argumentTypeNames,
+                lineage: selfAndAncestors.map(ObjectIdentifier.init)))
     }
 }
