@@ -15,6 +15,10 @@ extension Container {
         to entry: ServiceEntry<Service>
     ) {
         if let viewed { return onViewed(viewed) { $0.forward(type, name: name, to: entry) } }
+        // A main-actor registration answers only through its gate, which checks the thread.
+        if let gate = entry.container?.mainActorGate(of: entry), gate !== entry {
+            return forward(type, name: name, to: gate)
+        }
         // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
         // another hierarchy, two mutexes would let two threads into it at once.
         precondition(

@@ -95,7 +95,11 @@ public class Container {
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
         if let viewed { return onViewed(viewed) { $0.removeAll() } }
+        let removed = (mainActorRegistrations, asyncRegistrations)
+        mainActorRegistrations = []
+        asyncRegistrations = [:]
         services.removeAll()
+        withExtendedLifetime(removed) {}  // released once this container is consistent
     }
 
     /// Drops the instances kept by `objectScope` in this container and its ancestors, so the next

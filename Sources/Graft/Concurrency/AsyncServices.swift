@@ -28,8 +28,6 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// Moves on with every reset and change of scope: a build started before keeps its result for
     /// its own waiters but caches nothing.
     private var generation = 0
-    /// The async entry whose build this entry's build is waiting for (cycle detection).
-    var blockedOn: AnyAsyncEntry?
     /// The transient entry in the table that answers a synchronous `resolve`.
     weak var gate: AnyServiceEntry?
 
@@ -56,6 +54,11 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         return self
     }
 
+    /// The callers waiting for the build in flight (for tests to know when a wait has begun).
+    var inFlightWaiterCount: Int {
+        link.hierarchy.locked { build?.waiterCount ?? 0 }
+    }
+
     /// The instance built, if any (for a synchronous `resolve`).
     func builtInstance() -> Service? {
         link.hierarchy.locked { hasBuilt ? built : nil }
@@ -77,61 +80,68 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     /// Resolves through `resolver`, building if needed.
     func resolve(through resolver: SynchronizedResolver) async throws -> Service {
-        let chain = AsyncBuildContext.chain
+        let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.locked {
             if hasBuilt, let built { return .done(built) }
-            if chain.contains(where: { $0 === self }) { return .fail(cycle(chain)) }
-            if isTransient { return .buildInline }
-            if let build {
-                // Waiting on a build that waits, through others, on one of ours is a cycle.
-                var blocker = blockedOn
-                while let current = blocker {
-                    if chain.contains(where: { $0 === current }) { return .fail(cycle(chain)) }
-                    blocker = current.blockedOn
+            if isTransient {
+                // Built inline, in the caller's task: a transient that is already being built
+                // further up this same inline chain would recurse forever.
+                if let repeated = waiter?.inlineChain.firstIndex(where: { $0.entry === self }), let waiter {
+                    return .fail(cycle(Array(waiter.inlineChain[repeated...].reversed()).map(\.label) + [label]))
                 }
-                chain.last?.blockedOn = self  // set with the check, under one lock: no two builds both wait
+                let node = AsyncBuildNode(entry: self, label: label, inlineParent: waiter)
+                waiter?.waits.append(node)
+                return .buildInline(node)
+            }
+            if let build {
+                // Waiting on a build that waits, through others, on the waiter is a cycle. The
+                // check and the new edge are made under one lock, so two builds cannot both wait.
+                if let waiter, let path = build.node.pathOfWaits(to: waiter) {
+                    return .fail(cycle(path.map(\.label) + [build.node.label]))
+                }
+                waiter?.waits.append(build.node)
                 return .wait(build)
             }
-            let started = AsyncBuild<Service>(generation: generation)
+            let node = AsyncBuildNode(entry: self, label: label, inlineParent: nil)
+            let started = AsyncBuild<Service>(generation: generation, node: node)
             build = started
             let factory = self.factory
             Task {
                 let outcome: Result<Service, any Error>
                 do {
                     outcome = .success(
-                        try await AsyncBuildContext.$chain.withValue(chain + [self]) {
-                            try await factory(resolver)
-                        })
+                        try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) })
                 } catch {
                     outcome = .failure(error)
                 }
-                self.finish(started, with: outcome, chain: chain)
+                self.finish(started, with: outcome)
             }
-            chain.last?.blockedOn = self
+            waiter?.waits.append(node)
             return .wait(started)
         }
         switch next {
-        case .done(let instance): return instance
-        case .fail(let error): throw error
-        case .buildInline:
+        case .done(let instance):
+            return instance
+        case .fail(let error):
+            throw error
+        case .buildInline(let node):
+            defer { hierarchy.locked { waiter?.stopWaiting(on: node) } }
             do {
-                return try await AsyncBuildContext.$chain.withValue(chain + [self]) { try await factory(resolver) }
+                return try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
             } catch let cancelled as CancellationError {
                 throw cancelled  // the caller's own task was cancelled
             } catch {
-                throw failure(error, chain: chain)
+                throw failure(error, path: node.inlineChain.reversed().map(\.label))
             }
         case .wait(let build):
-            defer { if let waiter = chain.last { hierarchy.locked { waiter.blockedOn = nil } } }
+            defer { hierarchy.locked { waiter?.stopWaiting(on: build.node) } }
             return try await build.wait(in: hierarchy.mutex)
         }
     }
 
-    private func finish(
-        _ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>, chain: [AnyAsyncEntry]
-    ) {
-        let result = outcome.mapError { failure($0, chain: chain) }
+    private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>) {
+        let result = outcome.mapError { failure($0, path: [label]) }
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
             if build === finished { build = nil }
             if case .success(let instance) = result, finished.generation == generation {
@@ -145,40 +155,85 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     /// The factory's error as the waiters see it: a `ResolutionError` unchanged (a nested
     /// `require` or cycle), anything else as `.factoryFailed` with the path.
-    private func failure(_ error: any Error, chain: [AnyAsyncEntry]) -> ResolutionError {
+    private func failure(_ error: any Error, path: [String]) -> ResolutionError {
         if let error = error as? ResolutionError { return error }
         return ResolutionError(
-            .factoryFailed(error), path: chain.map(\.label) + [label],
+            .factoryFailed(error), path: path,
             message: "Graft: resolution failed: the async factory of \(label) threw \(error)")
     }
 
-    private func cycle(_ chain: [AnyAsyncEntry]) -> ResolutionError {
-        let start = chain.firstIndex { $0 === self } ?? 0
-        let path = chain.map(\.label) + [label]
-        let shown = (chain[start...].map(\.label) + [label]).joined(separator: " -> ")
-        return ResolutionError(
+    private func cycle(_ path: [String]) -> ResolutionError {
+        ResolutionError(
             .circularDependency, path: path,
-            message: "Graft: circular dependency among async services: \(shown). Each factory awaits the next.")
+            message: "Graft: circular dependency among async services: \(path.joined(separator: " -> ")). "
+                + "Each factory awaits the next.")
+    }
+}
+
+/// A build in progress, as a node of the graph of who waits for whom: a `.container` build (its
+/// own task), or a transient built inline in its caller's task. A wait is an edge from the build
+/// whose factory (or a task it started) waits, to the build waited for; edges change only under
+/// the hierarchy's mutex, and a new edge is refused when it would close a cycle.
+final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under the hierarchy's mutex
+    let entry: AnyObject
+    let label: String
+    /// For a transient built inline: the build in whose factory it runs.
+    let inlineParent: AsyncBuildNode?
+    /// The builds this build is waiting for now (one entry per wait in progress).
+    var waits: [AsyncBuildNode] = []
+
+    init(entry: AnyObject, label: String, inlineParent: AsyncBuildNode?) {
+        self.entry = entry
+        self.label = label
+        self.inlineParent = inlineParent
+    }
+
+    /// This node, then the builds it runs inline in, innermost first.
+    var inlineChain: [AsyncBuildNode] {
+        var chain: [AsyncBuildNode] = []
+        var node: AsyncBuildNode? = self
+        while let current = node {
+            chain.append(current)
+            node = current.inlineParent
+        }
+        return chain
+    }
+
+    func stopWaiting(on node: AsyncBuildNode) {
+        if let index = waits.firstIndex(where: { $0 === node }) { waits.remove(at: index) }
+    }
+
+    /// The builds from this one to `target` following waits, both included; `nil` if none.
+    func pathOfWaits(to target: AsyncBuildNode) -> [AsyncBuildNode]? {
+        var visited = Set<ObjectIdentifier>()
+        func search(_ node: AsyncBuildNode) -> [AsyncBuildNode]? {
+            if node === target { return [node] }
+            guard visited.insert(ObjectIdentifier(node)).inserted else { return nil }
+            for next in node.waits {
+                if let rest = search(next) { return [node] + rest }
+            }
+            return nil
+        }
+        return search(self)
     }
 }
 
 /// What cycle detection needs of an async entry, whatever its service type.
 protocol AnyAsyncEntry: AnyObject, Sendable {
-    /// The entry whose build this entry's build is waiting for, if any; under the hierarchy's mutex.
-    var blockedOn: AnyAsyncEntry? { get set }
     var label: String { get }
     func reset()
     var isTransient: Bool { get }
-    /// Registers the same factory and scope in `container` (for `withOverrides`).
-    func copy(into container: Container)
+    /// Registers the same factory and scope in `container` (for `withOverrides`); returns the
+    /// copy's gate.
+    func copy(into container: Container) -> AnyServiceEntry?
     /// The transient entry in the table that answers a synchronous `resolve`.
     var gate: AnyServiceEntry? { get }
 }
 
 extension AsyncServiceEntry {
-    func copy(into container: Container) {
+    func copy(into container: Container) -> AnyServiceEntry? {
         container.registerAsync(Service.self, name: name, factory: factory)
-            .inObjectScope(isTransient ? .transient : .container)
+            .inObjectScope(isTransient ? .transient : .container).gate
     }
 }
 
@@ -186,20 +241,25 @@ extension AsyncServiceEntry {
 private enum AsyncNext<Service: Sendable> {
     case done(Service)
     case fail(ResolutionError)
-    case buildInline
+    case buildInline(AsyncBuildNode)
     case wait(AsyncBuild<Service>)
 }
 
 /// A build in flight and the continuations waiting for it.
 final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state under the hierarchy's mutex
     let generation: Int
+    let node: AsyncBuildNode
     private var waiters: [Int: CheckedContinuation<Service, any Error>] = [:]
     private var nextWaiter = 0
     private var result: Result<Service, ResolutionError>?
 
-    init(generation: Int) {
+    init(generation: Int, node: AsyncBuildNode) {
         self.generation = generation
+        self.node = node
     }
+
+    /// The continuations waiting now; under the hierarchy's mutex.
+    var waiterCount: Int { waiters.count }
 
     /// Records the result and hands back the waiters to resume (after unlocking).
     func complete(with outcome: Result<Service, ResolutionError>) -> [CheckedContinuation<Service, any Error>] {
@@ -232,9 +292,11 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
     }
 }
 
-/// The async entries being built in this task and the tasks it made, outermost first.
+/// The build whose factory runs in this task (inherited by the tasks it makes, so a wait in a
+/// child task counts as the build's own: conservative, it may report a cycle through a task the
+/// factory never awaits, but never misses one).
 enum AsyncBuildContext {
-    @TaskLocal static var chain: [AnyAsyncEntry] = []
+    @TaskLocal static var current: AsyncBuildNode?
 }
 
 extension Container {
@@ -307,7 +369,7 @@ extension SynchronizedResolver {
         guard let entry = asyncEntry(serviceType, name: name) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
-                .notRegistered, path: AsyncBuildContext.chain.map(\.label) + [label],
+                .notRegistered, path: (AsyncBuildContext.current?.inlineChain.reversed().map(\.label) ?? []) + [label],
                 message: "Graft: resolution failed: no async registration of \(label) (registerAsync).")
         }
         return try await entry.resolve(through: self)

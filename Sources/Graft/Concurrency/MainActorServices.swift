@@ -49,8 +49,20 @@ extension Container {
 }
 
 extension Container {
+    /// The gate in front of `entry`, if `entry` keeps the instances of a main-actor registration
+    /// made here or in an ancestor.
+    func mainActorGate<Service>(of entry: ServiceEntry<Service>) -> ServiceEntry<Service>? {
+        for container in selfAndAncestors {
+            if let registration = container.mainActorRegistrations.first(where: { $0.isolated === entry }) {
+                return registration.gate as? ServiceEntry<Service>
+            }
+        }
+        return nil
+    }
+
     /// Registers the transient entry that checks the thread, then resolves `isolated`.
-    func installMainActorGate<Service>(for isolated: ServiceEntry<Service>) {
+    @discardableResult
+    func installMainActorGate<Service>(for isolated: ServiceEntry<Service>) -> AnyServiceEntry {
         let label = serviceLabel(Service.self, name: isolated.name)
         let gate = register(Service.self, name: isolated.name) { (resolver: Resolver) throws -> Service in
             guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
@@ -63,6 +75,7 @@ extension Container {
             MainActorRegistration(gate: gate, isolated: isolated) { target in
                 target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
             })
+        return gate
     }
 }
 
@@ -70,8 +83,8 @@ extension Container {
 struct MainActorRegistration {
     let gate: AnyServiceEntry
     let isolated: AnyServiceEntry
-    /// Registers a copy in `target`, for `withOverrides`.
-    let copy: (Container) -> Void
+    /// Registers a copy in `target`, for `withOverrides`; returns the copy's gate.
+    let copy: (Container) -> AnyServiceEntry
 }
 
 /// The isolated entry's resolution failed; the request carries the reason.

@@ -55,6 +55,16 @@ extension Container {
             for original in selfAndAncestors.reversed() {
                 let copy = Container(
                     parent: parent, defaultObjectScope: original.defaultObjectScope as? ObjectScope ?? .graph)
+                // Main-actor and async registrations first, each with a gate of its own; the table
+                // below then maps the original gates (and forwards to them) to the new ones, and a
+                // later registration that shadowed a gate keeps shadowing it.
+                for registration in original.mainActorRegistrations {
+                    copied[ObjectIdentifier(registration.gate)] = registration.copy(copy)
+                }
+                for entry in original.asyncRegistrations.values {
+                    let gate = entry.copy(into: copy)
+                    if let old = entry.gate, let gate { copied[ObjectIdentifier(old)] = gate }
+                }
                 for (key, entry) in original.services.registrations {
                     let identity = ObjectIdentifier(entry)
                     let entryCopy = copied[identity] ?? entry.copy(into: copy)
@@ -64,10 +74,6 @@ extension Container {
                     let direct = key.service == entryCopy.cell.storedType ? entryCopy.cell : nil
                     copy.services.insert(entryCopy, for: key, directCell: direct)
                 }
-                // Main-actor registrations: a copy of the instance-keeping entry behind a new gate
-                // (the copied gate would still reach the original's entry).
-                for registration in original.mainActorRegistrations { registration.copy(copy) }
-                for entry in original.asyncRegistrations.values { entry.copy(into: copy) }
                 parent = copy
             }
             return parent!

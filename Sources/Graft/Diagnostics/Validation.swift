@@ -167,7 +167,7 @@ extension Container {
             selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
         let rootCount = entries.count
-        entries += mainActor.map(\.isolated)
+        entries += mainActor.map(\.isolated).filter { seen.insert(ObjectIdentifier($0)).inserted }
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
