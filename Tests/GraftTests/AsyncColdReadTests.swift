@@ -66,6 +66,7 @@ private final class CRBox<T: Sendable>: @unchecked Sendable {  // under `lock`
 }
 
 /// `operation`'s result, or `nil` if it has not finished within `seconds` (timed on a thread of its own).
+/// Generous bounds: under ThreadSanitizer, with the whole suite running, a run takes seconds.
 private func finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
     let finished = DispatchSemaphore(value: 0)
     let result = CRBox<T>()
@@ -109,7 +110,7 @@ private func isCycle(_ error: any Error) -> Bool {
             return Beta()
         }
         let resolver = container.synchronize()
-        let outcome = await finishes(within: 5) { () -> [Bool] in
+        let outcome = await finishes(within: 60) { () -> [Bool] in
             async let b: Bool = (try? await resolver.resolveAsync(Beta.self)) == nil
             await bGate.arrivals(1)  // B's build is under way (started by this task)
             async let a: Bool = (try? await resolver.resolveAsync(Alpha.self)) == nil
@@ -142,7 +143,7 @@ private func isCycle(_ error: any Error) -> Bool {
             return Gamma()
         }
         let resolver = container.synchronize()
-        let outcome = await finishes(within: 5) { () -> Int in
+        let outcome = await finishes(within: 60) { () -> Int in
             async let c: Bool = (try? await resolver.resolveAsync(Gamma.self)) == nil
             await cGate.arrivals(1)  // C's build is under way, started outside A
             async let a: Bool = (try? await resolver.resolveAsync(Alpha.self)) == nil
@@ -190,9 +191,9 @@ private func isCycle(_ error: any Error) -> Bool {
             return Gamma()
         }
         let resolver = container.synchronize()
-        let done = await finishes(within: 10) { (try? await resolver.resolveAsync(Alpha.self)) != nil }
+        let done = await finishes(within: 60) { (try? await resolver.resolveAsync(Alpha.self)) != nil }
         #expect(done == true)
-        _ = await finishes(within: 10) { while cOutcome.value == nil { await Task.yield() } }
+        _ = await finishes(within: 60) { while cOutcome.value == nil { await Task.yield() } }
         return cOutcome.value
     }
 
@@ -210,7 +211,7 @@ private func isCycle(_ error: any Error) -> Bool {
             await gate.wait(); _ = try await r.resolveAsync(Alpha.self); return Gamma()
         }
         let resolver = container.synchronize()
-        let outcome = await finishes(within: 10) { () -> Int in
+        let outcome = await finishes(within: 60) { () -> Int in
             async let a: Bool = (try? await resolver.resolveAsync(Alpha.self)) == nil
             async let b: Bool = (try? await resolver.resolveAsync(Beta.self)) == nil
             async let c: Bool = (try? await resolver.resolveAsync(Gamma.self)) == nil

@@ -40,6 +40,13 @@ enum BlackHole {
     static func consume(_ value: AnyObject?) {
         if let value { sink &+= UInt(bitPattern: ObjectIdentifier(value)) }
     }
+
+    /// For workloads that run on another thread (the async scenario): a lock-free consumption
+    /// would race with the main thread's `sink`, so this one only stops the optimizer.
+    @inline(never)
+    static func consumeFromAnyThread(_ value: AnyObject?) {
+        withExtendedLifetime(value) {}
+    }
 }
 
 func now() -> UInt64 {
@@ -116,6 +123,8 @@ enum Floor: String {
     case allocation = "lookup + allocation"
     /// Lock a recursive pthread mutex, look up a cached instance in a dictionary, unlock.
     case mutex = "lock + lookup + unlock"
+    /// The 10-node graph built by hand (same classes, same sharing), in a function not inlined.
+    case handWiredGraph = "hand-wired graph"
 
     func workload() -> (Int) -> Void {
         var factories: [ObjectIdentifier: () -> AnyObject] = [:]
@@ -140,6 +149,11 @@ enum Floor: String {
                     mutex.unlock()
                     BlackHole.consume(instance)
                 }
+            }
+        case .handWiredGraph:
+            let singleton = Singleton()
+            return { count in
+                for _ in 0..<count { BlackHole.consume(buildGraphByHand(singleton)) }
             }
         }
     }

@@ -17,7 +17,7 @@ let scenarios: [Scenario] = [
              graft: GraftWorkloads.transient, swinject: SwinjectWorkloads.transient),
     Scenario(name: "container-scoped resolve", operations: 8_000, floor: .mutex,
              graft: GraftWorkloads.containerScoped, swinject: SwinjectWorkloads.containerScoped),
-    Scenario(name: "10-node graph (18 resolves)", operations: 400, floor: nil,
+    Scenario(name: "10-node graph (18 resolves)", operations: 400, floor: .handWiredGraph,
              graft: GraftWorkloads.graph, swinject: SwinjectWorkloads.graph),
     Scenario(name: "1 of 10 named", operations: 6_000, floor: .allocation,
              graft: GraftWorkloads.named, swinject: SwinjectWorkloads.named),
@@ -39,6 +39,8 @@ let scenarios: [Scenario] = [
              graft: GraftWorkloads.registration, swinject: SwinjectWorkloads.registration),
     Scenario(name: "failed resolution, logging off", operations: 500, floor: nil,
              graft: GraftWorkloads.failedResolution, swinject: SwinjectWorkloads.failedResolution),
+    Scenario(name: "start-up: 10,000 services, 100 assemblies", operations: 1, floor: nil,
+             graft: GraftWorkloads.startUp, swinject: SwinjectWorkloads.startUp),
 ]
 
 struct Result {
@@ -68,6 +70,7 @@ var results: [Result] = []
 var failed = false
 var memoryFlat: Bool?
 var containerAllocations: Double?
+var startUpBytes: (Double, Double)?
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
     let graft = scenario.graft()
     let swinject = scenario.swinject()
@@ -114,8 +117,51 @@ for result in results {
                  result.speedUp, floorText))
 }
 
+// Start-up at scale, per registration.
+if let startUp = results.first(where: { $0.scenario.name.hasPrefix("start-up") }) {
+    let graftBytes = GraftWorkloads.startUpBytesPerRegistration()
+    let swinjectBytes = SwinjectWorkloads.startUpBytesPerRegistration()
+    print("\n## Start-up at scale: 10,000 registrations in 100 assemblies, each resolved once\n")
+    print("| | Graft | Swinject |")
+    print("| --- | ---: | ---: |")
+    print(String(format: "| ns per registration (registered and resolved once) | %.1f | %.1f |",
+                 startUp.graft / 10_000, startUp.swinject / 10_000))
+    print(String(format: "| heap bytes per registration | %.0f | %.0f |", graftBytes, swinjectBytes))
+    startUpBytes = (graftBytes, swinjectBytes)
+}
+
+// The layers added since the first benchmarks, each next to the plain path it wraps.
+var layerRatios: [(String, Double)] = []
+if only == nil || "layers".contains(only!) {
+    print("\n## New layers, each against the plain path it wraps (\(rounds) interleaved rounds, medians)\n")
+    print("| layer | layer ns/op | plain ns/op | layer / plain |")
+    print("| --- | ---: | ---: | ---: |")
+    for (name, layer, plain) in GraftWorkloads.layers() {
+        do {
+            try layer.check()
+            try plain.check()
+        } catch {
+            print("WRONG ANSWER in layer '\(name)': \(error)")
+            failed = true
+            continue
+        }
+        layer.run(2_000)
+        plain.run(2_000)
+        var layerTimes: [Double] = [], plainTimes: [Double] = [], ratios: [Double] = []
+        for _ in 0..<rounds {
+            let l = measure(5_000, layer.run)
+            let p = measure(5_000, plain.run)
+            layerTimes.append(l)
+            plainTimes.append(p)
+            ratios.append(l / p)
+        }
+        layerRatios.append((name, median(ratios)))
+        print(String(format: "| %@ | %.1f | %.1f | %.2fx |", name, median(layerTimes), median(plainTimes), median(ratios)))
+    }
+}
+
 // Floors, measured alone for reference.
-for floor in [Floor.allocation, .mutex] {
+for floor in [Floor.allocation, .mutex, .handWiredGraph] {
     let run = floor.workload()
     run(10_000)
     print(String(format: "floor %@: %.1f ns", floor.rawValue, median((0..<rounds).map { _ in measure(20_000, run) })))
@@ -145,7 +191,9 @@ if only == nil {
 // Targets.
 @MainActor func result(_ name: String) -> Result? { results.first { $0.scenario.name == name } }
 var targets: [(String, Bool?)] = []
-let resolveScenarios = results.filter { !$0.scenario.name.hasPrefix("registration") && !$0.scenario.name.hasPrefix("failed") }
+let resolveScenarios = results.filter {
+    !$0.scenario.name.hasPrefix("registration") && !$0.scenario.name.hasPrefix("failed") && !$0.scenario.name.hasPrefix("start-up")
+}
 targets.append(("every resolve scenario >= 10x faster than Swinject", resolveScenarios.isEmpty ? nil : resolveScenarios.allSatisfy { $0.speedUp >= 10 }))
 targets.append(("registration >= 5x faster", result("registration (1,000 via assembler)").map { $0.speedUp >= 5 }))
 targets.append(("failed resolution >= 20x faster", result("failed resolution, logging off").map { $0.speedUp >= 20 }))
@@ -156,6 +204,13 @@ if let two = result("2 threads, one synchronized view"), let one = result("synch
     targets.append(("2 threads <= 2x the single-thread figure (\(String(format: "%.2fx", two.graft / one.graft)))", two.graft <= 2 * one.graft))
 }
 targets.append(("zero allocations on a container-scoped resolve", containerAllocations.map { $0 == 0 }))
+targets.append(("transient <= 1.3x the allocation floor", result("transient resolve")?.overFloor.map { $0 <= 1.3 }))
+targets.append(("10-node graph <= 4x the hand-wired graph", result("10-node graph (18 resolves)")?.overFloor.map { $0 <= 4 }))
+targets.append(("start-up at scale >= 5x faster than Swinject", result("start-up: 10,000 services, 100 assemblies").map { $0.speedUp >= 5 }))
+targets.append(("start-up: fewer heap bytes per registration than Swinject", startUpBytes.map { $0.0 < $0.1 }))
+for (name, ratio) in layerRatios {
+    targets.append(("\(name) <= 1.5x its plain path (\(String(format: "%.2fx", ratio)))", ratio <= 1.5))
+}
 targets.append(("flat memory over 1,000,000 graph resolutions", memoryFlat))
 
 print("\n## Targets\n")

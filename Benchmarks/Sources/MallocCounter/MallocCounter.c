@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "MallocCounter.h"
 #include <stddef.h>
+#include <malloc.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
@@ -14,6 +15,8 @@ extern void __libc_free(void *pointer);
 static _Atomic uint64_t allocations = 0;
 
 uint64_t graft_malloc_count(void) { return allocations; }
+
+uint64_t graft_heap_bytes_in_use(void) { return (uint64_t)mallinfo2().uordblks; }
 
 void *malloc(size_t size) {
     allocations++;

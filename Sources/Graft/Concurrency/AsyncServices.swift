@@ -80,6 +80,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     /// Resolves through `resolver`, building if needed.
     func resolve(through resolver: SynchronizedResolver) async throws -> Service {
+        if let built = builtInstance() { return built }  // the common case: no task-local read
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.locked {
@@ -330,8 +331,10 @@ extension Container {
     func asyncEntry<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
         let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
         return hierarchy.locked {
-            for container in selfAndAncestors {
+            var level: Container? = viewed ?? self
+            while let container = level {
                 if let entry = container.asyncRegistrations[key] { return entry as? AsyncServiceEntry<Service> }
+                level = container.parent.map { $0.viewed ?? $0 }
             }
             return nil
         }

@@ -20,7 +20,7 @@
 /// `Sendable` type or an actor.
 @propertyWrapper
 public struct Injected<Service> {
-    private let box: InjectedBox<Service>
+    @usableFromInline let box: InjectedBox<Service>
 
     /// Captures ``SynchronizedResolver/current``; resolves the unnamed registration on first access.
     public init() {
@@ -34,25 +34,44 @@ public struct Injected<Service> {
     }
 
     /// The service: resolved on first access, then the same value.
+    @inlinable
     public var wrappedValue: Service {
-        box.value(wrapper: "Injected")
+        // Inlinable, so the cached value is read specialized: in unspecialized code, copying a
+        // `Service?` costs a runtime metadata lookup on every access.
+        if let value = box.cachedValue() { return value }
+        return box.value(wrapper: "Injected")
     }
 }
 
 extension Injected: Sendable where Service: Sendable {}
 
 /// The captured resolver and the value once resolved, shared by copies of the wrapper.
+@usableFromInline
 final class InjectedBox<Service>: @unchecked Sendable {
-    // `resolver`, `resolved` and `isResolved` are only touched under `hierarchy.mutex`: the
-    // resolver's own mutex, not one of the box's, so a first access made by a factory (already
-    // holding it) cannot deadlock against another thread's first access.
+    // `resolver` and `resolved` are only touched under `hierarchy.mutex`: the resolver's own
+    // mutex, not one of the box's, so a first access made by a factory (already holding it)
+    // cannot deadlock against another thread's first access.
     private let hierarchy: Hierarchy
     /// Held until the first resolution succeeds, then dropped: a singleton holding an `@Injected`
     /// would otherwise keep its own container alive (container, entry, singleton, box, resolver).
     private var resolver: SynchronizedResolver?
     let name: String?
-    private var resolved: Service?
-    private var isResolved = false
+    /// The value once resolved (`.some`, even for an optional service whose value is `nil`).
+    @usableFromInline var resolved: Service?
+
+    /// The value if resolved; reads it under the mutex. Inlined into the wrapper's getter.
+    @inlinable
+    func cachedValue() -> Service? {
+        lockForRead()
+        defer { unlockForRead() }
+        return resolved
+    }
+
+    @usableFromInline
+    func lockForRead() { hierarchy.mutex.lock() }
+
+    @usableFromInline
+    func unlockForRead() { hierarchy.mutex.unlock() }
 
     init(resolver: SynchronizedResolver, name: String?) {
         self.hierarchy = resolver.hierarchy
@@ -60,16 +79,17 @@ final class InjectedBox<Service>: @unchecked Sendable {
         self.name = name
     }
 
+    /// The first access (or one that raced it): resolves, and keeps the value.
+    @usableFromInline
     func value(wrapper: String) -> Service {
         hierarchy.locked {
-            if isResolved { return resolved! }
+            if let resolved { return resolved }
             let resolver = self.resolver!
             switch resolveInItsOwnRequest(Service.self, name: name, through: resolver) {
             case .success(let made):
                 // Kept unless a validation made it (it lives in the validation's graph only).
                 if !hierarchy.isValidating {
                     resolved = made
-                    isResolved = true
                     self.resolver = nil
                 }
                 return made
@@ -89,7 +109,11 @@ func resolveInItsOwnRequest<Service>(
     name: String?,
     through resolver: SynchronizedResolver
 ) -> Result<Service, ResolutionError> {
-    resolver.withObjectGraph(GraphIdentifier()) { view in
+    let resolve = { (view: Container) in
         Result { () throws(ResolutionError) -> Service in try view.require(serviceType, name: name) }
     }
+    // Outside any resolution a resolution is a request of its own already; inside one (a factory
+    // reading the property), a graph of its own makes it one.
+    if resolver.hierarchy.locked({ resolver.hierarchy.depth == 0 }) { return resolve(resolver) }
+    return resolver.withObjectGraph(GraphIdentifier(), closure: resolve)
 }
