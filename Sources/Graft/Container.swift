@@ -25,18 +25,18 @@ public class Container {
     /// The default scope's kind, worked out once rather than per registration.
     private final let defaultScopeKind: ObjectScope.Kind
     @usableFromInline final let services: RegistrationTable
-    @usableFromInline final private(set) var behaviors: [Behavior] = []
+    @exclusivity(unchecked) @usableFromInline final private(set) var behaviors: [Behavior] = []
     /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone.
-    @usableFromInline final private(set) var link: ContainerLink!
+    @exclusivity(unchecked) @usableFromInline final private(set) var link: ContainerLink!
     /// For a synchronized view, the container it views (which holds the registrations); `nil` for a
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
     /// Main-actor registrations (``registerMain(_:name:factory:)``): their instance-keeping entries
     /// are not in the table, so resets and diagnostics find them here.
-    final var mainActorRegistrations: [MainActorRegistration] = []
+    @exclusivity(unchecked) final var mainActorRegistrations: [MainActorRegistration] = []
     /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
-    final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
+    @exclusivity(unchecked) final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
 
     /// Makes a container.
     ///

@@ -17,7 +17,7 @@ public final class ServiceEntry<Service> {
     public let name: String?
     /// The scope instances of this registration live in.
     public var objectScope: ObjectScopeProtocol { scope }
-    @usableFromInline var scope: ObjectScopeProtocol
+    @exclusivity(unchecked) @usableFromInline var scope: ObjectScopeProtocol
 
     /// The factory of a registration without arguments, stored as given.
     @usableFromInline let plainFactory: ((Resolver) -> Service)?
@@ -57,7 +57,7 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) @usableFromInline var instanceCount = 0
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
-    var settingsTakeTheMutex = false
+    @exclusivity(unchecked) var settingsTakeTheMutex = false
 
     /// Runs a change of settings, under the mutex if registered through a synchronized view.
     func changingSettings(_ change: () -> Void) -> Self {
