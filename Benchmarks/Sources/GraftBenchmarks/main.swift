@@ -60,6 +60,11 @@ if let profiled = ProcessInfo.processInfo.environment["GRAFT_BENCH_PROFILE"] {
         workload.run(200_000)
         print("profiled \(scenario.name)")
     }
+    for (name, layer, _) in GraftWorkloads.layers() where name.contains(profiled) {
+        try layer.check()
+        layer.run(200_000)
+        print("profiled \(name)")
+    }
     exit(0)
 }
 

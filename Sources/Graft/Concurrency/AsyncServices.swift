@@ -22,8 +22,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     let factory: @Sendable (SynchronizedResolver) async throws -> Service
     let link: ContainerLink
     private(set) var isTransient = false
-    private var built: Service?
-    private var hasBuilt = false
+    @usableFromInline private(set) var built: Service?
+    @usableFromInline private(set) var hasBuilt = false
     private var build: AsyncBuild<Service>?
     /// Moves on with every reset and change of scope: a build started before keeps its result for
     /// its own waiters but caches nothing.
@@ -60,9 +60,19 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 
     /// The instance built, if any (for a synchronous `resolve`).
+    @inlinable
     func builtInstance() -> Service? {
-        link.hierarchy.locked { hasBuilt ? built : nil }
+        lockState()
+        defer { unlockState() }
+        return hasBuilt ? built : nil
     }
+
+    /// The hierarchy's mutex, which guards this entry's state.
+    @usableFromInline
+    func lockState() { link.hierarchy.mutex.lock() }
+
+    @usableFromInline
+    func unlockState() { link.hierarchy.mutex.unlock() }
 
     /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
     func reset() {
@@ -329,11 +339,21 @@ extension Container {
 
     /// The async registration of `Service` under `name`, here or in the nearest ancestor.
     func asyncEntry<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
-        let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
-        return hierarchy.locked {
+        asyncEntryObject(ObjectIdentifier(Service.self), name: name) as? AsyncServiceEntry<Service>
+    }
+
+    /// The async registration under `service` and `name`, here or in the nearest ancestor, untyped
+    /// (non-generic, so the lookup needs no metadata).
+    @usableFromInline
+    final func asyncEntryObject(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
+        hierarchy.locked {
             var level: Container? = viewed ?? self
             while let container = level {
-                if let entry = container.asyncRegistrations[key] { return entry as? AsyncServiceEntry<Service> }
+                if !container.asyncRegistrations.isEmpty,
+                    let entry = container.asyncRegistrations[AsyncKey(service: service, name: name)]
+                {
+                    return entry
+                }
                 level = container.parent.map { $0.viewed ?? $0 }
             }
             return nil
@@ -366,8 +386,25 @@ extension SynchronizedResolver {
     ///
     /// - Throws: ``ResolutionError`` (not registered, the factory threw, a cycle among async
     ///   factories), or `CancellationError` when the calling task is cancelled while waiting.
+    ///
+    /// Inlinable: a service already built is read in the caller, specialized, with no suspension
+    /// and no runtime metadata lookup; the rest of the path is out of line.
+    @inlinable
     public func resolveAsync<Service: Sendable>(
         _ serviceType: Service.Type, name: String? = nil
+    ) async throws -> Service {
+        if let entry = asyncEntryObject(ObjectIdentifier(Service.self), name: name) {
+            // The key includes `Service`: the entry registered under it is an `AsyncServiceEntry<Service>`
+            // (checked in debug builds by `unsafeDowncast`).
+            if let built = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self).builtInstance() { return built }
+        }
+        return try await resolveAsyncBuilding(serviceType, name: name)
+    }
+
+    /// `resolveAsync` when the service is not built yet, or not registered.
+    @usableFromInline
+    func resolveAsyncBuilding<Service: Sendable>(
+        _ serviceType: Service.Type, name: String?
     ) async throws -> Service {
         guard let entry = asyncEntry(serviceType, name: name) else {
             let label = serviceLabel(Service.self, name: name)

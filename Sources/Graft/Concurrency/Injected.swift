@@ -23,12 +23,14 @@ public struct Injected<Service> {
     @usableFromInline let box: InjectedBox<Service>
 
     /// Captures ``SynchronizedResolver/current``; resolves the unnamed registration on first access.
+    @inlinable
     public init() {
         self.init(name: nil)
     }
 
     /// Captures ``SynchronizedResolver/current``; resolves the registration under `name` on first
-    /// access.
+    /// access. (Inlinable: the box is made with the caller's metadata, not looked up at run time.)
+    @inlinable
     public init(name: String?) {
         box = InjectedBox(resolver: SynchronizedResolver.current, name: name)
     }
@@ -46,6 +48,10 @@ public struct Injected<Service> {
 extension Injected: Sendable where Service: Sendable {}
 
 /// The captured resolver and the value once resolved, shared by copies of the wrapper.
+///
+/// Its reads and the first resolution are inlinable, so they run specialized in the caller: in
+/// unspecialized code every `Service?` and `Result` would cost a runtime metadata lookup (they were
+/// a third of a first access). The state stays internal behind `@usableFromInline` members.
 @usableFromInline
 final class InjectedBox<Service>: @unchecked Sendable {
     // `resolver` and `resolved` are only touched under `hierarchy.mutex`: the resolver's own
@@ -54,10 +60,17 @@ final class InjectedBox<Service>: @unchecked Sendable {
     private let hierarchy: Hierarchy
     /// Held until the first resolution succeeds, then dropped: a singleton holding an `@Injected`
     /// would otherwise keep its own container alive (container, entry, singleton, box, resolver).
-    private var resolver: SynchronizedResolver?
-    let name: String?
+    @usableFromInline var resolver: SynchronizedResolver?
+    @usableFromInline let name: String?
     /// The value once resolved (`.some`, even for an optional service whose value is `nil`).
     @usableFromInline var resolved: Service?
+
+    @usableFromInline
+    init(resolver: SynchronizedResolver, name: String?) {
+        self.hierarchy = resolver.hierarchy
+        self.resolver = resolver
+        self.name = name
+    }
 
     /// The value if resolved; reads it under the mutex. Inlined into the wrapper's getter.
     @inlinable
@@ -73,32 +86,51 @@ final class InjectedBox<Service>: @unchecked Sendable {
     @usableFromInline
     func unlockForRead() { hierarchy.mutex.unlock() }
 
-    init(resolver: SynchronizedResolver, name: String?) {
-        self.hierarchy = resolver.hierarchy
-        self.resolver = resolver
-        self.name = name
+    /// The first access (or one that raced it): resolves under the mutex, and keeps the value.
+    @inlinable
+    func value(wrapper: StaticString) -> Service {
+        enterResolution()
+        defer { exitResolution() }
+        if let resolved { return resolved }
+        let resolver = self.resolver!  // set until a value is kept, which was checked just above
+        do {
+            // Outside any resolution a resolution is a request of its own already; inside one (a
+            // factory reading the property), a graph of its own makes it one, so a failure of the
+            // enclosing request cannot roll back what this keeps.
+            let made =
+                isOutsideResolutions()
+                ? try resolver.require(Service.self, name: name)
+                : try resolver.withObjectGraph(GraphIdentifier()) { try $0.require(Service.self, name: name) }
+            // Kept unless a validation made it (it lives in the validation's graph only).
+            if !isValidating() {
+                resolved = made
+                self.resolver = nil
+            }
+            return made
+        } catch {
+            failedFirstAccess(error, wrapper: wrapper, service: Service.self, resolver: resolver)
+        }
     }
 
-    /// The first access (or one that raced it): resolves, and keeps the value.
     @usableFromInline
-    func value(wrapper: String) -> Service {
-        hierarchy.locked {
-            if let resolved { return resolved }
-            let resolver = self.resolver!
-            switch resolveInItsOwnRequest(Service.self, name: name, through: resolver) {
-            case .success(let made):
-                // Kept unless a validation made it (it lives in the validation's graph only).
-                if !hierarchy.isValidating {
-                    resolved = made
-                    self.resolver = nil
-                }
-                return made
-            case .failure(let error):
-                let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
-                preconditionFailure(
-                    "Graft: @\(wrapper) could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
-            }
-        }
+    func enterResolution() { hierarchy.enterLocked() }
+
+    @usableFromInline
+    func exitResolution() { hierarchy.exitLocked() }
+
+    @usableFromInline
+    func isOutsideResolutions() -> Bool { hierarchy.depth == 0 }
+
+    @usableFromInline
+    func isValidating() -> Bool { hierarchy.isValidating }
+
+    @usableFromInline
+    func failedFirstAccess(
+        _ error: any Error, wrapper: StaticString, service: Any.Type, resolver: SynchronizedResolver
+    ) -> Never {
+        let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
+        preconditionFailure(
+            "Graft: @\(wrapper) could not resolve \(serviceLabel(service, name: name)): \(error)\(hint)")
     }
 }
 
