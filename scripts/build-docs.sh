@@ -19,9 +19,11 @@ mkdir -p "$SYMBOLS" "$CATALOG"
 # Symbol graphs of the public API, without the members Swift synthesizes from other modules'
 # protocols (`!=` of `Equatable`, and the like), which have no documentation to give.
 swift build --target Graft --scratch-path "$SCRATCH" >/dev/null
+SDK_ARGS=()
+if [ "$(uname)" = Darwin ]; then SDK_ARGS=(-sdk "$(xcrun --show-sdk-path)"); fi
 swift symbolgraph-extract -module-name Graft -I "$(swift build --scratch-path "$SCRATCH" --show-bin-path)/Modules" \
     -target "$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')" \
-    -output-dir "$SYMBOLS" -skip-synthesized-members -minimum-access-level public
+    "${SDK_ARGS[@]}" -output-dir "$SYMBOLS" -skip-synthesized-members -minimum-access-level public
 
 cp -R Documentation/. "$CATALOG/"
 for article in "$CATALOG"/*.md; do
