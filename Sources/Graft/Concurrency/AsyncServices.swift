@@ -102,16 +102,15 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                     return .fail(cycle(Array(waiter.inlineChain[repeated...].reversed()).map(\.label) + [label]))
                 }
                 let node = AsyncBuildNode(entry: self, label: label, inlineParent: waiter)
-                waiter?.waits.append(node)
+                if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
                 return .buildInline(node)
             }
             if let build {
                 // Waiting on a build that waits, through others, on the waiter is a cycle. The
                 // check and the new edge are made under one lock, so two builds cannot both wait.
-                if let waiter, let path = build.node.pathOfWaits(to: waiter) {
+                if let waiter, let path = AsyncWaitGraph.addUnlessCycle(from: waiter, to: build.node) {
                     return .fail(cycle(path.map(\.label) + [build.node.label]))
                 }
-                waiter?.waits.append(build.node)
                 return .wait(build)
             }
             let node = AsyncBuildNode(entry: self, label: label, inlineParent: nil)
@@ -128,7 +127,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                 }
                 self.finish(started, with: outcome)
             }
-            waiter?.waits.append(node)
+            if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
             return .wait(started)
         }
         switch next {
@@ -137,7 +136,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         case .fail(let error):
             throw error
         case .buildInline(let node):
-            defer { hierarchy.locked { waiter?.stopWaiting(on: node) } }
+            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: node) } }
             do {
                 return try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
             } catch let cancelled as CancellationError {
@@ -146,7 +145,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                 throw failure(error, path: node.inlineChain.reversed().map(\.label))
             }
         case .wait(let build):
-            defer { hierarchy.locked { waiter?.stopWaiting(on: build.node) } }
+            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build.node) } }
             return try await build.wait(in: hierarchy.mutex)
         }
     }
@@ -181,11 +180,38 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 }
 
+/// The graph of which build waits for which, across every container hierarchy of the process (a
+/// factory may wait on a service of another hierarchy: a captured container, a `withOverrides`
+/// copy). Guarded by one process-wide mutex, taken after a hierarchy's mutex when both are held and
+/// never held across an `await`: a check and the edge it allows are one step, whatever the
+/// hierarchies involved.
+enum AsyncWaitGraph {
+    private static let mutex = RecursiveMutex()
+
+    static func add(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
+        mutex.withLock { waiter.waits.append(target) }
+    }
+
+    /// Adds the edge unless `target` already waits, through others, on `waiter`: then returns that
+    /// path (the cycle the edge would close), from `target` to `waiter`.
+    static func addUnlessCycle(from waiter: AsyncBuildNode, to target: AsyncBuildNode) -> [AsyncBuildNode]? {
+        mutex.withLock {
+            if let path = target.pathOfWaits(to: waiter) { return path }
+            waiter.waits.append(target)
+            return nil
+        }
+    }
+
+    static func remove(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
+        mutex.withLock { waiter.stopWaiting(on: target) }
+    }
+}
+
 /// A build in progress, as a node of the graph of who waits for whom: a `.container` build (its
 /// own task), or a transient built inline in its caller's task. A wait is an edge from the build
-/// whose factory (or a task it started) waits, to the build waited for; edges change only under
-/// the hierarchy's mutex, and a new edge is refused when it would close a cycle.
-final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under the hierarchy's mutex
+/// whose factory (or a task it started) waits, to the build waited for; a new edge is refused when
+/// it would close a cycle.
+final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `AsyncWaitGraph`'s mutex
     let entry: AnyObject
     let label: String
     /// For a transient built inline: the build in whose factory it runs.
@@ -303,9 +329,10 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
     }
 }
 
-/// The build whose factory runs in this task (inherited by the tasks it makes, so a wait in a
-/// child task counts as the build's own: conservative, it may report a cycle through a task the
-/// factory never awaits, but never misses one).
+/// The build whose factory runs in this task (inherited by the child tasks and `Task {}` it makes,
+/// so a wait there counts as the build's own: conservative, it may report a cycle through a task
+/// the factory never awaits). `Task.detached` inherits nothing: a cycle closed through a detached
+/// task is not seen, and waits forever (documented).
 enum AsyncBuildContext {
     @TaskLocal static var current: AsyncBuildNode?
 }
