@@ -12,89 +12,15 @@ private final class Plug: Sendable {
     init(serial: Int) { self.serial = serial }
 }
 
-/// A gate tasks wait at until it is opened (no sleeps).
-private final class Latch: @unchecked Sendable {  // state under `lock`
-    private let lock = NSLock()
-    private var isOpen = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var arrivals = 0
-    private var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now: Bool = lock.withLock {
-                arrivals += 1
-                let ready = arrivalWaiters.filter { $0.0 <= arrivals }
-                arrivalWaiters.removeAll { $0.0 <= arrivals }
-                for (_, waiter) in ready { waiter.resume() }
-                if isOpen { return true }
-                waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func arrivals(_ count: Int) async {
-        await withCheckedContinuation { continuation in
-            let now: Bool = lock.withLock {
-                if arrivals >= count { return true }
-                arrivalWaiters.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let all: [CheckedContinuation<Void, Never>] = lock.withLock {
-            isOpen = true
-            defer { waiting = [] }
-            return waiting
-        }
-        for waiter in all { waiter.resume() }
-    }
-}
-
-private final class CRBox<T: Sendable>: @unchecked Sendable {  // under `lock`
-    private let lock = NSLock()
-    private var stored: T?
-    var value: T? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-/// `operation`'s result, or `nil` if it has not finished within `seconds` (timed on a thread of its own).
-/// Generous bounds: under ThreadSanitizer, with the whole suite running, a run takes seconds.
-private func finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
-    let finished = DispatchSemaphore(value: 0)
-    let result = CRBox<T>()
-    Task {
-        result.value = await operation()
-        finished.signal()
-    }
-    let inTime = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }
-            .start()
-    }
-    return inTime ? result.value : nil
-}
-
 /// Yields until `condition` (read under the hierarchy's mutex) holds.
 private func until(_ hierarchy: Hierarchy, _ condition: @escaping () -> Bool) async {
     while !hierarchy.locked(condition) { await Task.yield() }
 }
 
-private func isCycle(_ error: any Error) -> Bool {
-    guard let error = error as? ResolutionError, case .circularDependency = error.reason else { return false }
-    return true
-}
-
 @Suite struct AsyncColdReadAsyncTests {
     /// A (.container) -> X (.transient) -> B (.container) -> A, with B's build started by another task.
     @Test func cycleThroughATransientAsyncServiceIsDetected() async {
-        let bGate = Latch()
+        let bGate = TestGate()
         let container = Container()
         container.registerAsync(Alpha.self) { r in
             _ = try await r.resolveAsync(Xform.self)
@@ -124,10 +50,10 @@ private func isCycle(_ error: any Error) -> Bool {
     /// A's build waits for two builds at once (a Task it made, and its own await); when the second
     /// wait ends, the first must still count.
     @Test func cycleWhileABuildWaitsOnTwoServicesIsDetected() async {
-        let cGate = Latch()
+        let cGate = TestGate()
         let container = Container()
-        let boxes = CRBox<AsyncServiceEntry<Alpha>>()
-        let cEntry = CRBox<AsyncServiceEntry<Gamma>>()
+        let boxes = LockedBox<AsyncServiceEntry<Alpha>>()
+        let cEntry = LockedBox<AsyncServiceEntry<Gamma>>()
         boxes.value = container.registerAsync(Alpha.self) { r in
             let side = Task { try await r.resolveAsync(Gamma.self) }  // inherits the chain [A]
             await until(r.hierarchy) { cEntry.value!.inFlightWaiterCount >= 2 }  // the side task waits for C
@@ -168,8 +94,8 @@ private func isCycle(_ error: any Error) -> Bool {
     }
 
     private func prefetchOutcome(cancelTheWait: Bool) async throws -> String? {
-        let cOutcome = CRBox<String>()
-        let entries = CRBox<AsyncServiceEntry<Alpha>>()
+        let cOutcome = LockedBox<String>()
+        let entries = LockedBox<AsyncServiceEntry<Alpha>>()
         let container = Container()
         entries.value = container.registerAsync(Alpha.self) { r in
             let prefetch = Task { try await r.resolveAsync(Gamma.self) }
@@ -199,7 +125,7 @@ private func isCycle(_ error: any Error) -> Bool {
 
     /// A -> B -> C -> A, each build started by its own task: reported.
     @Test func threeTaskCycleIsReported() async {
-        let gate = Latch()
+        let gate = TestGate()
         let container = Container()
         container.registerAsync(Alpha.self) { r in
             await gate.wait(); _ = try await r.resolveAsync(Beta.self); return Alpha()
@@ -281,7 +207,7 @@ private func isCycle(_ error: any Error) -> Bool {
     }
 
     @Test func cancelledBeforeAskingAndAfterCompletion() async throws {
-        let builds = CRBox<Int>()
+        let builds = LockedBox<Int>()
         let container = Container()
         container.registerAsync(Plug.self) { _ in
             builds.value = (builds.value ?? 0) + 1

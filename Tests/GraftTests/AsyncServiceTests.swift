@@ -27,76 +27,6 @@ private final class SerialSource: @unchecked Sendable {  // `count` is only touc
     var value: Int { lock.withLock { count } }
 }
 
-/// A gate tasks wait at until it is opened (no sleeps).
-private final class Turnstile: @unchecked Sendable {  // `isOpen` and `waiting` are only touched under `lock`
-    private let lock = NSLock()
-    private var isOpen = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var arrivals = 0
-    private var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow: Bool = lock.withLock {
-                arrivals += 1
-                let ready = arrivalWaiters.filter { $0.0 <= arrivals }
-                arrivalWaiters.removeAll { $0.0 <= arrivals }
-                for (_, waiter) in ready { waiter.resume() }
-                if isOpen { return true }
-                waiting.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    /// Returns once `count` tasks have arrived at `wait()`.
-    func arrivals(_ count: Int) async {
-        await withCheckedContinuation { continuation in
-            let now: Bool = lock.withLock {
-                if arrivals >= count { return true }
-                arrivalWaiters.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let all: [CheckedContinuation<Void, Never>] = lock.withLock {
-            isOpen = true
-            defer { waiting = [] }
-            return waiting
-        }
-        for waiter in all { waiter.resume() }
-    }
-}
-
-/// Runs `operation` and returns its result, or `nil` if it has not finished within `seconds`
-/// (measured on a thread of its own: no sleep, and the cooperative pool is not blocked).
-private func within<T: Sendable>(seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
-    let finished = DispatchSemaphore(value: 0)
-    let result = LockedResult<T>()
-    Task {
-        result.value = await operation()
-        finished.signal()
-    }
-    let inTime = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }
-            .start()
-    }
-    return inTime ? result.value : nil
-}
-
-private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored` is only touched under `lock`
-    private let lock = NSLock()
-    private var stored: T?
-    var value: T? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
 @Suite struct AsyncServiceTests {
     @Test func aThousandTasksShareOneBuild() async throws {
         let builds = SerialSource()
@@ -131,7 +61,7 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
 
     @Test func throwingFactoryFailsEveryWaiterAndCachesNothing() async throws {
         let attempts = SerialSource()
-        let gate = Turnstile()
+        let gate = TestGate()
         let container = Container()
         container.registerAsync(Socket.self) { _ in
             let attempt = attempts.next()
@@ -167,7 +97,7 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
 
     @Test func cancelledWaiterStopsWaitingAndTheBuildIsKept() async throws {
         let builds = SerialSource()
-        let gate = Turnstile()
+        let gate = TestGate()
         let container = Container()
         container.registerAsync(Socket.self) { _ in
             await gate.wait()
@@ -193,7 +123,7 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
             _ = try await r.resolveAsync(Port.self); return Starboard()
         }
         let resolver = container.synchronize()
-        let outcome = await within(seconds: 30) { () -> [String]? in
+        let outcome = await finishes(within: 60) { () -> [String]? in
             do {
                 _ = try await resolver.resolveAsync(Port.self)
                 return nil
@@ -208,7 +138,7 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
     }
 
     @Test func cycleAcrossTwoTasksIsReportedNotDeadlocked() async {
-        let started = Turnstile()
+        let started = TestGate()
         let container = Container()
         container.registerAsync(Port.self) { r in
             await started.wait()
@@ -224,7 +154,7 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
         }
         let resolver = container.synchronize()
         started.open()
-        let outcome = await within(seconds: 30) { () -> Int in
+        let outcome = await finishes(within: 60) { () -> Int in
             async let left: Bool = (try? await resolver.resolveAsync(Port.self)) == nil
             async let right: Bool = (try? await resolver.resolveAsync(Starboard.self)) == nil
             return await [left, right].filter { $0 }.count
@@ -246,7 +176,7 @@ private final class LockedResult<T: Sendable>: @unchecked Sendable {  // `stored
 
     @Test func resetDuringABuildIsNotCachedForLaterCallers() async throws {
         let builds = SerialSource()
-        let gate = Turnstile()
+        let gate = TestGate()
         let container = Container()
         container.registerAsync(Socket.self) { _ in
             let serial = builds.next()

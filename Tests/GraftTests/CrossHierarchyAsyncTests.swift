@@ -8,54 +8,6 @@ private final class C13B: Sendable {}
 private final class C13X: Sendable {}
 private final class C13Y: Sendable {}
 
-private final class C13Box<T: Sendable>: @unchecked Sendable {  // under `lock`
-    private let lock = NSLock()
-    private var stored: T?
-    var value: T? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-/// Releases every task once `count` have arrived (no sleeps).
-private final class C13Barrier: @unchecked Sendable {  // under `lock`
-    private let lock = NSLock()
-    private let count: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    init(_ count: Int) { self.count = count }
-    func arrive() async {
-        await withCheckedContinuation { continuation in
-            let all: [CheckedContinuation<Void, Never>] = lock.withLock {
-                waiting.append(continuation)
-                guard waiting.count == count else { return [] }
-                defer { waiting = [] }
-                return waiting
-            }
-            for waiter in all { waiter.resume() }
-        }
-    }
-}
-
-/// `operation`'s result, or `nil` if it has not finished within `seconds` (timed on a thread of its own).
-private func c13Finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
-    let finished = DispatchSemaphore(value: 0)
-    let result = C13Box<T>()
-    Task {
-        result.value = await operation()
-        finished.signal()
-    }
-    let inTime = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }
-            .start()
-    }
-    return inTime ? result.value : nil
-}
-
-private func c13IsCycle(_ error: (any Error)?) -> Bool {
-    guard let error = error as? ResolutionError, case .circularDependency = error.reason else { return false }
-    return true
-}
-
 @Suite struct CrossHierarchyAsyncTests {
     /// A (in one container) awaits B (in another, unrelated container) and B awaits A; both builds
     /// start at the same time. The wait graph is global (task-local nodes), but each edge is
@@ -69,7 +21,7 @@ private func c13IsCycle(_ error: (any Error)?) -> Bool {
             let c2 = Container()
             let r1 = c1.synchronize()
             let r2 = c2.synchronize()
-            let barrier = C13Barrier(2)
+            let barrier = TestBarrier(2)
             c1.registerAsync(C13A.self) { _ in
                 await barrier.arrive()
                 _ = try await r2.resolveAsync(C13B.self)
@@ -80,7 +32,7 @@ private func c13IsCycle(_ error: (any Error)?) -> Bool {
                 _ = try await r1.resolveAsync(C13A.self)
                 return C13B()
             }
-            let outcome = await c13Finishes(within: 60) { () -> Int in
+            let outcome = await finishes(within: 60) { () -> Int in
                 async let a: Bool = (try? await r1.resolveAsync(C13A.self)) == nil
                 async let b: Bool = (try? await r2.resolveAsync(C13B.self)) == nil
                 return [await a, await b].filter { $0 }.count
@@ -100,7 +52,7 @@ private func c13IsCycle(_ error: (any Error)?) -> Bool {
             let c2 = Container()
             let r1 = c1.synchronize()
             let r2 = c2.synchronize()
-            let barrier = C13Barrier(2)
+            let barrier = TestBarrier(2)
             c1.registerAsync(C13X.self) { _ in
                 await barrier.arrive(); return C13X()
             }
@@ -113,7 +65,7 @@ private func c13IsCycle(_ error: (any Error)?) -> Bool {
                 _ = try await (x, y)
                 return C13A()
             }
-            let done = await c13Finishes(within: 60) { (try? await r1.resolveAsync(C13A.self)) != nil }
+            let done = await finishes(within: 60) { (try? await r1.resolveAsync(C13A.self)) != nil }
             #expect(done == true)
         }
     }
@@ -121,31 +73,6 @@ private func c13IsCycle(_ error: (any Error)?) -> Bool {
 
 private final class C13ZA: Sendable {}
 private final class C13ZB: Sendable {}
-
-/// Opens once (no sleeps).
-private final class C13Gate: @unchecked Sendable {  // under `lock`
-    private let lock = NSLock()
-    private var isOpen = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now: Bool = lock.withLock {
-                if isOpen { return true }
-                waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-    func open() {
-        let all: [CheckedContinuation<Void, Never>] = lock.withLock {
-            isOpen = true
-            defer { waiting = [] }
-            return waiting
-        }
-        for waiter in all { waiter.resume() }
-    }
-}
 
 extension CrossHierarchyAsyncTests {
     /// As `crossHierarchyCycleStartedConcurrently`, with a wider window: each build first has many
@@ -160,10 +87,10 @@ extension CrossHierarchyAsyncTests {
             let c2 = sameHierarchy ? Container(parent: c1) : Container()
             let r1 = c1.synchronize()
             let r2 = c2.synchronize()
-            let barrier = C13Barrier(2)
-            let release = C13Gate()
-            let aNode = C13Box<AsyncBuildNode>()
-            let bNode = C13Box<AsyncBuildNode>()
+            let barrier = TestBarrier(2)
+            let release = TestGate()
+            let aNode = LockedBox<AsyncBuildNode>()
+            let bNode = LockedBox<AsyncBuildNode>()
             let zA = c1.registerAsync(C13ZA.self) { _ in
                 await release.wait(); return C13ZA()
             }
@@ -198,7 +125,7 @@ extension CrossHierarchyAsyncTests {
                 _ = await fan.value
                 return C13B()
             }
-            let outcome = await c13Finishes(within: 60) { () -> Int in
+            let outcome = await finishes(within: 60) { () -> Int in
                 async let a: Bool = (try? await r1.resolveAsync(C13A.self)) == nil
                 async let b: Bool = (try? await r2.resolveAsync(C13B.self)) == nil
                 return [await a, await b].filter { $0 }.count

@@ -1,0 +1,103 @@
+import Foundation
+
+@testable import Graft
+
+/// A value handed between tasks and threads.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {  // `stored` is only touched under `lock`
+    private let lock = NSLock()
+    private var stored: Value?
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// A gate tasks wait at until it is opened, counting who arrived (no sleeps).
+final class TestGate: @unchecked Sendable {  // every field is only touched under `lock`
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var arrived = 0
+    private var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
+
+    /// Arrives, then waits until the gate is open.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow: Bool = lock.withLock {
+                arrived += 1
+                let ready = arrivalWaiters.filter { $0.0 <= arrived }
+                arrivalWaiters.removeAll { $0.0 <= arrived }
+                for (_, waiter) in ready { waiter.resume() }
+                if isOpen { return true }
+                waiting.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Returns once `count` tasks have arrived at `wait()`.
+    func arrivals(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now: Bool = lock.withLock {
+                if arrived >= count { return true }
+                arrivalWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let all: [CheckedContinuation<Void, Never>] = lock.withLock {
+            isOpen = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for waiter in all { waiter.resume() }
+    }
+}
+
+/// Releases every task once `count` have arrived (no sleeps).
+final class TestBarrier: @unchecked Sendable {  // `waiting` is only touched under `lock`
+    private let lock = NSLock()
+    private let count: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { self.count = count }
+
+    func arrive() async {
+        await withCheckedContinuation { continuation in
+            let all: [CheckedContinuation<Void, Never>] = lock.withLock {
+                waiting.append(continuation)
+                guard waiting.count == count else { return [] }
+                defer { waiting = [] }
+                return waiting
+            }
+            for waiter in all { waiter.resume() }
+        }
+    }
+}
+
+/// `operation`'s result, or `nil` if it has not finished within `seconds`, timed on a thread of its
+/// own (no sleep, and the cooperative pool is not blocked). Generous bounds: under
+/// ThreadSanitizer, with the whole suite running, a run takes seconds.
+func finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    let finished = DispatchSemaphore(value: 0)
+    let result = LockedBox<T>()
+    Task {
+        result.value = await operation()
+        finished.signal()
+    }
+    let inTime = await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }
+            .start()
+    }
+    return inTime ? result.value : nil
+}
+
+/// Whether `error` is a `ResolutionError` for a circular dependency.
+func isCycle(_ error: (any Error)?) -> Bool {
+    guard let error = error as? ResolutionError, case .circularDependency = error.reason else { return false }
+    return true
+}
