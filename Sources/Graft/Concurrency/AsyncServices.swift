@@ -373,19 +373,30 @@ extension Container {
     /// (non-generic, so the lookup needs no metadata).
     @usableFromInline
     final func asyncEntryObject(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
-        hierarchy.locked {
-            var level: Container? = viewed ?? self
-            while let container = level {
-                if !container.asyncRegistrations.isEmpty,
-                    let entry = container.asyncRegistrations[AsyncKey(service: service, name: name)]
-                {
-                    return entry
-                }
-                level = container.parent.map { $0.viewed ?? $0 }
-            }
-            return nil
-        }
+        hierarchy.locked { asyncEntryObjectLocked(service, name: name) }
     }
+
+    /// ``asyncEntryObject(_:name:)`` with the hierarchy's mutex already held.
+    @usableFromInline
+    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
+        var level: Container? = viewed ?? self
+        while let container = level {
+            if !container.asyncRegistrations.isEmpty,
+                let entry = container.asyncRegistrations[AsyncKey(service: service, name: name)]
+            {
+                return entry
+            }
+            level = container.parent.map { $0.viewed ?? $0 }
+        }
+        return nil
+    }
+
+    /// The hierarchy's mutex, which guards the async registrations and their entries' state.
+    @usableFromInline
+    final func lockAsyncRegistrations() { hierarchy.mutex.lock() }
+
+    @usableFromInline
+    final func unlockAsyncRegistrations() { hierarchy.mutex.unlock() }
 }
 
 /// The key of an async registration.
@@ -420,11 +431,18 @@ extension SynchronizedResolver {
     public func resolveAsync<Service: Sendable>(
         _ serviceType: Service.Type, name: String? = nil
     ) async throws -> Service {
-        if let entry = asyncEntryObject(ObjectIdentifier(Service.self), name: name) {
+        // One lock round trip: the entries of this hierarchy and their state share its mutex.
+        lockAsyncRegistrations()
+        if let entry = asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: name) {
             // The key includes `Service`: the entry registered under it is an `AsyncServiceEntry<Service>`
             // (checked in debug builds by `unsafeDowncast`).
-            if let built = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self).builtInstance() { return built }
+            let typed = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self)
+            if typed.hasBuilt, let built = typed.built {
+                unlockAsyncRegistrations()
+                return built
+            }
         }
+        unlockAsyncRegistrations()
         return try await resolveAsyncBuilding(serviceType, name: name)
     }
 
