@@ -25,18 +25,34 @@ public class Container {
     /// The default scope's kind, worked out once rather than per registration.
     private final let defaultScopeKind: ObjectScope.Kind
     @usableFromInline final let services: RegistrationTable
-    @exclusivity(unchecked) @usableFromInline final private(set) var behaviors: [Behavior] = []
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline final private(set) var behaviors: [Behavior] = []
+    #else
+        @exclusivity(unchecked) @usableFromInline final private(set) var behaviors: [Behavior] = []
+    #endif
     /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone.
-    @exclusivity(unchecked) @usableFromInline final private(set) var link: ContainerLink!
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline final private(set) var link: ContainerLink!
+    #else
+        @exclusivity(unchecked) @usableFromInline final private(set) var link: ContainerLink!
+    #endif
     /// For a synchronized view, the container it views (which holds the registrations); `nil` for a
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
     /// Main-actor registrations (``registerMain(_:name:factory:)``): their instance-keeping entries
     /// are not in the table, so resets and diagnostics find them here.
-    @exclusivity(unchecked) final var mainActorRegistrations: [MainActorRegistration] = []
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        final var mainActorRegistrations: [MainActorRegistration] = []
+    #else
+        @exclusivity(unchecked) final var mainActorRegistrations: [MainActorRegistration] = []
+    #endif
     /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
-    @exclusivity(unchecked) final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
+    #else
+        @exclusivity(unchecked) final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
+    #endif
 
     /// Makes a container.
     ///

@@ -17,7 +17,11 @@ public final class ServiceEntry<Service> {
     public let name: String?
     /// The scope instances of this registration live in.
     public var objectScope: ObjectScopeProtocol { scope }
-    @exclusivity(unchecked) @usableFromInline var scope: ObjectScopeProtocol
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline var scope: ObjectScopeProtocol
+    #else
+        @exclusivity(unchecked) @usableFromInline var scope: ObjectScopeProtocol
+    #endif
 
     /// The factory of a registration without arguments, stored as given.
     @usableFromInline let plainFactory: ((Resolver) -> Service)?
@@ -54,10 +58,18 @@ public final class ServiceEntry<Service> {
     /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
     @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
     /// Instances this entry's factory made (for `Container.registrations`).
-    @exclusivity(unchecked) @usableFromInline var instanceCount = 0
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline var instanceCount = 0
+    #else
+        @exclusivity(unchecked) @usableFromInline var instanceCount = 0
+    #endif
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
-    @exclusivity(unchecked) var settingsTakeTheMutex = false
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        var settingsTakeTheMutex = false
+    #else
+        @exclusivity(unchecked) var settingsTakeTheMutex = false
+    #endif
 
     /// Runs a change of settings, under the mutex if registered through a synchronized view.
     func changingSettings(_ change: () -> Void) -> Self {

@@ -46,12 +46,24 @@ final class Hierarchy {
     }
     /// `failure != nil`, as one byte: the path asks it on every construction, and reading the
     /// optional error would copy (and, in a debug build, give stack space to) the whole struct.
-    @exclusivity(unchecked) private(set) var hasFailed = false
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        private(set) var hasFailed = false
+    #else
+        @exclusivity(unchecked) private(set) var hasFailed = false
+    #endif
     /// The latest failure recorded (a request that failed, or a resolution that returned `nil`
     /// for a reason other than a missing registration), and a count of them: `require` compares
     /// the count before and after its resolution to know whether the failure is its own.
-    @exclusivity(unchecked) private(set) var lastError: ResolutionError?
-    @exclusivity(unchecked) private(set) var errorCount = 0
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        private(set) var lastError: ResolutionError?
+    #else
+        @exclusivity(unchecked) private(set) var lastError: ResolutionError?
+    #endif
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        private(set) var errorCount = 0
+    #else
+        @exclusivity(unchecked) private(set) var errorCount = 0
+    #endif
     /// The current graph's identifier, made only when someone asks for it.
     @exclusivity(unchecked) private var graph: GraphIdentifier?
     /// Whether the current graph's identifier was handed out, so the graph may be resolved again.
@@ -73,9 +85,17 @@ final class Hierarchy {
     /// Messages held back until the outermost synchronized call has released `mutex`.
     @exclusivity(unchecked) private var heldMessages: [String] = []
     /// The validation running (``Container/validate()``), which observes every resolution.
-    @exclusivity(unchecked) private(set) var validation: ValidationRecorder?
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        private(set) var validation: ValidationRecorder?
+    #else
+        @exclusivity(unchecked) private(set) var validation: ValidationRecorder?
+    #endif
     /// `validation != nil`, as one byte for the path to test.
-    @exclusivity(unchecked) private(set) var isValidating = false
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        private(set) var isValidating = false
+    #else
+        @exclusivity(unchecked) private(set) var isValidating = false
+    #endif
 
     /// Registrations made in child containers, by service type, for failure messages that name
     /// registrations a container cannot see. Guarded by `mutex`: a child is filled on any thread,

@@ -1,0 +1,87 @@
+import Testing
+
+@testable import Graft
+
+// The settings fields this session marked `@exclusivity(unchecked)` in release builds keep their
+// dynamic exclusivity checks in debug builds (where these tests run): each test below re-enters
+// the code that holds such a field while user code runs, so an overlapping access would trap.
+
+private final class Widget {}
+private final class Gadget {}
+private final class Sprocket {}
+private final class Cog: Sendable {}
+
+/// Registers, and adds another behavior, from inside the callback of a registration.
+private final class ReentrantBehavior: Behavior {
+    var seen: [String] = []
+    func container<Type, Service>(
+        _ container: Container,
+        didRegisterType type: Type.Type,
+        toService entry: ServiceEntry<Service>,
+        withName name: String?
+    ) {
+        seen.append("\(Type.self)")
+        if Type.self == Widget.self {
+            container.register(Gadget.self) { _ in Gadget() }.inObjectScope(.container)
+            container.addBehavior(Recorder())
+        }
+    }
+}
+
+private final class Recorder: Behavior {
+    func container<Type, Service>(
+        _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
+        withName name: String?
+    ) {}
+}
+
+/// Registers through a view and changes another entry's scope when released.
+private final class Departing {
+    let view: SynchronizedResolver
+    let entry: ServiceEntry<Sprocket>
+    init(view: SynchronizedResolver, entry: ServiceEntry<Sprocket>) {
+        self.view = view
+        self.entry = entry
+    }
+    deinit {
+        view.register(Gadget.self) { _ in Gadget() }.inObjectScope(.container)
+        view.registerAsync(Cog.self) { _ in Cog() }
+        entry.inObjectScope(.transient)
+    }
+}
+
+@Suite struct UncheckedFieldsReentrancyTests {
+    @Test func behaviorRegistersAndAddsABehaviorDuringARegistration() {
+        let behavior = ReentrantBehavior()
+        let container = Container(behaviors: [behavior])
+        container.register(Widget.self) { _ in Widget() }
+        #expect(behavior.seen == ["Widget", "Gadget"])
+        #expect(container.resolve(Gadget.self) === container.resolve(Gadget.self))
+    }
+
+    @Test func factoryChangesScopesAndRegistersDuringValidation() {
+        let container = Container()
+        let sprocket = container.register(Sprocket.self) { _ in Sprocket() }.inObjectScope(.container)
+        container.register(Widget.self) { r in
+            sprocket.inObjectScope(.transient)  // changes an entry validation switched to the graph scope
+            r.resolve(Container.self)?.register(Gadget.self) { _ in Gadget() }
+            return Widget()
+        }
+        container.register(Container.self) { _ in container }.inObjectScope(.transient)
+        _ = container.validate()
+        #expect(sprocket.objectScope === ObjectScope.transient)  // the factory's change is kept
+        #expect(container.resolve(Sprocket.self) !== container.resolve(Sprocket.self))
+        #expect(container.resolve(Gadget.self) != nil)
+    }
+
+    @Test func deinitRegistersThroughAViewWhileRemoveAllReleases() async throws {
+        let container = Container()
+        let view = container.synchronize()
+        let sprocket = container.register(Sprocket.self) { _ in Sprocket() }.inObjectScope(.container)
+        container.register(Departing.self) { _ in Departing(view: view, entry: sprocket) }.inObjectScope(.container)
+        _ = container.resolve(Departing.self)
+        container.removeAll()  // releases Departing, whose deinit registers through the view
+        #expect(container.resolve(Gadget.self) != nil)
+        #expect(try await view.resolveAsync(Cog.self) === (try await view.resolveAsync(Cog.self)))
+    }
+}
