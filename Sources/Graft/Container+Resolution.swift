@@ -4,13 +4,13 @@ extension Container: Resolver {
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
         if viewed != nil { return resolveThroughView(serviceType, name: nil) }
-        return resolveWithoutArguments(serviceType, name: nil, resolver: self)
+        return resolveWithoutArguments(serviceType, name: nil)
     }
 
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         if viewed != nil { return resolveThroughView(serviceType, name: name) }
-        return resolveWithoutArguments(serviceType, name: name, resolver: self)
+        return resolveWithoutArguments(serviceType, name: name)
     }
 
     // Transparent (inlined even in debug builds): on a deep chain of resolutions with arguments,
@@ -39,27 +39,65 @@ extension Container: Resolver {
 // entry's own methods do the work, reading `Service` from the entry itself, and arguments travel
 // as a pointer to their tuple.
 extension Container {
-    /// Resolves `serviceType` with no arguments, passing `resolver` to the factories that run.
+    /// Resolves `serviceType` with no arguments, passing this container (or view) to the factories
+    /// that run.
     ///
     /// Inlinable: called on a concrete `Container`, a `.container`-scoped hit is specialized in the
     /// caller and costs a table probe and a copy, retaining nothing but the instance returned.
     @inlinable
-    func resolveWithoutArguments<Service>(
-        _ serviceType: Service.Type,
-        name: String?,
-        resolver: @autoclosure () -> Resolver
-    ) -> Service? {
+    func resolveWithoutArguments<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
         guard let slot = slot(for: key) else {
-            return resolveUnregistered(serviceType, key: key, resolver: resolver())
+            return resolveUnregistered(serviceType, key: key, resolver: self)
         }
         // `directCell` is set only where the key's service type is the entry's own `Service`, and
         // the key was made from this `Service`: the cell holds values of exactly this type.
-        if let cell = slot.pointee.directCell, cell.hasInstance {
-            cell.countResolution()
-            return cell.instance(as: Service.self)
+        if let cell = slot.pointee.directCell {
+            if cell.hasInstance {
+                cell.countResolution()
+                return cell.instance(as: Service.self)
+            }
+            if cell.plan != InstanceCell.planGeneral { return resolvePlanned(slot, cell: cell, as: serviceType) }
         }
-        return resolve(slot, as: serviceType, resolver: resolver())
+        return resolve(slot, as: serviceType, resolver: self)
+    }
+
+    /// A transient or graph-scoped entry with a plain factory and no `initCompleted` action (the
+    /// cell's plan says so): the graph's instance if it has one, else the factory is called here,
+    /// specialized in the caller, between the two halves of a construction that the entry runs
+    /// out of line (``ServiceEntry/beginPlanned(in:)``, ``ServiceEntry/finishPlanned(_:from:in:resolver:)``).
+    /// What these halves do not cover (validation, a recalled graph) they leave to the general path.
+    @inlinable
+    func resolvePlanned<Service>(
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
+        cell: InstanceCell,
+        as serviceType: Service.Type
+    ) -> Service? {
+        if cell.hasGraphInstance && cell.plan == InstanceCell.planGraph {
+            cell.countResolution()
+            return cell.graphInstance(as: Service.self)
+        }
+        // A direct cell belongs to a `ServiceEntry` of the key's own type (see `RegistrationTable.Slot`):
+        // the cast only states that (and is checked in debug builds). Retained for the call: the
+        // factory may change the table.
+        let entry = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self)
+        let start = entry.beginPlanned(in: hierarchy)
+        switch start.outcome {
+        case .factory:
+            // The plan is set only for an entry with a plain factory.
+            guard let factory = entry.plainFactory else { preconditionFailure("Graft: planned entry without factory") }
+            let resolver: Resolver = self  // one existential for both calls: making one retains
+            let made = factory(resolver)
+            switch entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver) {
+            case .made: return made
+            case .failed: return nil
+            case .kept: return try? entry.finishKept(from: start, in: hierarchy)
+            }
+        case .refused:
+            return nil
+        case .general:
+            return entry.resolve(as: Service.self, in: self, resolver: self, arguments: nil)
+        }
     }
 
     /// Everything but a `.container`-scoped hit, out of line.
@@ -157,7 +195,46 @@ extension Container {
 /// Ends a resolution that cannot produce an instance; the message has been logged already.
 /// Typed throws carry the failure without an `Optional<Service>` in unspecialized code, whose
 /// metadata the runtime would have to look up on every call.
-struct ResolutionFailed: Error {}
+@usableFromInline
+struct ResolutionFailed: Error {
+    @usableFromInline init() {}
+}
+
+/// How the second half of a planned construction ended (``ServiceEntry/finishPlanned(_:from:in:resolver:)``).
+@usableFromInline
+enum PlannedFinish {
+    /// Return the instance the factory made.
+    case made
+    /// The request failed: return `nil`.
+    case failed
+    /// The scope kept another instance while the factory ran (a circular resolution through an
+    /// `initCompleted` action): return that one, with ``ServiceEntry/finishKept(from:in:)``.
+    case kept
+}
+
+/// How the first half of a planned construction ended (``ServiceEntry/beginPlanned(in:)``).
+@usableFromInline
+struct PlannedStart {
+    @usableFromInline
+    enum Outcome {
+        /// The frame is pushed: call the factory, then ``ServiceEntry/finishPlanned(_:from:in:resolver:)``.
+        case factory
+        /// The request has failed, or this would be a cycle or too deep: the resolution returns `nil`.
+        case refused
+        /// Nothing was done: take the general path.
+        case general
+    }
+
+    @usableFromInline let outcome: Outcome
+    let request: Hierarchy.Request?
+    let outerFrame: Int
+
+    init(_ outcome: Outcome, request: Hierarchy.Request? = nil, outerFrame: Int = -1) {
+        self.outcome = outcome
+        self.request = request
+        self.outerFrame = outerFrame
+    }
+}
 
 extension ServiceEntry {
     @usableFromInline
@@ -345,6 +422,49 @@ extension ServiceEntry {
         return made
     }
 
+    /// The first half of a planned construction (``Container/resolvePlanned(_:cell:as:resolver:)``):
+    /// what `resolve(as:in:resolver:arguments:)` and `construct` do before the factory runs.
+    @usableFromInline
+    func beginPlanned(in hierarchy: Hierarchy) -> PlannedStart {
+        // Validation observes and rescopes; a recalled graph may hold this entry's instance.
+        if _slowPath(hierarchy.isValidating || hierarchy.recalled != nil) { return PlannedStart(.general) }
+        cell.countResolution()
+        let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
+        guard canConstruct(in: hierarchy) else {
+            if let request { _ = hierarchy.endRequest(request) }
+            return PlannedStart(.refused)
+        }
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        return PlannedStart(.factory, request: request, outerFrame: outerFrame)
+    }
+
+    /// The second half: pops the factory's frame, then keeps the instance as `construct` does.
+    /// - Returns: Whether the resolution returns `made`, fails, or returns the instance the scope
+    ///   kept meanwhile (``keptInstance(in:)``).
+    @usableFromInline
+    func finishPlanned(
+        _ made: Service,
+        from start: PlannedStart,
+        in hierarchy: Hierarchy,
+        resolver: Resolver
+    ) -> PlannedFinish {
+        hierarchy.popFactory(self)
+        factoryFrame = start.outerFrame
+        instanceCount &+= 1
+        // A kept instance is read before the request ends (ending it may end the graph): the
+        // caller does both with ``finishKept(from:in:)``.
+        if settle(made, in: hierarchy, resolver: resolver) { return .kept }
+        if let request = start.request, !hierarchy.endRequest(request) { return .failed }
+        return .made
+    }
+
+    /// After ``finishPlanned(_:from:in:resolver:)`` said `.kept`: the kept instance, and the request ended.
+    @usableFromInline
+    func finishKept(from start: PlannedStart, in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
+        try finishWithKeptInstance(in: hierarchy, request: start.request)
+    }
+
     // `checkBeforeConstructing` and `settle` are inlined in release builds; in debug builds they
     // are frames of their own, so their locals are off the stack while the factory (and every
     // level below it) runs.
@@ -355,7 +475,7 @@ extension ServiceEntry {
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
         if hierarchy.hasFailed { return false }
-        if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(self) {
+        if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {
             failCycle(in: hierarchy)
             return false
         }
@@ -373,6 +493,10 @@ extension ServiceEntry {
     @inline(__always)
     private func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Bool {
         guard !hierarchy.hasFailed else { return false }
+        if scopeKind == .transient {  // keeps nothing: no call to ask or keep
+            if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
+            return false
+        }
         if isKeepingAnInstance(in: hierarchy) { return true }
         keep(made, in: hierarchy)
         if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }

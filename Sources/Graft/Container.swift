@@ -20,7 +20,7 @@
 /// Every member is `final`, so calls from other modules are direct and inlinable.
 public class Container {
     @usableFromInline final let parent: Container?
-    final let hierarchy: Hierarchy
+    @usableFromInline final let hierarchy: Hierarchy
     @usableFromInline final let defaultObjectScope: ObjectScopeProtocol
     /// The default scope's kind, worked out once rather than per registration.
     private final let defaultScopeKind: ObjectScope.Kind

@@ -40,12 +40,16 @@ public final class ServiceEntry<Service> {
     @usableFromInline let link: ContainerLink
     var container: Container? { link.container }
 
-    @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind
+    @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind {
+        didSet { updatePlan() }
+    }
     @exclusivity(unchecked) @usableFromInline var storage: InstanceStorage?
     /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
     /// non-generic function type, so making an entry and running them needs no metadata lookup.
     @exclusivity(unchecked) @usableFromInline var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
-    @exclusivity(unchecked) @usableFromInline var hasInitCompletedActions = false
+    @exclusivity(unchecked) @usableFromInline var hasInitCompletedActions = false {
+        didSet { updatePlan() }
+    }
 
     /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
     @usableFromInline let cell = InstanceCell(for: Service.self)
@@ -102,6 +106,21 @@ public final class ServiceEntry<Service> {
         self.throwingFactory = throwingFactory
         self.scope = container.defaultObjectScope
         (scopeKind, storage) = container.defaultScopeStorage()
+        updatePlan()
+    }
+
+    /// Writes to the cell which construction the inlinable path may run itself (see
+    /// ``InstanceCell/plan``): called whenever the scope, the `initCompleted` actions or (at init)
+    /// the factories are set, so the cell never says more than the entry allows.
+    @usableFromInline
+    func updatePlan() {
+        let plain = plainFactory != nil && throwingFactory == nil && !hasInitCompletedActions
+        cell.plan =
+            switch scopeKind {
+            case .transient where plain: InstanceCell.planTransient
+            case .graph where plain: InstanceCell.planGraph
+            default: InstanceCell.planGeneral
+            }
     }
 
     deinit {

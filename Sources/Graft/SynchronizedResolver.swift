@@ -41,7 +41,7 @@ extension Container {
         hierarchy.enterLocked()
         defer { hierarchy.exitLocked() }
         if _slowPath(hierarchy.isValidating) { observeIfValidating(serviceType, name: name) }
-        return resolveWithoutArguments(serviceType, name: name, resolver: self)
+        return resolveWithoutArguments(serviceType, name: name)
     }
 
     /// While ``Container/validate()`` runs, notes a resolution without arguments made through its

@@ -78,7 +78,7 @@ extension Container {
         }
         defer { if isView { exitViewLock() } }
         let errors = errorCount
-        if let instance = resolveWithoutArguments(serviceType, name: name, resolver: self) { return instance }
+        if let instance = resolveWithoutArguments(serviceType, name: name) { return instance }
         throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: [])
     }
 

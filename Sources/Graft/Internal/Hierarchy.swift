@@ -235,8 +235,10 @@ final class Hierarchy {
 
     /// Re-entering `entry` while its own factory runs, with no `initCompleted` in between, can only
     /// recurse forever: `A`'s factory needs `B`, whose factory needs `A`, and so on.
-    func isConstructorCycle(_ entry: AnyServiceEntry) -> Bool {
-        entry.factoryFrame >= 0 && completionFrame < entry.factoryFrame
+    /// `factoryFrame` is the entry's own (its running factory's frame, or -1).
+    @inline(__always)
+    func isConstructorCycle(factoryFrame: Int) -> Bool {
+        factoryFrame >= 0 && completionFrame < factoryFrame
     }
 
     /// `A -> B -> A`, from the first frame of `entry` to the innermost.
@@ -264,6 +266,7 @@ final class Hierarchy {
 
     /// Where a request started, to undo exactly what it made. Trivial (no reference-counted
     /// field), so making and passing one costs no retain.
+    @usableFromInline
     struct Request {
         fileprivate let keptMark: Int
         fileprivate let graphMark: Int

@@ -1,8 +1,9 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: a 24-byte header (three state bytes, the
-/// identity of the type stored at 8, the count of resolutions at 16), then two `Service` values, [0] kept by `.container` and [1] the
-/// current graph's (or a finished graph's, waiting to be released).
+/// The memory where an entry keeps its instances: a 24-byte header (four state bytes, the
+/// identity of the type stored at 8, the count of resolutions at 16), then two `Service` values,
+/// [0] kept by `.container` and [1] the current graph's (or a finished graph's, waiting to be
+/// released).
 ///
 /// Raw memory rather than `Service?` properties: in unspecialized code every `Optional<Service>`
 /// costs a runtime metadata lookup. And the registration table keeps a copy of this pointer, so a
@@ -39,6 +40,7 @@ struct InstanceCell {
             : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
         base.storeBytes(of: false, as: Bool.self)
         base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
+        base.storeBytes(of: Self.planGeneral, toByteOffset: 2, as: UInt8.self)
         base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
         base.storeBytes(of: 0, toByteOffset: 16, as: Int.self)
@@ -71,13 +73,28 @@ struct InstanceCell {
         base.storeBytes(of: base.load(fromByteOffset: 16, as: Int.self) &+ 1, toByteOffset: 16, as: Int.self)
     }
 
+    @inlinable @inline(__always)
     var hasGraphInstance: Bool { graphState == Self.graphHeld }
 
-    static let graphEmpty: UInt8 = 0
-    static let graphHeld: UInt8 = 1
-    static let graphFinished: UInt8 = 2
+    @usableFromInline static let graphEmpty: UInt8 = 0
+    @usableFromInline static let graphHeld: UInt8 = 1
+    @usableFromInline static let graphFinished: UInt8 = 2
 
-    private var graphState: UInt8 { base.load(fromByteOffset: 1, as: UInt8.self) }
+    @inlinable @inline(__always)
+    var graphState: UInt8 { base.load(fromByteOffset: 1, as: UInt8.self) }
+
+    /// Which construction the inlinable resolution path runs itself for this cell's entry (byte 2),
+    /// kept by the entry (``ServiceEntry/updatePlan()``) as its settings change: a plain factory,
+    /// no `initCompleted` action, and the scope. Anything else takes the general path.
+    @inlinable
+    var plan: UInt8 {
+        get { base.load(fromByteOffset: 2, as: UInt8.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 2, as: UInt8.self) }
+    }
+
+    @usableFromInline static let planGeneral: UInt8 = 0
+    @usableFromInline static let planTransient: UInt8 = 1
+    @usableFromInline static let planGraph: UInt8 = 2
 
     private func setGraphState(_ state: UInt8) {
         base.storeBytes(of: state, toByteOffset: 1, as: UInt8.self)
@@ -118,9 +135,11 @@ struct InstanceCell {
     }
 
     /// The current graph's instance; only while ``hasGraphInstance``.
+    @inlinable @inline(__always)
     func graphInstance<Service>(as type: Service.Type) -> Service {
         assert(hasGraphInstance, "InstanceCell: read of an empty graph slot")
-        return values(type)[1]
+        assert(storedType == ObjectIdentifier(Service.self), "InstanceCell: graph slot read as \(Service.self)")
+        return (base + Self.valueOffset(type)).assumingMemoryBound(to: Service.self)[1]
     }
 
     /// Stores the `.container` value; only while the slot is empty (the scope keeps one instance,

@@ -1,0 +1,222 @@
+import Testing
+
+@testable import Graft
+
+// The planned path (`Container.resolvePlanned`) runs a transient or graph-scoped plain factory from
+// inlinable code, between two out-of-line halves, after an `unsafeDowncast` of the slot's entry.
+// These tests attack it from inside the factory it is running (the entry's settings, the table and
+// the container change while the factory runs), and compare it with the general path on random
+// programs.
+
+private final class Part {
+    let label: String
+    let children: [Part?]
+    init(_ label: String, _ children: [Part?] = []) {
+        self.label = label
+        self.children = children
+    }
+}
+
+/// Calls back into the container when released, while a graph ends.
+private final class Echo {
+    let onDeinit: () -> Void
+    init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}
+
+@Suite struct PlannedPathTests {
+    @Test func thePlanFollowsTheEntrysSettings() {
+        let container = Container()
+        let entry = container.register(Part.self) { _ in Part("p") }
+        #expect(entry.cell.plan == InstanceCell.planGraph)
+        entry.inObjectScope(.transient)
+        #expect(entry.cell.plan == InstanceCell.planTransient)
+        entry.inObjectScope(.container)
+        #expect(entry.cell.plan == InstanceCell.planGeneral)
+        entry.inObjectScope(.transient).initCompleted { _, _ in }
+        #expect(entry.cell.plan == InstanceCell.planGeneral)
+        let throwing = container.register(Part.self, name: "t") { _ throws in Part("t") }
+        #expect(throwing.cell.plan == InstanceCell.planGeneral)
+        let withArgument = container.register(Part.self, name: "a") { _, label in Part(label) }
+        #expect(withArgument.cell.plan == InstanceCell.planGeneral)
+        #expect(container.resolve(Part.self, name: "a", argument: "x")?.label == "x")
+    }
+
+    @Test func aFactoryThatRemovesEverythingStillReturnsItsInstance() {
+        let container = Container()
+        container.register(Part.self) { _ in
+            container.removeAll()
+            return Part("made while removed")
+        }
+        .inObjectScope(.transient)
+        #expect(container.resolve(Part.self)?.label == "made while removed")
+        #expect(container.resolve(Part.self) == nil)
+        container.register(Part.self) { _ in Part("again") }
+        #expect(container.resolve(Part.self)?.label == "again")
+    }
+
+    @Test func aFactoryThatReplacesItsOwnRegistrationFinishesWithTheOldEntry() {
+        let container = Container()
+        var runs = 0
+        container.register(Part.self) { _ in
+            runs += 1
+            container.register(Part.self) { _ in Part("new") }.inObjectScope(.container)
+            return Part("old")
+        }
+        #expect(container.resolve(Part.self)?.label == "old")
+        let kept = container.resolve(Part.self)
+        #expect(kept?.label == "new")
+        #expect(container.resolve(Part.self) === kept)
+        #expect(runs == 1)
+    }
+
+    @Test func aFactoryThatChangesItsOwnScopeIsKeptAsTheNewScopeSays() {
+        let container = Container()
+        var entry: ServiceEntry<Part>?
+        entry = container.register(Part.self) { _ in
+            entry?.inObjectScope(.container)
+            return Part("kept")
+        }
+        .inObjectScope(.transient)
+        let first = container.resolve(Part.self)
+        #expect(first != nil)
+        #expect(container.resolve(Part.self) === first)
+        #expect(entry?.cell.plan == InstanceCell.planGeneral)
+        entry = nil
+    }
+
+    @Test func anActionAddedByTheFactoryRunsForThatInstance() {
+        let container = Container()
+        var entry: ServiceEntry<Part>?
+        var completed: [String] = []
+        entry = container.register(Part.self) { _ in
+            entry?.initCompleted { _, part in completed.append(part.label) }
+            return Part("first")
+        }
+        .inObjectScope(.transient)
+        #expect(container.resolve(Part.self)?.label == "first")
+        #expect(completed == ["first"])
+        entry = nil
+    }
+
+    @Test func aCycleThroughPlannedEntriesFailsAndLeavesTheContainerUsable() {
+        let container = Container()
+        container.register(Part.self, name: "a") { r in Part("a", [r.resolve(Part.self, name: "b")]) }
+            .inObjectScope(.transient)
+        container.register(Part.self, name: "b") { r in Part("b", [r.resolve(Part.self, name: "a")]) }
+        #expect(container.resolve(Part.self, name: "a") == nil)
+        let error = #expect(throws: ResolutionError.self) { try container.require(Part.self, name: "a") }
+        #expect(error?.reason.description == "circular dependency")
+        container.register(Part.self, name: "b") { _ in Part("b") }
+        #expect(container.resolve(Part.self, name: "a")?.children.first??.label == "b")
+    }
+
+    @Test func aDeinitThatResolvesWhileTheGraphEndsGetsANewGraph() {
+        let container = Container()
+        var echoes = 0
+        container.register(Part.self) { _ in Part("leaf") }
+        container.register(Echo.self) { r in
+            let leaf = r.resolve(Part.self)
+            return Echo {
+                echoes += 1
+                // The graph that held `leaf` is ending: this is a new request, with a new leaf.
+                if echoes == 1 { #expect(container.resolve(Part.self) !== leaf) }
+            }
+        }
+        .inObjectScope(.transient)
+        _ = container.resolve(Echo.self)
+        #expect(echoes == 1)
+        #expect(container.resolve(Part.self) != nil)
+    }
+
+    @Test func validationKeepsThePlansAndTheScopes() {
+        let container = Container()
+        container.register(Part.self, name: "t") { _ in Part("t") }.inObjectScope(.transient)
+        container.register(Part.self, name: "g") { r in
+            Part("g", [r.resolve(Part.self, name: "t"), r.resolve(Part.self, name: "t")])
+        }
+        #expect(container.validate().isValid)
+        let g = container.resolve(Part.self, name: "g")
+        #expect(g?.children.count == 2)
+        #expect(g?.children[0] !== g?.children[1])
+        #expect(container.registrations.first { $0.name == "t" }?.resolutionCount ?? 0 >= 2)
+    }
+
+    /// Random programs of named registrations (each scope, factories resolving others, some cycles),
+    /// resolved twice from each of two containers built from the same program: one on the planned
+    /// path, one forced onto the general path by an empty `initCompleted` action on every entry.
+    /// The instances' sharing and the failures must be the same.
+    @Test func plannedAndGeneralPathsAgreeOnRandomPrograms() {
+        var generator = SplitMix(seed: 0x9A4F_13C7)
+        for program in 0..<400 {
+            let count = 2 + Int(generator.next() % 6)
+            var scopes: [ObjectScope] = []
+            var dependencies: [[Int]] = []
+            for index in 0..<count {
+                scopes.append([ObjectScope.transient, .graph, .graph, .container][Int(generator.next() % 4)])
+                var dependsOn: [Int] = []
+                for other in 0..<count where other != index && generator.next() % 3 == 0 {
+                    // Mostly later services; an earlier one now and then makes a cycle possible.
+                    if other > index || generator.next() % 4 == 0 { dependsOn.append(other) }
+                }
+                dependencies.append(dependsOn)
+            }
+            func build(forcingGeneralPath: Bool) -> Container {
+                let container = Container()
+                for index in 0..<count {
+                    let dependsOn = dependencies[index]
+                    let entry = container.register(Part.self, name: "s\(index)") { r in
+                        Part("s\(index)", dependsOn.map { r.resolve(Part.self, name: "s\($0)") })
+                    }
+                    .inObjectScope(scopes[index])
+                    if forcingGeneralPath { entry.initCompleted { _, _ in } }
+                }
+                return container
+            }
+            let planned = build(forcingGeneralPath: false)
+            let general = build(forcingGeneralPath: true)
+            var plannedShapes = ShapeRecorder()
+            var generalShapes = ShapeRecorder()
+            for round in 0..<2 {
+                for index in 0..<count {
+                    let name = "s\(index)"
+                    let p = plannedShapes.shape(of: planned.resolve(Part.self, name: name))
+                    let g = generalShapes.shape(of: general.resolve(Part.self, name: name))
+                    #expect(p == g, "program \(program), round \(round), \(name): \(p) vs \(g)")
+                    if p != g { return }
+                }
+            }
+        }
+    }
+}
+
+/// Describes an instance tree by identity: each distinct instance gets the next number the first
+/// time it is seen (across every call), so equal shapes mean equal sharing. Every instance seen is
+/// kept alive, so no address is reused for another.
+private struct ShapeRecorder {
+    private var numbers: [ObjectIdentifier: Int] = [:]
+    private var seen: [Part] = []
+
+    mutating func shape(of part: Part?) -> String {
+        guard let part else { return "nil" }
+        let id = ObjectIdentifier(part)
+        let number = numbers[id] ?? numbers.count
+        numbers[id] = number
+        seen.append(part)
+        let children = part.children.map { shape(of: $0) }
+        return "\(part.label)#\(number)" + (children.isEmpty ? "" : "(" + children.joined(separator: ",") + ")")
+    }
+}
+
+/// A small seeded generator, so a failing program can be run again.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
