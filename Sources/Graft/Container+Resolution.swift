@@ -360,7 +360,7 @@ extension ServiceEntry {
     ) throws(ResolutionFailed) -> Service {
         // A factory that may throw takes a path of its own: a `try` around the factory call here
         // would cost every construction a move of the instance through its value witness.
-        if _slowPath(throwingFactory != nil) {
+        if _slowPath(hasThrowingFactory) {
             return try constructWithThrowingFactory(
                 in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
         }

@@ -9,10 +9,14 @@
 ///     .initCompleted { r, db in db.logger = r.resolve(Logger.self) }
 /// ```
 public final class ServiceEntry<Service> {
+    // Field order is memory layout: the one-byte fields come last, together. A registration with
+    // a plain factory and a built-in scope is this object (144 bytes with malloc's header) and its
+    // cell; what few registrations use is in `extras`, made the first time it is needed.
+
     /// The registered service type.
     public let serviceType: Any.Type
     /// The tuple type of the factory's arguments (`Void` for none).
-    public let argumentsType: Any.Type
+    public var argumentsType: Any.Type { extras?.argumentsType ?? Void.self }
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
@@ -25,36 +29,17 @@ public final class ServiceEntry<Service> {
 
     /// The factory of a registration without arguments, stored as given.
     @usableFromInline let plainFactory: ((Resolver) -> Service)?
-    /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
-    /// so the resolution path never needs the argument types' metadata.
-    @usableFromInline let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
-    /// A factory that may throw, with or without arguments. Kept apart from the two above so that
-    /// a factory that cannot throw is called with no error handling at all: in a debug build that
-    /// handling costs stack on every level of a deep chain.
-    @usableFromInline let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
     /// The argument part of this registration's key (see ``argumentsKey(_:)``).
     @usableFromInline let argumentsKey: UInt
-    @usableFromInline let argumentTypeNames: () -> [String]
     /// The container registered in, where `implements` adds forwarded types. An entry can outlive
     /// its container (the application may keep it); `implements` is then a no-op, as in Swinject.
     @usableFromInline let link: ContainerLink
     var container: Container? { link.container }
 
-    @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind {
-        didSet { updatePlan() }
-    }
-    @exclusivity(unchecked) @usableFromInline var storage: InstanceStorage?
-    /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
-    /// non-generic function type, so making an entry and running them needs no metadata lookup.
-    @exclusivity(unchecked) @usableFromInline var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
-    @exclusivity(unchecked) @usableFromInline var hasInitCompletedActions = false {
-        didSet { updatePlan() }
-    }
-
     /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
     @usableFromInline let cell = InstanceCell(for: Service.self)
-    /// The instance `.weak` shares while someone else holds it.
-    @exclusivity(unchecked) @usableFromInline weak var weakInstance: AnyObject?
+    /// The rarely used settings; `nil` until one is set. Set at most once, never cleared.
+    @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
     /// request kept.
@@ -67,6 +52,15 @@ public final class ServiceEntry<Service> {
     #else
         @exclusivity(unchecked) @usableFromInline var instanceCount = 0
     #endif
+
+    @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind {
+        didSet { updatePlan() }
+    }
+    @exclusivity(unchecked) @usableFromInline var hasInitCompletedActions = false {
+        didSet { updatePlan() }
+    }
+    /// `throwingFactory != nil`, as one byte in the entry: every general construction asks.
+    @usableFromInline let hasThrowingFactory: Bool
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
@@ -74,6 +68,43 @@ public final class ServiceEntry<Service> {
     #else
         @exclusivity(unchecked) var settingsTakeTheMutex = false
     #endif
+
+    /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
+    /// so the resolution path never needs the argument types' metadata.
+    @usableFromInline var argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)? { extras?.argumentFactory }
+    /// A factory that may throw, with or without arguments. Kept apart from the two above so that
+    /// a factory that cannot throw is called with no error handling at all: in a debug build that
+    /// handling costs stack on every level of a deep chain.
+    @usableFromInline var throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? {
+        extras?.throwingFactory
+    }
+    @usableFromInline var argumentTypeNames: () -> [String] { extras?.argumentTypeNames ?? { [] } }
+
+    /// The extras, made now if they were not.
+    var madeExtras: EntryExtras<Service> {
+        if let extras { return extras }
+        let made = EntryExtras<Service>(
+            argumentsType: Void.self, argumentTypeNames: { [] }, argumentFactory: nil, throwingFactory: nil)
+        extras = made
+        return made
+    }
+
+    /// A custom scope's storage (`nil` for the built-in scopes).
+    @usableFromInline var storage: InstanceStorage? {
+        get { extras?.storage }
+        set { if newValue != nil || extras != nil { madeExtras.storage = newValue } }
+    }
+    /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
+    /// non-generic function type, so making an entry and running them needs no metadata lookup.
+    var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] {
+        get { extras?.initCompletedActions ?? [] }
+        set { madeExtras.initCompletedActions = newValue }
+    }
+    /// The instance `.weak` shares while someone else holds it.
+    var weakInstance: AnyObject? {
+        get { extras?.weakInstance }
+        set { if newValue != nil || extras != nil { madeExtras.weakInstance = newValue } }
+    }
 
     /// Runs a change of settings, under the mutex if registered through a synchronized view.
     func changingSettings(_ change: () -> Void) -> Self {
@@ -96,16 +127,21 @@ public final class ServiceEntry<Service> {
         throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil
     ) {
         self.serviceType = serviceType
-        self.argumentsType = argumentsType
         self.argumentsKey = argumentsKey
         self.name = name
         self.link = container.link
-        self.argumentTypeNames = argumentTypeNames
         self.plainFactory = plainFactory
-        self.argumentFactory = argumentFactory
-        self.throwingFactory = throwingFactory
+        self.hasThrowingFactory = throwingFactory != nil
+        let hasArguments = ObjectIdentifier(argumentsType) != ObjectIdentifier(Void.self)
+        if argumentFactory != nil || throwingFactory != nil || hasArguments {
+            extras = EntryExtras(
+                argumentsType: argumentsType, argumentTypeNames: argumentTypeNames, argumentFactory: argumentFactory,
+                throwingFactory: throwingFactory)
+        }
         self.scope = container.defaultObjectScope
-        (scopeKind, storage) = container.defaultScopeStorage()
+        let (kind, storage) = container.defaultScopeStorage()
+        scopeKind = kind
+        if let storage { self.storage = storage }
         updatePlan()
     }
 
@@ -114,7 +150,7 @@ public final class ServiceEntry<Service> {
     /// the factories are set, so the cell never says more than the entry allows.
     @usableFromInline
     func updatePlan() {
-        let plain = plainFactory != nil && throwingFactory == nil && !hasInitCompletedActions
+        let plain = plainFactory != nil && !hasThrowingFactory && !hasInitCompletedActions
         cell.plan =
             switch scopeKind {
             case .transient where plain: InstanceCell.planTransient
@@ -325,5 +361,34 @@ extension ServiceEntry {
         copy.initCompletedActions = initCompletedActions
         copy.hasInitCompletedActions = hasInitCompletedActions
         return copy
+    }
+}
+
+/// The settings of a registration that few registrations use, kept out of ``ServiceEntry`` so
+/// that a plain registration is one small object: argument and throwing factories, the argument
+/// types, a custom scope's storage, `initCompleted` actions and the `.weak` instance.
+/// Touched under the same contract as the entry's own fields (one thread at a time, or the
+/// hierarchy's mutex), hence no dynamic exclusivity checks on the mutable ones.
+@usableFromInline
+final class EntryExtras<Service> {
+    let argumentsType: Any.Type
+    let argumentTypeNames: () -> [String]
+    let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
+    let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
+    @exclusivity(unchecked) var storage: InstanceStorage?
+    @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
+    @exclusivity(unchecked) weak var weakInstance: AnyObject?
+
+    @usableFromInline
+    init(
+        argumentsType: Any.Type,
+        argumentTypeNames: @escaping () -> [String],
+        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
+        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
+    ) {
+        self.argumentsType = argumentsType
+        self.argumentTypeNames = argumentTypeNames
+        self.argumentFactory = argumentFactory
+        self.throwingFactory = throwingFactory
     }
 }

@@ -220,3 +220,44 @@ private struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// A plain registration is one entry object and its cell; the rarely used settings live in
+/// `extras`, made the first time one is set.
+@Suite struct EntryExtrasTests {
+    @Test func aPlainRegistrationHasNoExtras() {
+        let container = Container()
+        let entry = container.register(Part.self) { _ in Part("p") }.inObjectScope(.container)
+        #expect(entry.extras == nil)
+        #expect(ObjectIdentifier(entry.argumentsType) == ObjectIdentifier(Void.self))
+        #expect(container.resolve(Part.self) === container.resolve(Part.self))
+        #expect(entry.extras == nil)
+    }
+
+    @Test func eachRareSettingMakesExtrasAndWorks() {
+        let container = Container()
+        let withArgument = container.register(Part.self, name: "a") { _, label in Part(label) }
+        #expect(withArgument.extras != nil)
+        #expect(ObjectIdentifier(withArgument.argumentsType) == ObjectIdentifier(String.self))
+        #expect(container.resolve(Part.self, name: "a", argument: "x")?.label == "x")
+
+        let weak = container.register(Part.self, name: "w") { _ in Part("w") }.inObjectScope(.weak)
+        var held = container.resolve(Part.self, name: "w")
+        #expect(weak.extras != nil)
+        #expect(container.resolve(Part.self, name: "w") === held)
+        #expect(weak.weakInstance != nil)
+        held = nil
+        #expect(weak.weakInstance == nil)
+        #expect(container.resolve(Part.self, name: "w")?.label == "w")
+
+        var completed = 0
+        let withAction = container.register(Part.self, name: "c") { _ in Part("c") }
+            .initCompleted { _, _ in completed += 1 }
+        #expect(withAction.extras != nil)
+        _ = container.resolve(Part.self, name: "c")
+        #expect(completed == 1)
+
+        let throwing = container.register(Part.self, name: "t") { _ throws in Part("t") }
+        #expect(throwing.extras != nil && throwing.hasThrowingFactory)
+        #expect(container.resolve(Part.self, name: "t")?.label == "t")
+    }
+}

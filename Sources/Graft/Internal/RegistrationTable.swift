@@ -10,7 +10,8 @@
 /// `hashes` says a slot is occupied. A lookup retains nothing.
 ///
 /// Invariants, checked in debug builds (`checkInvariants`): `capacity` is a power of two; `count`
-/// equals the number of nonzero `hashes`, and is below half the capacity; a slot is initialized
+/// equals the number of nonzero `hashes`, and is at most three quarters of the capacity (half, as
+/// before, cost twice the memory per registration: a slot and its hash are 64 bytes); a slot is initialized
 /// exactly where its hash is nonzero. No user code runs while the buffers are being changed: an
 /// entry or instance that a change releases is moved out first and released after the table is
 /// consistent again, so a `deinit` may register or remove at that point. A slot pointer is valid
@@ -142,7 +143,7 @@ final class RegistrationTable {
             withExtendedLifetime(replaced) {}
             return
         }
-        if (count + 1) * 2 > capacity { grow() }
+        if (count + 1) * 4 > capacity * 3 { grow() }  // at most 3/4 full: see `checkInvariants`
         let index = freeIndex(for: hash)
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
@@ -206,7 +207,7 @@ final class RegistrationTable {
     /// Debug builds only: the full check for small tables, the cheap part for large ones.
     private func checkInvariants() -> Bool {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "RegistrationTable: capacity \(capacity)")
-        precondition(count * 2 <= capacity, "RegistrationTable: \(count) entries in \(capacity) slots")
+        precondition(count * 4 <= capacity * 3, "RegistrationTable: \(count) entries in \(capacity) slots")
         if capacity <= 4096 {
             var occupied = 0
             for index in 0..<capacity where hashes[index] != 0 { occupied += 1 }
