@@ -475,7 +475,7 @@ extension ServiceEntry {
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
         if hierarchy.hasFailed { return false }
-        if argumentsKey == noArgumentsKey && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {
+        if !takesArguments && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {
             failCycle(in: hierarchy)
             return false
         }

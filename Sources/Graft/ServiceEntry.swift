@@ -10,8 +10,9 @@
 /// ```
 public final class ServiceEntry<Service> {
     // Field order is memory layout: the one-byte fields come last, together. A registration with
-    // a plain factory and a built-in scope is this object (144 bytes with malloc's header) and its
-    // cell; what few registrations use is in `extras`, made the first time it is needed.
+    // a plain factory and a built-in scope is this object (at most 120 bytes, so that glibc's
+    // malloc serves it from a fast bin; `EntryExtrasTests` checks) and its cell; what few
+    // registrations use is in `extras`, made the first time it is needed.
 
     /// The registered service type.
     public let serviceType: Any.Type
@@ -29,8 +30,6 @@ public final class ServiceEntry<Service> {
 
     /// The factory of a registration without arguments, stored as given.
     @usableFromInline let plainFactory: ((Resolver) -> Service)?
-    /// The argument part of this registration's key (see ``argumentsKey(_:)``).
-    @usableFromInline let argumentsKey: UInt
     /// The container registered in, where `implements` adds forwarded types. An entry can outlive
     /// its container (the application may keep it); `implements` is then a no-op, as in Swinject.
     @usableFromInline let link: ContainerLink
@@ -42,10 +41,11 @@ public final class ServiceEntry<Service> {
     @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
-    /// request kept.
-    @exclusivity(unchecked) @usableFromInline var keptGeneration = 0
-    /// Index of this entry's running factory in the hierarchy's construction stack, or -1.
-    @exclusivity(unchecked) @usableFromInline var factoryFrame = -1
+    /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
+    @exclusivity(unchecked) @usableFromInline var storedKeptGeneration: UInt32 = 0
+    /// Index of this entry's running factory in the hierarchy's construction stack, or -1 (the
+    /// stack is at most `Hierarchy.maximumDepth` deep, so 32 bits are plenty).
+    @exclusivity(unchecked) @usableFromInline var storedFactoryFrame: Int32 = -1
     /// Instances this entry's factory made (for `Container.registrations`).
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline var instanceCount = 0
@@ -61,6 +61,8 @@ public final class ServiceEntry<Service> {
     }
     /// `throwingFactory != nil`, as one byte in the entry: every general construction asks.
     @usableFromInline let hasThrowingFactory: Bool
+    /// `argumentsKey != noArgumentsKey`, as one byte: cycle detection asks on every construction.
+    @usableFromInline let takesArguments: Bool
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
@@ -79,12 +81,23 @@ public final class ServiceEntry<Service> {
         extras?.throwingFactory
     }
     @usableFromInline var argumentTypeNames: () -> [String] { extras?.argumentTypeNames ?? { [] } }
+    /// The argument part of this registration's key (see ``argumentsKey(_:)``).
+    @usableFromInline var argumentsKey: UInt { extras?.argumentsKey ?? noArgumentsKey }
+    @inlinable var keptGeneration: Int {
+        @inline(__always) get { Int(storedKeptGeneration) }
+        @inline(__always) set { storedKeptGeneration = UInt32(truncatingIfNeeded: newValue) }
+    }
+    @inlinable var factoryFrame: Int {
+        @inline(__always) get { Int(storedFactoryFrame) }
+        @inline(__always) set { storedFactoryFrame = Int32(truncatingIfNeeded: newValue) }
+    }
 
     /// The extras, made now if they were not.
     var madeExtras: EntryExtras<Service> {
         if let extras { return extras }
         let made = EntryExtras<Service>(
-            argumentsType: Void.self, argumentTypeNames: { [] }, argumentFactory: nil, throwingFactory: nil)
+            argumentsType: Void.self, argumentsKey: noArgumentsKey, argumentTypeNames: { [] }, argumentFactory: nil,
+            throwingFactory: nil)
         extras = made
         return made
     }
@@ -127,16 +140,16 @@ public final class ServiceEntry<Service> {
         throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil
     ) {
         self.serviceType = serviceType
-        self.argumentsKey = argumentsKey
         self.name = name
         self.link = container.link
         self.plainFactory = plainFactory
         self.hasThrowingFactory = throwingFactory != nil
-        let hasArguments = ObjectIdentifier(argumentsType) != ObjectIdentifier(Void.self)
-        if argumentFactory != nil || throwingFactory != nil || hasArguments {
+        self.takesArguments = argumentsKey != noArgumentsKey
+        let hasArgumentTypes = ObjectIdentifier(argumentsType) != ObjectIdentifier(Void.self)
+        if argumentFactory != nil || throwingFactory != nil || takesArguments || hasArgumentTypes {
             extras = EntryExtras(
-                argumentsType: argumentsType, argumentTypeNames: argumentTypeNames, argumentFactory: argumentFactory,
-                throwingFactory: throwingFactory)
+                argumentsType: argumentsType, argumentsKey: argumentsKey, argumentTypeNames: argumentTypeNames,
+                argumentFactory: argumentFactory, throwingFactory: throwingFactory)
         }
         self.scope = container.defaultObjectScope
         let (kind, storage) = container.defaultScopeStorage()
@@ -372,6 +385,7 @@ extension ServiceEntry {
 @usableFromInline
 final class EntryExtras<Service> {
     let argumentsType: Any.Type
+    let argumentsKey: UInt
     let argumentTypeNames: () -> [String]
     let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
@@ -382,11 +396,13 @@ final class EntryExtras<Service> {
     @usableFromInline
     init(
         argumentsType: Any.Type,
+        argumentsKey: UInt,
         argumentTypeNames: @escaping () -> [String],
         argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
         throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
     ) {
         self.argumentsType = argumentsType
+        self.argumentsKey = argumentsKey
         self.argumentTypeNames = argumentTypeNames
         self.argumentFactory = argumentFactory
         self.throwingFactory = throwingFactory

@@ -2,6 +2,10 @@ import Testing
 
 @testable import Graft
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 // The planned path (`Container.resolvePlanned`) runs a transient or graph-scoped plain factory from
 // inlinable code, between two out-of-line halves, after an `unsafeDowncast` of the slot's entry.
 // These tests attack it from inside the factory it is running (the entry's settings, the table and
@@ -232,6 +236,24 @@ private struct SplitMix {
         #expect(container.resolve(Part.self) === container.resolve(Part.self))
         #expect(entry.extras == nil)
     }
+
+    #if canImport(Glibc)
+        /// glibc serves requests up to 120 bytes from its fast bins (a 128-byte chunk): a plain
+        /// entry must stay within that, or every registration pays the slower bins.
+        @Test func aPlainEntryFitsGlibcsFastBins() {
+            let container = Container()
+            let entry = container.register(Part.self) { _ in Part("p") }
+            // `malloc_usable_size` is not in the Glibc module: looked up by name.
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size") else {
+                Issue.record("malloc_usable_size not found")
+                return
+            }
+            typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
+            let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
+            let usable = usableSize(Unmanaged.passUnretained(entry).toOpaque())
+            #expect(usable >= 64 && usable <= 120, "ServiceEntry takes \(usable) usable bytes")
+        }
+    #endif
 
     @Test func eachRareSettingMakesExtrasAndWorks() {
         let container = Container()

@@ -454,6 +454,18 @@ private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) {
         }
     }
 
+    @Test func nameHashTellsApartNamesThatDifferInOneByteOrInLength() {
+        var names = (0..<5_000).map { "service-\($0)" }
+        names += ["", "a", "a\u{0}", "a\u{0}\u{0}", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "bbcdefgh"]
+        names += (0..<64).map { String(repeating: "x", count: $0 + 1) }
+        let hashes = Set(names.map(RegistrationTable.nameHash))
+        #expect(hashes.count == names.count)
+        let container = Container()
+        for name in names { container.register(Unit.self, name: name) { _ in Unit() } }
+        #expect(names.allSatisfy { container.resolve(Unit.self, name: $0) != nil })
+        #expect(container.resolve(Unit.self, name: "service-5000") == nil)
+    }
+
     // MARK: 12. Custom-scoped chains and the depth limit
 
     @Test func twoHundredCustomScopedLevelsResolve() {

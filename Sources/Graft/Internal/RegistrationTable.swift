@@ -73,41 +73,69 @@ final class RegistrationTable {
     /// A hash of the name that agrees with `String ==`, which compares by canonical equivalence:
     /// `"caf\u{E9}"` and `"cafe\u{301}"` are one name.
     ///
-    /// An ASCII name (nearly every name) hashes with FNV-1a over its bytes: names come from the
-    /// program, not from an adversary, so SipHash's flooding resistance buys nothing here and costs
-    /// several times as much. Only three non-ASCII scalars are canonically equivalent to ASCII
-    /// (U+037E `;`, U+1FEF `` ` ``, U+212A `K`), and combining marks never compose into ASCII, so a
-    /// non-ASCII name equal to an ASCII one maps to it scalar by scalar; any other non-ASCII name
-    /// uses the standard library's hash, which normalizes.
+    /// An ASCII name (nearly every name) hashes its bytes eight at a time (``asciiHash(_:)``):
+    /// names come from the program, not from an adversary, so SipHash's flooding resistance buys
+    /// nothing here and costs several times as much. Only three non-ASCII scalars are canonically
+    /// equivalent to ASCII (U+037E `;`, U+1FEF `` ` ``, U+212A `K`), and combining marks never
+    /// compose into ASCII, so a non-ASCII name equal to an ASCII one maps to it scalar by scalar
+    /// and hashes as that ASCII name; any other non-ASCII name uses the standard library's hash,
+    /// which normalizes.
     @usableFromInline
     static func nameHash(_ name: String) -> UInt {
         var name = name
-        let ascii: UInt? = name.withUTF8 { bytes in
-            var hash: UInt = 0xCBF2_9CE4_8422_2325
-            var high: UInt8 = 0
-            for byte in bytes {
-                high |= byte
-                hash = (hash ^ UInt(byte)) &* 0x100_0000_01B3
-            }
-            return high < 0x80 ? hash : nil
+        return name.withUTF8 { asciiHash(UnsafeRawBufferPointer($0)) } ?? nonASCIINameHash(name)
+    }
+
+    /// The hash of ASCII bytes, or `nil` if a byte is not ASCII: each 8-byte word (the last one
+    /// zero-padded) is mixed in by xor and a multiplication, then the length; `hash(_:)` spreads
+    /// the result over the low bits.
+    private static func asciiHash(_ bytes: UnsafeRawBufferPointer) -> UInt? {
+        let multiplier: UInt = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt = 0xCBF2_9CE4_8422_2325
+        var high: UInt = 0
+        var offset = 0
+        let count = bytes.count
+        while offset + 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self)
+            high |= word
+            hash = (hash ^ word) &* multiplier
+            offset += 8
         }
-        return ascii ?? nonASCIINameHash(name)
+        if offset < count {  // 1 to 7 bytes left: at most three loads, none past the end
+            var word: UInt = 0
+            var shift: UInt = 0
+            if count - offset >= 4 {
+                word = UInt(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                shift = 32
+                offset += 4
+            }
+            if count - offset >= 2 {
+                word |= UInt(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) &<< shift
+                shift += 16
+                offset += 2
+            }
+            if offset < count { word |= UInt(bytes[offset]) &<< shift }
+            high |= word
+            hash = (hash ^ word) &* multiplier
+        }
+        guard high & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return (hash ^ UInt(count)) &* multiplier
     }
 
     private static func nonASCIINameHash(_ name: String) -> UInt {
-        var hash: UInt = 0xCBF2_9CE4_8422_2325
+        var mapped: [UInt8] = []
         for scalar in name.unicodeScalars {
-            let mapped: UInt32 =
+            let value: UInt32 =
                 switch scalar.value {
                 case 0x037E: 0x3B
                 case 0x1FEF: 0x60
                 case 0x212A: 0x4B
                 default: scalar.value
                 }
-            guard mapped < 0x80 else { return UInt(bitPattern: name.hashValue) }
-            hash = (hash ^ UInt(mapped)) &* 0x100_0000_01B3
+            guard value < 0x80 else { return UInt(bitPattern: name.hashValue) }
+            mapped.append(UInt8(value))
         }
-        return hash
+        return mapped.withUnsafeBytes { asciiHash($0) }!  // every byte is below 0x80
     }
 
     /// The slot holding `key`, valid until the next change to this table.
