@@ -41,10 +41,9 @@ final class RegistrationTable {
     }
 
     deinit {
-        let removed = takeAll()
-        hashes.deallocate()
-        slots.deallocate()
-        withExtendedLifetime(removed) {}
+        // Nothing can reach this table any more, so the slots are released where they are (a
+        // copy of them all would be one large allocation per container destroyed).
+        Self.release(hashes, slots, capacity)
     }
 
     private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Slot>) {
@@ -200,24 +199,32 @@ final class RegistrationTable {
         old.slots.deallocate()  // every occupied slot was moved out
     }
 
-    /// Empties the table and returns what it held, for the caller to release once the table is
-    /// consistent (a `deinit` run by the release may register again).
-    private func takeAll() -> [Slot] {
+    /// Empties the table: it takes new empty buffers, then the old ones are released. The table
+    /// is consistent before any entry is released, so a `deinit` run by a release may register
+    /// again (into the new buffers, never the old ones).
+    func removeAll() {
         beginChange()
-        var taken: [Slot] = []
-        taken.reserveCapacity(count)
-        for index in 0..<capacity where hashes[index] != 0 {
-            taken.append((slots + index).move())
-            hashes[index] = 0
-        }
+        let old = (hashes: hashes, slots: slots, capacity: capacity)
+        capacity = 16
+        (hashes, slots) = Self.allocate(capacity)
         count = 0
         endChange()
-        return taken
+        Self.release(old.hashes, old.slots, old.capacity)
     }
 
-    func removeAll() {
-        let removed = takeAll()
-        withExtendedLifetime(removed) {}
+    /// Releases every occupied slot of buffers no table uses any more, one at a time (each moved
+    /// out first, so user code run by its release sees no half-destroyed slot), then frees them.
+    private static func release(
+        _ hashes: UnsafeMutablePointer<Int>,
+        _ slots: UnsafeMutablePointer<Slot>,
+        _ capacity: Int
+    ) {
+        for index in 0..<capacity where hashes[index] != 0 {
+            hashes[index] = 0
+            _ = (slots + index).move()
+        }
+        hashes.deallocate()
+        slots.deallocate()
     }
 
     @inline(__always)
