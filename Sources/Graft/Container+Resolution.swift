@@ -88,7 +88,11 @@ extension Container {
             guard let factory = entry.plainFactory else { preconditionFailure("Graft: planned entry without factory") }
             let resolver: Resolver = self  // one existential for both calls: making one retains
             let made = factory(resolver)
-            switch entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver) {
+            let finish =
+                cell.plan == InstanceCell.planGraph
+                ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
+                : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
+            switch finish {
             case .made: return made
             case .failed: return nil
             case .kept: return try? entry.finishKept(from: start, in: hierarchy)
@@ -441,7 +445,7 @@ extension ServiceEntry {
 
     /// The second half: pops the factory's frame, then keeps the instance as `construct` does.
     /// - Returns: Whether the resolution returns `made`, fails, or returns the instance the scope
-    ///   kept meanwhile (``keptInstance(in:)``).
+    ///   kept meanwhile (``finishKept(from:in:)``).
     @usableFromInline
     func finishPlanned(
         _ made: Service,
@@ -449,12 +453,43 @@ extension ServiceEntry {
         in hierarchy: Hierarchy,
         resolver: Resolver
     ) -> PlannedFinish {
+        finishPlanned(made, from: start, in: hierarchy, resolver: resolver, keepsInGraphInline: false)
+    }
+
+    /// ``finishPlanned(_:from:in:resolver:)`` for a graph-scoped plan: the graph scope's keeping
+    /// is inline (a transient plan would pay for the larger frame).
+    @usableFromInline
+    func finishPlannedInGraph(
+        _ made: Service,
+        from start: PlannedStart,
+        in hierarchy: Hierarchy,
+        resolver: Resolver
+    ) -> PlannedFinish {
+        finishPlanned(made, from: start, in: hierarchy, resolver: resolver, keepsInGraphInline: true)
+    }
+
+    @inline(__always)
+    private func finishPlanned(
+        _ made: Service,
+        from start: PlannedStart,
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        keepsInGraphInline: Bool
+    ) -> PlannedFinish {
         hierarchy.popFactory(self)
         factoryFrame = start.outerFrame
         instanceCount &+= 1
-        // A kept instance is read before the request ends (ending it may end the graph): the
-        // caller does both with ``finishKept(from:in:)``.
-        if settle(made, in: hierarchy, resolver: resolver) { return .kept }
+        // The scope is read again: the factory may have changed it. What `settle` does for the
+        // graph scope, without its calls.
+        if keepsInGraphInline && scopeKind == .graph && !hierarchy.hasFailed && !hasInitCompletedActions {
+            if hasGraphInstance { return .kept }
+            setGraphInstance(made, in: hierarchy)
+            hierarchy.holdsGraphInstance(self, cell: cell)
+        } else if settle(made, in: hierarchy, resolver: resolver) {
+            // A kept instance is read before the request ends (ending it may end the graph): the
+            // caller does both with ``finishKept(from:in:)``.
+            return .kept
+        }
         if let request = start.request, !hierarchy.endRequest(request) { return .failed }
         return .made
     }

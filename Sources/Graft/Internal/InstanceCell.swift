@@ -153,6 +153,7 @@ struct InstanceCell {
     /// Stores the current graph's value; only while slot [1] is empty (a value it held, held or
     /// finished, has been taken out with ``takeGraphSlot(_:)`` first, for the caller to release
     /// when the container is consistent).
+    @inline(__always)
     func setGraphInstance<Service>(_ value: Service) {
         assert(graphState == Self.graphEmpty, "InstanceCell: graph value overwritten")
         (values(Service.self) + 1).initialize(to: value)
