@@ -20,7 +20,7 @@
 final class RegistrationTable {
     @usableFromInline
     struct Slot {
-        var key: ServiceKey
+        @usableFromInline var key: ServiceKey
         @usableFromInline var entry: AnyServiceEntry?
         /// The entry's instances, when it is a `ServiceEntry` of the key's own service type (not a
         /// forward): a `.container`-scoped hit reads them here without touching the entry.
@@ -28,9 +28,9 @@ final class RegistrationTable {
     }
 
     /// Each slot's hash with the lowest bit set, or 0 when the slot is empty.
-    @exclusivity(unchecked) private var hashes: UnsafeMutablePointer<Int>
-    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
-    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) @usableFromInline private(set) var hashes: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) @usableFromInline private(set) var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) @usableFromInline private(set) var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0
     /// Set while the buffers are being changed; no user code may run then (debug check).
     @exclusivity(unchecked) private var isChanging = false
@@ -53,7 +53,7 @@ final class RegistrationTable {
     }
 
     /// A key's hash, never 0 (that marks an empty slot).
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     static func hash(_ key: ServiceKey) -> Int {
         // Type metadata addresses, mixed by multiplication: `ObjectIdentifier.hashValue` would run SipHash.
         var mixed =
@@ -138,7 +138,7 @@ final class RegistrationTable {
     }
 
     /// The slot holding `key`, valid until the next change to this table.
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     func slot(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<Slot>? {
         let mask = capacity - 1
         var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
