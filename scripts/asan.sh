@@ -41,7 +41,7 @@ if [[ $# -ge 1 ]]; then
 elif [[ -d Tests/GraftTests/ModelBased ]]; then
     # The model-based programs (more of them than `swift test` runs: GRAFT_MODEL_PROGRAMS), and
     # the regression tests that attack the path with re-entrant deinits and factories.
-    FILTER=(--filter "ModelBasedTests|ReliabilityTests|ColdReadFindingsTests|SecondColdReadTests|ThirdColdReadTests|ConcurrencyColdReadTests|AsyncColdRead|UncheckedFieldsReentrancyTests")
+    FILTER=(--filter "ModelBasedTests|ReliabilityTests|ColdReadFindingsTests|SecondColdReadTests|ThirdColdReadTests|ConcurrencyColdReadTests|AsyncColdRead|UncheckedFieldsReentrancyTests|PlannedPathTests|GraphEndReleaseTests|EntryExtrasTests")
     export GRAFT_MODEL_PROGRAMS="${GRAFT_MODEL_PROGRAMS:-20000}"
 else
     echo "asan: Tests/GraftTests/ModelBased does not exist yet: running the whole suite"

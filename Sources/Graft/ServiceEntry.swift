@@ -105,7 +105,10 @@ public final class ServiceEntry<Service> {
     /// A custom scope's storage (`nil` for the built-in scopes).
     @usableFromInline var storage: InstanceStorage? {
         get { extras?.storage }
-        set { if newValue != nil || extras != nil { madeExtras.storage = newValue } }
+        set {
+            if newValue != nil || extras != nil { madeExtras.storage = newValue }
+            cell.entryHasStorage = newValue != nil
+        }
     }
     /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
     /// non-generic function type, so making an entry and running them needs no metadata lookup.

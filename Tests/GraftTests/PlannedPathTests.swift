@@ -225,6 +225,89 @@ private struct SplitMix {
     }
 }
 
+private protocol Shape: AnyObject {}
+private final class Circle: Shape {
+    let onDeinit: () -> Void
+    init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}
+private struct Boxed {
+    let echo: Echo
+}
+
+/// The end of a graph releases a class instance kept by a graph-scoped entry without a call into
+/// the entry (`InstanceCell.releaseFinishedReference`); other values go through the entry.
+@Suite struct GraphEndReleaseTests {
+    @Test func onlyClassTypesAreReleasedWithoutTheEntry() {
+        #expect(InstanceCell.isReference(Part.self))
+        #expect(!InstanceCell.isReference((any Shape).self))
+        #expect(!InstanceCell.isReference(AnyObject.self) || MemoryLayout<AnyObject>.size == 8)
+        #expect(!InstanceCell.isReference(Boxed.self))
+        #expect(!InstanceCell.isReference(Int.self))
+        #expect(!InstanceCell.isReference(Part?.self))
+    }
+
+    @Test func aDeinitRunByTheReleaseMayRemoveRegisterAndResolve() {
+        // The holder's factory drops the echo it resolves: only the graph keeps it, so its
+        // `deinit` runs inside the release at the end of the graph.
+        let container = Container()
+        var released = 0
+        func register() {
+            container.register(Echo.self) { _ in
+                Echo {
+                    released += 1
+                    guard released < 3 else { return }
+                    container.removeAll()
+                    register()
+                    _ = container.resolve(Part.self)  // a new graph, ended inside this release
+                }
+            }
+            container.register(Part.self) { r in
+                _ = r.resolve(Echo.self)
+                return Part("holder", [r.resolve(Part.self, name: "missing")])
+            }
+        }
+        register()
+        #expect(container.resolve(Part.self)?.children.count == 1)
+        #expect(released == 3)
+        #expect(container.resolve(Part.self)?.label == "holder")
+        #expect(released == 4)
+    }
+
+    @Test func valuesThatAreNotOneReferenceAreReleasedThroughTheEntry() {
+        let container = Container()
+        var released: [String] = []
+        container.register((any Shape).self) { _ in Circle { released.append("shape") } }
+        container.register(Boxed.self) { _ in Boxed(echo: Echo { released.append("boxed") }) }
+        container.register(Part.self) { r in
+            _ = r.resolve((any Shape).self)
+            _ = r.resolve(Boxed.self)
+            return Part("p")
+        }
+        _ = container.resolve(Part.self)
+        #expect(released.sorted() == ["boxed", "shape"])
+    }
+
+    @Test func aCustomStorageIsStillToldThatTheGraphEnded() {
+        final class Counting: InstanceStorage {
+            var instance: Any?
+            var completed = 0
+            func graphResolutionCompleted() { completed += 1 }
+        }
+        let storage = Counting()
+        let scope = ObjectScope(storageFactory: { storage }, description: "counting")
+        let container = Container()
+        let entry = container.register(Part.self) { _ in Part("custom") }.inObjectScope(scope)
+        #expect(entry.cell.entryHasStorage)
+        _ = container.resolve(Part.self)
+        #expect(storage.completed == 1)
+        entry.inObjectScope(.graph)
+        #expect(!entry.cell.entryHasStorage)
+        _ = container.resolve(Part.self)
+        #expect(storage.completed == 1)
+    }
+}
+
 /// A plain registration is one entry object and its cell; the rarely used settings live in
 /// `extras`, made the first time one is set.
 @Suite struct EntryExtrasTests {

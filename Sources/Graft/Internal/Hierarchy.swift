@@ -453,6 +453,9 @@ final class Hierarchy {
     /// (`inout`: a copy would share the arrays, and emptying a shared array allocates a new one.)
     private func finish(_ teardown: inout Teardown) {
         for index in teardown.members.indices {
+            // A class instance in a cell whose entry has no custom storage: released here, with no
+            // call into the entry (the common case); otherwise through the entry.
+            if InstanceCell.releaseFinishedReference(at: teardown.members[index].cell.base) { continue }
             if let storage = teardown.members[index].entry.releaseFinishedGraphInstance() {
                 teardown.storages.append((storage, nil))
             }

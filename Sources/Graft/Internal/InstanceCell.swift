@@ -1,6 +1,6 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: a 24-byte header (four state bytes, the
+/// The memory where an entry keeps its instances: a 24-byte header (six state bytes, the
 /// identity of the type stored at 8, the count of resolutions at 16), then two `Service` values,
 /// [0] kept by `.container` and [1] the current graph's (or a finished graph's, waiting to be
 /// released).
@@ -20,6 +20,11 @@
 ///   no graph instance: a resolution started by a `deinit` meanwhile makes a new one, and hands the
 ///   finished value it displaces to the hierarchy, which releases it once consistent (never inside
 ///   the store). Byte 1 is `graphEmpty`, `graphHeld` or `graphFinished`.
+/// - byte 4 is set only when `Service` is a class type (a value is one strong reference), and
+///   byte 5 while the entry has a custom storage; with byte 4 set and byte 5 clear, the hierarchy
+///   releases a finished graph value without a call into the entry
+///   (``releaseFinishedReference(at:)``). Debug builds check byte 4 against `Service` on every
+///   store into the graph slot.
 @usableFromInline
 struct InstanceCell {
     @usableFromInline let base: UnsafeMutableRawPointer
@@ -42,6 +47,8 @@ struct InstanceCell {
         base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: Self.planGeneral, toByteOffset: 2, as: UInt8.self)
         base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
+        base.storeBytes(of: Self.isReference(type), toByteOffset: 4, as: Bool.self)
+        base.storeBytes(of: false, toByteOffset: 5, as: Bool.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
         base.storeBytes(of: 0, toByteOffset: 16, as: Int.self)
         (base + offset).bindMemory(to: Service.self, capacity: 2)
@@ -117,6 +124,35 @@ struct InstanceCell {
         nonmutating set { base.storeBytes(of: newValue, toByteOffset: 3, as: Bool.self) }
     }
 
+    /// Whether a value of `Service` is exactly one strong reference to a class instance.
+    static func isReference<Service>(_: Service.Type) -> Bool {
+        Service.self is AnyObject.Type && MemoryLayout<Service>.size == MemoryLayout<UnsafeRawPointer>.size
+    }
+
+    /// Byte 5: the entry has a custom storage, which the end of a graph must tell (so its values
+    /// are released through the entry).
+    var entryHasStorage: Bool {
+        get { base.load(fromByteOffset: 5, as: Bool.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 5, as: Bool.self) }
+    }
+
+    /// Releases a finished graph's value, if any, after emptying its slot, without knowing its
+    /// type: only for a cell of a class type whose entry has no custom storage (bytes 4 and 5).
+    /// - Returns: Whether the cell is such a cell (`false`: nothing was done, release through the
+    ///   entry).
+    static func releaseFinishedReference(at base: UnsafeMutableRawPointer) -> Bool {
+        guard base.load(fromByteOffset: 4, as: Bool.self), !base.load(fromByteOffset: 5, as: Bool.self) else {
+            return false
+        }
+        guard base.load(fromByteOffset: 1, as: UInt8.self) == graphFinished else { return true }
+        base.storeBytes(of: graphEmpty, toByteOffset: 1, as: UInt8.self)
+        // A class type's alignment is 8, so its values start at 24, and slot [1] at 32. The
+        // reference is moved out (the slot is empty) before the release runs any `deinit`.
+        let reference = base.load(fromByteOffset: 32, as: UnsafeRawPointer.self)
+        Unmanaged<AnyObject>.fromOpaque(reference).release()
+        return true
+    }
+
     /// Whether slot [1] holds a finished graph's value, not yet released.
     var hasFinishedGraphInstance: Bool { graphState == Self.graphFinished }
 
@@ -156,6 +192,10 @@ struct InstanceCell {
     @inline(__always)
     func setGraphInstance<Service>(_ value: Service) {
         assert(graphState == Self.graphEmpty, "InstanceCell: graph value overwritten")
+        assert(
+            base.load(fromByteOffset: 4, as: Bool.self) == Self.isReference(Service.self)
+                && (!Self.isReference(Service.self) || Self.valueOffset(Service.self) + MemoryLayout<Service>.stride == 32),
+            "InstanceCell: byte 4 does not describe \(Service.self)")
         (values(Service.self) + 1).initialize(to: value)
         setGraphState(Self.graphHeld)
     }
