@@ -129,6 +129,13 @@ struct InstanceCell {
         Service.self is AnyObject.Type && MemoryLayout<Service>.size == MemoryLayout<UnsafeRawPointer>.size
     }
 
+    /// Debug check of byte 4: set exactly for a class type, whose graph value is then at 32.
+    private func isReferenceFlagCorrect<Service>(for type: Service.Type) -> Bool {
+        let isReference = Self.isReference(type)
+        return base.load(fromByteOffset: 4, as: Bool.self) == isReference
+            && (!isReference || Self.valueOffset(type) + MemoryLayout<Service>.stride == 32)
+    }
+
     /// Byte 5: the entry has a custom storage, which the end of a graph must tell (so its values
     /// are released through the entry).
     var entryHasStorage: Bool {
@@ -192,10 +199,7 @@ struct InstanceCell {
     @inline(__always)
     func setGraphInstance<Service>(_ value: Service) {
         assert(graphState == Self.graphEmpty, "InstanceCell: graph value overwritten")
-        assert(
-            base.load(fromByteOffset: 4, as: Bool.self) == Self.isReference(Service.self)
-                && (!Self.isReference(Service.self) || Self.valueOffset(Service.self) + MemoryLayout<Service>.stride == 32),
-            "InstanceCell: byte 4 does not describe \(Service.self)")
+        assert(isReferenceFlagCorrect(for: Service.self), "InstanceCell: byte 4 does not describe \(Service.self)")
         (values(Service.self) + 1).initialize(to: value)
         setGraphState(Self.graphHeld)
     }
