@@ -179,8 +179,12 @@ public final class ServiceEntry<Service> {
         cell.deallocate(Service.self)
     }
 
-    var hasInstance: Bool { cell.hasInstance }
-    var hasGraphInstance: Bool { cell.hasGraphInstance }
+    var hasInstance: Bool {
+        @inline(__always) get { cell.hasInstance }
+    }
+    var hasGraphInstance: Bool {
+        @inline(__always) get { cell.hasGraphInstance }
+    }
 
     /// The instance kept by `.container`; only while `hasInstance`.
     var instance: Service { cell.instance(as: Service.self) }

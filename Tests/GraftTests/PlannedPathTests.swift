@@ -115,6 +115,24 @@ private final class Echo {
         #expect(container.resolve(Part.self, name: "a")?.children.first??.label == "b")
     }
 
+    /// Deeper than the frame stack's first buffer (32 frames): the stack grows while frames are
+    /// open, and the cycle's message reads every frame after the growth.
+    @Test func aCycleDeepInAChainNamesEveryFrame() {
+        let container = Container()
+        let levels = 70
+        for level in 0..<levels {
+            container.register(Part.self, name: "\(level)") { r in
+                Part("\(level)", [r.resolve(Part.self, name: "\((level + 1) % levels)")])
+            }
+        }
+        let error = #expect(throws: ResolutionError.self) { try container.require(Part.self, name: "0") }
+        #expect(error?.path.count == levels + 1)
+        #expect(error?.description.contains("(name: \"68\") -> Part (name: \"69\") -> Part (name: \"0\").") == true)
+        #expect(error?.description.contains("circular dependency: Part (name: \"0\") -> Part (name: \"1\")") == true)
+        container.register(Part.self, name: "\(levels - 1)") { _ in Part("end") }
+        #expect(container.resolve(Part.self, name: "0")?.label == "0")
+    }
+
     @Test func aDeinitThatResolvesWhileTheGraphEndsGetsANewGraph() {
         let container = Container()
         var echoes = 0

@@ -31,7 +31,7 @@ final class Hierarchy {
     @exclusivity(unchecked) private(set) var depth = 0
     /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
     /// each is held by the call that pushed it until that call pops it.
-    @exclusivity(unchecked) private var stack: [Unmanaged<AnyObject>] = []
+    @exclusivity(unchecked) private var stack = FrameStack()
     /// Stack index of the innermost running `initCompleted` action, or -1.
     @exclusivity(unchecked) private var completionFrame = -1
     /// The frame count at which a resolution is a request of its own.
@@ -127,6 +127,10 @@ final class Hierarchy {
 
     var frameCount: Int { stack.count }
 
+    deinit {
+        stack.deallocate()
+    }
+
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
     var rememberedGraphCount: Int { records.count }
 
@@ -145,7 +149,7 @@ final class Hierarchy {
 
     /// The entry whose factory or `initCompleted` runs innermost, if any.
     var innermostEntry: AnyServiceEntry? {
-        stack.last.map { $0.takeUnretainedValue() as! AnyServiceEntry }
+        stack.count == 0 ? nil : stack[stack.count - 1].takeUnretainedValue() as? AnyServiceEntry
     }
 
     // MARK: Containers
@@ -212,16 +216,17 @@ final class Hierarchy {
     @inline(__always)
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
         assert(!isMovingOut, "Hierarchy: a factory ran while instances were being moved out")
-        stack.append(Unmanaged.passUnretained(entry))
+        stack.push(Unmanaged.passUnretained(entry))
         return stack.count - 1
     }
 
     @inline(__always)
     func popFactory(_ entry: AnyServiceEntry) {
         assert(
-            stack.last?.toOpaque() == Unmanaged.passUnretained(entry as AnyObject).toOpaque(),
+            stack.count > 0
+                && stack[stack.count - 1].toOpaque() == Unmanaged.passUnretained(entry as AnyObject).toOpaque(),
             "Hierarchy: frame popped by an entry that did not push it")
-        stack.removeLast()
+        stack.pop()
     }
 
     @inline(__always)
@@ -245,7 +250,8 @@ final class Hierarchy {
     func chain(reentering entry: AnyServiceEntry) -> String {
         let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
         let names =
-            stack[start...].map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) } + [Self.label(entry)]
+            (start..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
+            + [Self.label(entry)]
         return names.joined(separator: " -> ")
     }
 
@@ -255,7 +261,7 @@ final class Hierarchy {
 
     /// The services whose factories (or `initCompleted` actions) are running, outermost first.
     var path: [String] {
-        stack.map { Self.label($0.takeUnretainedValue() as! AnyServiceEntry) }
+        (0..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
     }
 
     // MARK: Requests
@@ -581,5 +587,56 @@ struct ChildRegistration {
         let arguments = argumentTypeNames()
         let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
         return text + ", Factory: \(parameters) -> \(key.serviceType)"
+    }
+}
+
+/// The hierarchy's stack of running frames: a growable buffer of unretained references, so a push
+/// or a pop is a store and a count (an array would check that its buffer is uniquely referenced
+/// on every one). Only its hierarchy touches it, under the hierarchy's contract (one thread at a
+/// time, or the mutex); no user code runs while it changes, and no pointer into it is kept across
+/// a change (frames are named by index).
+///
+/// Invariants, checked in debug builds on every access: `count <= capacity`; `[0, count)` holds
+/// the frames pushed and not popped; an index read is below `count`.
+struct FrameStack {
+    private var base: UnsafeMutablePointer<Unmanaged<AnyObject>>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 32
+        base = .allocate(capacity: capacity)
+    }
+
+    subscript(index: Int) -> Unmanaged<AnyObject> {
+        assert(index >= 0 && index < count, "FrameStack: frame \(index) of \(count) read")
+        return base[index]
+    }
+
+    @inline(__always)
+    mutating func push(_ frame: Unmanaged<AnyObject>) {
+        assert(count <= capacity, "FrameStack: \(count) frames in \(capacity)")
+        if _slowPath(count == capacity) { grow() }
+        (base + count).initialize(to: frame)  // trivial: no value witness, nothing to release
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        assert(count > 0, "FrameStack: pop of an empty stack")
+        count -= 1
+    }
+
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity *= 2
+    }
+
+    /// Frees the buffer; only from the hierarchy's `deinit`.
+    func deallocate() {
+        base.deallocate()
     }
 }
