@@ -49,9 +49,9 @@ public class Container {
     #endif
     /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
+        final var asyncRegistrations = AsyncRegistry()
     #else
-        @exclusivity(unchecked) final var asyncRegistrations: [AsyncKey: AnyAsyncEntry] = [:]
+        @exclusivity(unchecked) final var asyncRegistrations = AsyncRegistry()
     #endif
 
     /// Makes a container.
@@ -113,7 +113,7 @@ public class Container {
         if let viewed { return onViewed(viewed) { $0.removeAll() } }
         let removed = (mainActorRegistrations, asyncRegistrations)
         mainActorRegistrations = []
-        asyncRegistrations = [:]
+        asyncRegistrations = AsyncRegistry()
         services.removeAll()
         withExtendedLifetime(removed) {}  // released once this container is consistent
     }
@@ -148,7 +148,9 @@ public class Container {
     private final func resetAsyncEntries(in objectScope: ObjectScopeProtocol, where matches: (AsyncKey) -> Bool) {
         guard objectScope === ObjectScope.container else { return }
         for container in selfAndAncestors {
-            for (key, entry) in container.asyncRegistrations where !entry.isTransient && matches(key) { entry.reset() }
+            for (key, entry) in container.asyncRegistrations.pairs where !entry.isTransient && matches(key) {
+                entry.reset()
+            }
         }
     }
 

@@ -84,4 +84,30 @@ private final class Departing {
         #expect(container.resolve(Gadget.self) != nil)
         #expect(try await view.resolveAsync(Cog.self) === (try await view.resolveAsync(Cog.self)))
     }
+
+    /// `AsyncServiceEntry.built` and `hasBuilt` (unchecked in release builds): the built
+    /// instance's `deinit`, run by a reset, reads them through a synchronous resolution and adds an
+    /// async registration while the reset is still in progress.
+    @Test func deinitOfABuiltAsyncServiceResolvesAndRegistersDuringItsReset() async throws {
+        final class Reporter: Sendable {
+            let onDeinit: @Sendable () -> Void
+            init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let container = Container()
+        let view = container.synchronize()
+        let seen = LockedBox<Bool>()
+        view.registerAsync(Reporter.self) { _ in
+            Reporter {
+                seen.value = view.resolve(Reporter.self) != nil  // false: not built any more
+                view.registerAsync(Cog.self) { _ in Cog() }
+            }
+        }
+        .inObjectScope(.container)
+        _ = try await view.resolveAsync(Reporter.self)
+        view.resetObjectScope(.container)
+        #expect(seen.value == false)
+        #expect(try await view.resolveAsync(Cog.self) === (try await view.resolveAsync(Cog.self)))
+        _ = try await view.resolveAsync(Reporter.self)  // built again
+    }
 }

@@ -22,8 +22,16 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     let factory: @Sendable (SynchronizedResolver) async throws -> Service
     let link: ContainerLink
     private(set) var isTransient = false
-    @usableFromInline private(set) var built: Service?
-    @usableFromInline private(set) var hasBuilt = false
+    // Read by the inlinable `resolveAsync` in other modules, where every access to a class's
+    // stored property would otherwise be checked dynamically for exclusivity (a third of that
+    // path). Guarded by the hierarchy's mutex like the rest; debug builds keep the checks.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline private(set) var built: Service?
+        @usableFromInline private(set) var hasBuilt = false
+    #else
+        @exclusivity(unchecked) @usableFromInline private(set) var built: Service?
+        @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
+    #endif
     private var build: AsyncBuild<Service>?
     /// Moves on with every reset and change of scope: a build started before keeps its result for
     /// its own waiters but caches nothing.
@@ -355,12 +363,14 @@ extension Container {
     ) -> AsyncServiceEntry<Service> {
         if let viewed { return onViewed(viewed) { $0.registerAsync(serviceType, name: name, factory: factory) } }
         let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
-        asyncRegistrations[AsyncKey(service: ObjectIdentifier(Service.self), name: name)] = entry
+        let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
+        let replaced = asyncRegistrations.set(entry, for: key)
         let label = entry.label
         entry.gate = register(serviceType, name: name) { (_: Resolver) throws -> Service in
             guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label) }
             return built
         }.inObjectScope(.transient)
+        withExtendedLifetime(replaced) {}  // released once this container is consistent
         return entry
     }
 
@@ -403,6 +413,53 @@ extension Container {
 struct AsyncKey: Hashable {
     let service: ObjectIdentifier
     let name: String?
+}
+
+/// A container's async registrations. An application has a handful, so up to
+/// `AsyncRegistry.linearLimit` of them are found by comparing type identities in an array (a
+/// `Dictionary` lookup hashes the key with SipHash first, several times the cost); beyond that a
+/// dictionary indexes the array.
+struct AsyncRegistry {
+    static let linearLimit = 16
+    private var keys: [AsyncKey] = []
+    private(set) var values: [AnyAsyncEntry] = []
+    /// Positions in `keys`, once there are more than `linearLimit` of them.
+    private var positions: [AsyncKey: Int]?
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    /// Each registration with its key, in the order registered.
+    var pairs: Zip2Sequence<[AsyncKey], [AnyAsyncEntry]> { zip(keys, values) }
+
+    func position(of key: AsyncKey) -> Int? {
+        if let positions { return positions[key] }
+        for index in keys.indices where keys[index].service == key.service && keys[index].name == key.name {
+            return index
+        }
+        return nil
+    }
+
+    subscript(key: AsyncKey) -> AnyAsyncEntry? {
+        position(of: key).map { values[$0] }
+    }
+
+    /// Adds `entry` under `key`, or replaces the entry there; returns the one replaced.
+    @discardableResult
+    mutating func set(_ entry: AnyAsyncEntry, for key: AsyncKey) -> AnyAsyncEntry? {
+        if let index = position(of: key) {
+            let replaced = values[index]
+            values[index] = entry
+            return replaced
+        }
+        keys.append(key)
+        values.append(entry)
+        if positions != nil {
+            positions?[key] = keys.count - 1
+        } else if keys.count > Self.linearLimit {
+            positions = Dictionary(uniqueKeysWithValues: zip(keys, keys.indices))
+        }
+        return nil
+    }
 }
 
 /// A synchronous resolution of an async service not built yet.

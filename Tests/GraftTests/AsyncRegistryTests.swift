@@ -1,0 +1,55 @@
+import Testing
+
+@testable import Graft
+
+private final class Labelled: Sendable {
+    let label: String
+    init(_ label: String) { self.label = label }
+}
+
+/// Async registrations are found by a linear search up to `AsyncRegistry.linearLimit`, and
+/// through a dictionary beyond: both must find, replace and miss the same way.
+@Suite struct AsyncRegistryTests {
+    @Test(arguments: [3, AsyncRegistry.linearLimit, AsyncRegistry.linearLimit + 1, 60])
+    func everyRegistrationIsFoundReplacedAndMissed(count: Int) async throws {
+        let container = Container()
+        for index in 0..<count {
+            container.registerAsync(Labelled.self, name: "s\(index)") { _ in Labelled("first \(index)") }
+        }
+        container.registerAsync(Labelled.self) { _ in Labelled("unnamed") }
+        // Replaced after the index exists (for the larger counts): the latest registration wins.
+        for index in stride(from: 0, to: count, by: 3) {
+            container.registerAsync(Labelled.self, name: "s\(index)") { _ in Labelled("second \(index)") }
+        }
+        let resolver = container.synchronize()
+        for index in 0..<count {
+            let expected = index % 3 == 0 ? "second \(index)" : "first \(index)"
+            #expect(try await resolver.resolveAsync(Labelled.self, name: "s\(index)").label == expected)
+            // Built now: the inlinable path reads it under the lock.
+            #expect(try await resolver.resolveAsync(Labelled.self, name: "s\(index)").label == expected)
+        }
+        #expect(try await resolver.resolveAsync(Labelled.self).label == "unnamed")
+        await #expect(throws: ResolutionError.self) {
+            try await resolver.resolveAsync(Labelled.self, name: "s\(count)")
+        }
+        container.removeAll()
+        await #expect(throws: ResolutionError.self) { try await resolver.resolveAsync(Labelled.self, name: "s0") }
+    }
+
+    @Test func aChildFindsItsParentsRegistrationsPastItsOwn() async throws {
+        let parent = Container()
+        for index in 0..<40 {
+            parent.registerAsync(Labelled.self, name: "p\(index)") { _ in Labelled("parent \(index)") }
+        }
+        let child = Container(parent: parent)
+        for index in 0..<20 {
+            child.registerAsync(Labelled.self, name: "c\(index)") { _ in Labelled("child \(index)") }
+        }
+        child.registerAsync(Labelled.self, name: "p7") { _ in Labelled("child's p7") }
+        let resolver = child.synchronize()
+        #expect(try await resolver.resolveAsync(Labelled.self, name: "p39").label == "parent 39")
+        #expect(try await resolver.resolveAsync(Labelled.self, name: "c19").label == "child 19")
+        #expect(try await resolver.resolveAsync(Labelled.self, name: "p7").label == "child's p7")
+        #expect(try await parent.synchronize().resolveAsync(Labelled.self, name: "p7").label == "parent 7")
+    }
+}
