@@ -34,12 +34,14 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
 extension Container {
     /// A view resolves on itself: it shares its container's table, parent and hierarchy, and the
     /// `Lazy` or `Provider` it makes reaches the container through the link they share.
-    @usableFromInline
+    /// Inlinable: specialized in the caller, a `.container` hit holds the mutex for a table probe
+    /// and a copy, which keeps contended resolutions short.
+    @inlinable
     final func resolveThroughView<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
         // No closure around the call: a closure frame per level adds up on a deep chain of
         // resolutions in a debug build.
-        hierarchy.enterLocked()
-        defer { hierarchy.exitLocked() }
+        enterViewLock()
+        defer { exitViewLock() }
         if _slowPath(hierarchy.isValidating) { observeIfValidating(serviceType, name: name) }
         return resolveWithoutArguments(serviceType, name: name)
     }

@@ -92,9 +92,9 @@ final class Hierarchy {
     #endif
     /// `validation != nil`, as one byte for the path to test.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        private(set) var isValidating = false
+        @usableFromInline private(set) var isValidating = false
     #else
-        @exclusivity(unchecked) private(set) var isValidating = false
+        @exclusivity(unchecked) @usableFromInline private(set) var isValidating = false
     #endif
 
     /// Registrations made in child containers, by service type, for failure messages that name

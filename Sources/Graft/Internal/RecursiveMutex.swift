@@ -34,8 +34,7 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
 
     @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        let locked = pthread_mutex_lock(mutex)
-        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
+        lock()
         defer {
             let unlocked = pthread_mutex_unlock(mutex)
             precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
@@ -47,9 +46,27 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
     /// closure's stack frame matters (a deep chain of resolutions in a debug build).
     @inline(__always)
     func lock() {
+        if pthread_mutex_trylock(mutex) == 0 { return }  // free, or held by this thread (recursive)
+        lockContended()
+    }
+
+    /// Tries a few more times before sleeping: the holder usually keeps the mutex for one
+    /// resolution (well under a microsecond), while sleeping in the kernel and being woken costs
+    /// several microseconds on both threads. After `spinTries` it blocks as `pthread_mutex_lock`
+    /// does, so a holder that was preempted costs a bounded amount of spinning.
+    @inline(never)
+    private func lockContended() {
+        for attempt in 0..<Self.spinTries {
+            if attempt >= Self.spinTries / 2 { sched_yield() }  // let a preempted holder run
+            if pthread_mutex_trylock(mutex) == 0 { return }
+        }
         let locked = pthread_mutex_lock(mutex)
         precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
     }
+
+    /// Measured with 2 and 8 threads on 2 cores (`Benchmarks/`): 8 to 64 tries all take the
+    /// 8-thread figure from about 180 to about 95 ns per resolution; 16 it is.
+    static let spinTries = 16
 
     @inline(__always)
     func unlock() {
