@@ -35,7 +35,9 @@ struct InstanceCell {
         return (24 + alignment - 1) / alignment * alignment
     }
 
-    @usableFromInline
+    /// Inlinable: made by the inlinable `ServiceEntry.init`, specialized where `register` is
+    /// called, so the sizes, offsets and byte 4 are constants there.
+    @inlinable
     init<Service>(for type: Service.Type) {
         let offset = Self.valueOffset(type)
         let byteCount = offset + 2 * MemoryLayout<Service>.stride
@@ -125,6 +127,7 @@ struct InstanceCell {
     }
 
     /// Whether a value of `Service` is exactly one strong reference to a class instance.
+    @inlinable
     static func isReference<Service>(_: Service.Type) -> Bool {
         Service.self is AnyObject.Type && MemoryLayout<Service>.size == MemoryLayout<UnsafeRawPointer>.size
     }
@@ -224,6 +227,10 @@ struct InstanceCell {
 
     /// Frees the memory; the values it still held are released after it is gone.
     func deallocate<Service>(_ type: Service.Type) {
+        guard hasInstance || graphSlotIsOccupied else {  // the common case: nothing to release
+            if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
+            return
+        }
         var held: [Any] = []
         if hasInstance { held.append(moveInstance(type)) }
         if graphSlotIsOccupied { held.append(takeGraphSlot(type)) }
@@ -232,7 +239,8 @@ struct InstanceCell {
     }
 
     /// `malloc` aligns to 16 bytes, enough for nearly every type.
-    private static func usesMalloc<Service>(_: Service.Type) -> Bool {
+    @inlinable
+    static func usesMalloc<Service>(_: Service.Type) -> Bool {
         MemoryLayout<Service>.alignment <= 16
     }
 }

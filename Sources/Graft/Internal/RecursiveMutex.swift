@@ -86,6 +86,7 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
 }
 
 /// The few other calls Graft makes into the C library, kept here so no other file needs `#if`.
+@usableFromInline
 enum Platform {
     static func environmentValue(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
@@ -94,6 +95,7 @@ enum Platform {
 
     /// `malloc`: the standard library's allocations go through `posix_memalign` here, several times
     /// slower, which registration pays once per entry. Aligned to 16 bytes.
+    @usableFromInline
     static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
         guard let memory = malloc(byteCount) else { fatalError("Graft: out of memory") }
         return memory
