@@ -9,10 +9,17 @@
 ///     .initCompleted { r, db in db.logger = r.resolve(Logger.self) }
 /// ```
 public final class ServiceEntry<Service> {
-    // Field order is memory layout: the one-byte fields come last, together. A registration with
-    // a plain factory and a built-in scope is this object (at most 120 bytes, so that glibc's
-    // malloc serves it from a fast bin; `EntryExtrasTests` checks) and its cell; what few
-    // registrations use is in `extras`, made the first time it is needed.
+    /// The memory of this entry's cell when `Service` is a class type (40 bytes: the cell's header
+    /// and two references), so a registration is one allocation. It must stay the first stored
+    /// property: the cell is at `_getUnsafePointerToStoredProperties(self)`, which debug builds
+    /// check against this property's own address on every access of ``cell``. Never read or
+    /// written as a property after `init`, only through the cell.
+    @usableFromInline var inlineCellMemory: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
+
+    // Field order is memory layout: the cell's memory first, the one-byte fields last, together.
+    // A registration of a class type with a plain factory and a built-in scope is this one object
+    // (at most 168 bytes, `EntryExtrasTests` checks); what few registrations use is in `extras`,
+    // made the first time it is needed.
 
     /// The registered service type.
     public let serviceType: Any.Type
@@ -35,8 +42,24 @@ public final class ServiceEntry<Service> {
     @usableFromInline let link: ContainerLink
     var container: Container? { link.container }
 
+    /// The memory of this entry's cell when it is not inline (`Service` is not a class type).
+    @usableFromInline let outOfLineCellMemory: UnsafeMutableRawPointer?
+
     /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
-    @usableFromInline let cell = InstanceCell(for: Service.self)
+    @inlinable
+    var cell: InstanceCell {
+        @inline(__always) get {
+            assert(outOfLineCellMemory != nil || inlineCellIsWhereExpected(), "ServiceEntry: inline cell moved")
+            return InstanceCell(existingAt: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self))
+        }
+    }
+
+    /// Debug check: the first stored property is where the cell is looked for.
+    @usableFromInline
+    func inlineCellIsWhereExpected() -> Bool {
+        withUnsafeMutablePointer(to: &inlineCellMemory) { UnsafeMutableRawPointer($0) }
+            == _getUnsafePointerToStoredProperties(self)
+    }
     /// The rarely used settings; `nil` until one is set. Set at most once, never cleared.
     @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
@@ -142,6 +165,8 @@ public final class ServiceEntry<Service> {
         argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
         throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil
     ) {
+        let inline = InstanceCell.isReference(Service.self)
+        outOfLineCellMemory = inline ? nil : InstanceCell.allocateMemory(for: Service.self)
         self.serviceType = serviceType
         self.name = name
         self.link = container.link
@@ -157,6 +182,8 @@ public final class ServiceEntry<Service> {
         self.scope = container.defaultObjectScope
         let (kind, storage) = container.defaultScopeStorage()
         scopeKind = kind
+        _ = InstanceCell(
+            for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
         if let storage { self.storage = storage }
         updatePlan()
     }

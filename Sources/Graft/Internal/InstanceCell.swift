@@ -35,26 +35,55 @@ struct InstanceCell {
         return (24 + alignment - 1) / alignment * alignment
     }
 
+    /// The bytes a cell of `Service` takes.
+    @inlinable @inline(__always)
+    static func byteCount<Service>(_ type: Service.Type) -> Int {
+        valueOffset(type) + 2 * MemoryLayout<Service>.stride
+    }
+
+    /// What a cell of a class type takes (header and two references): the size of the memory a
+    /// `ServiceEntry` holds for its cell inline.
+    @usableFromInline static let inlineByteCount = 40
+
+    /// Memory for a cell of `Service` of its own (not inside its entry), to make it in.
+    @inlinable
+    static func allocateMemory<Service>(for type: Service.Type) -> UnsafeMutableRawPointer {
+        usesMalloc(type)
+            ? Platform.allocate(byteCount: byteCount(type))
+            : .allocate(byteCount: byteCount(type), alignment: MemoryLayout<Service>.alignment)
+    }
+
+    /// The cell at `base`, made earlier.
+    @inlinable @inline(__always)
+    init(existingAt base: UnsafeMutableRawPointer) {
+        self.base = base
+    }
+
+    /// Makes a cell of `Service` in `memory`: `byteCount(Service.self)` bytes aligned for `Service`,
+    /// either from ``allocateMemory(for:)`` or, for a class type, inside the entry (`isInline`,
+    /// byte 6: the cell's memory is freed with the entry, not by ``deallocate(_:)``).
     /// Inlinable: made by the inlinable `ServiceEntry.init`, specialized where `register` is
     /// called, so the sizes, offsets and byte 4 are constants there.
     @inlinable
-    init<Service>(for type: Service.Type) {
-        let offset = Self.valueOffset(type)
-        let byteCount = offset + 2 * MemoryLayout<Service>.stride
-        base =
-            Self.usesMalloc(type)
-            ? Platform.allocate(byteCount: byteCount)
-            : .allocate(byteCount: byteCount, alignment: MemoryLayout<Service>.alignment)
+    init<Service>(for type: Service.Type, in memory: UnsafeMutableRawPointer, isInline: Bool) {
+        assert(
+            !isInline || (Self.isReference(type) && Self.byteCount(type) == Self.inlineByteCount),
+            "InstanceCell: \(type) made inline")
+        base = memory
         base.storeBytes(of: false, as: Bool.self)
         base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
         base.storeBytes(of: Self.planGeneral, toByteOffset: 2, as: UInt8.self)
         base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
         base.storeBytes(of: Self.isReference(type), toByteOffset: 4, as: Bool.self)
         base.storeBytes(of: false, toByteOffset: 5, as: Bool.self)
+        base.storeBytes(of: isInline, toByteOffset: 6, as: Bool.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
         base.storeBytes(of: 0, toByteOffset: 16, as: Int.self)
-        (base + offset).bindMemory(to: Service.self, capacity: 2)
+        (base + Self.valueOffset(type)).bindMemory(to: Service.self, capacity: 2)
     }
+
+    /// Byte 6: the memory is inside the entry.
+    var isInline: Bool { base.load(fromByteOffset: 6, as: Bool.self) }
 
     /// The type this cell was made for.
     @inlinable
@@ -226,16 +255,23 @@ struct InstanceCell {
     }
 
     /// Frees the memory; the values it still held are released after it is gone.
+    /// Empties the cell and frees its memory if it has memory of its own (an inline cell's goes
+    /// with its entry); the values it still held are released after that.
     func deallocate<Service>(_ type: Service.Type) {
         guard hasInstance || graphSlotIsOccupied else {  // the common case: nothing to release
-            if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
+            freeMemory(type)
             return
         }
         var held: [Any] = []
         if hasInstance { held.append(moveInstance(type)) }
         if graphSlotIsOccupied { held.append(takeGraphSlot(type)) }
-        if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
+        freeMemory(type)
         withExtendedLifetime(held) {}
+    }
+
+    private func freeMemory<Service>(_ type: Service.Type) {
+        if isInline { return }
+        if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
     }
 
     /// `malloc` aligns to 16 bytes, enough for nearly every type.
