@@ -23,7 +23,7 @@ public class Container {
     @usableFromInline final let hierarchy: Hierarchy
     @usableFromInline final let defaultObjectScope: ObjectScopeProtocol
     /// The default scope's kind, worked out once rather than per registration.
-    private final let defaultScopeKind: ObjectScope.Kind
+    @usableFromInline final let defaultScopeKind: ObjectScope.Kind
     @usableFromInline final let services: RegistrationTable
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline final private(set) var behaviors: [Behavior] = []
@@ -103,7 +103,7 @@ public class Container {
     }
 
     /// How a new entry in the default scope keeps instances (a custom default makes a storage each).
-    @usableFromInline
+    @inlinable
     final func defaultScopeStorage() -> (ObjectScope.Kind, InstanceStorage?) {
         defaultScopeKind == .custom ? (.custom, defaultObjectScope.makeStorage()) : (defaultScopeKind, nil)
     }

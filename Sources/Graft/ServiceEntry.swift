@@ -191,7 +191,7 @@ public final class ServiceEntry<Service> {
     /// Writes to the cell which construction the inlinable path may run itself (see
     /// ``InstanceCell/plan``): called whenever the scope, the `initCompleted` actions or (at init)
     /// the factories are set, so the cell never says more than the entry allows.
-    @usableFromInline
+    @inlinable
     func updatePlan() {
         let plain = plainFactory != nil && !hasThrowingFactory && !hasInitCompletedActions
         cell.plan =

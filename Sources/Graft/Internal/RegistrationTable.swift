@@ -160,18 +160,27 @@ final class RegistrationTable {
     func insert(_ entry: AnyServiceEntry, for key: ServiceKey, directCell: InstanceCell?) {
         let hash = Self.hash(key)
         beginChange()
-        if let existing = slot(for: key, hash: hash) {
-            // The replaced entry is released after the table is consistent: its `deinit` (or its
-            // instances') may register enough to grow the table and free `existing`.
-            let replaced = existing.pointee.entry
-            existing.pointee.entry = entry
-            existing.pointee.directCell = directCell
-            endChange()
-            withExtendedLifetime(replaced) {}
-            return
-        }
+        // Grown first (a replacement may grow a table it did not need to), so one probe finds
+        // either the key or the empty slot where it goes: nothing is ever removed alone, so no
+        // key lies past an empty slot.
         if (count + 1) * 4 > capacity * 3 { grow() }  // at most 3/4 full: see `checkInvariants`
-        let index = freeIndex(for: hash)
+        let mask = capacity - 1
+        var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
+        while hashes[index] != 0 {
+            if hashes[index] == hash, slots[index].key.service == key.service,
+                slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
+            {
+                // The replaced entry is released after the table is consistent: its `deinit` (or
+                // its instances') may register enough to grow the table and free this slot.
+                let replaced = slots[index].entry
+                slots[index].entry = entry
+                slots[index].directCell = directCell
+                endChange()
+                withExtendedLifetime(replaced) {}
+                return
+            }
+            index = (index + 1) & mask
+        }
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         count += 1
@@ -185,10 +194,11 @@ final class RegistrationTable {
         return index
     }
 
-    /// Doubles the capacity, moving (not copying) every slot to its place in the new buffers.
+    /// Doubles the capacity (quadruples it below 1,024 slots: a container filled at start-up
+    /// moves its slots fewer times), moving (not copying) every slot to its place in the new buffers.
     private func grow() {
         let old = (hashes: hashes, slots: slots, capacity: capacity)
-        capacity *= 2
+        capacity *= capacity < 1_024 ? 4 : 2
         (hashes, slots) = Self.allocate(capacity)
         for position in 0..<old.capacity where old.hashes[position] != 0 {
             let index = freeIndex(for: old.hashes[position])
