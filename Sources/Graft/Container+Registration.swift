@@ -133,10 +133,15 @@ extension Container {
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
         services.insert(entry, for: key, directCell: entry.cell)
         if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
+        if !behaviors.isEmpty { tellBehaviors(about: entry) }
+        return entry
+    }
+
+    @usableFromInline
+    func tellBehaviors<Service>(about entry: ServiceEntry<Service>) {
         for behavior in behaviors {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
         }
-        return entry
     }
 
     /// A registration through a synchronized view: added to the viewed container under the mutex,

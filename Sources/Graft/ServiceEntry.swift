@@ -105,7 +105,7 @@ public final class ServiceEntry<Service> {
     }
     @usableFromInline var argumentTypeNames: () -> [String] { extras?.argumentTypeNames ?? { [] } }
     /// The argument part of this registration's key (see ``argumentsKey(_:)``).
-    @usableFromInline var argumentsKey: UInt { extras?.argumentsKey ?? noArgumentsKey }
+    @inlinable var argumentsKey: UInt { extras?.argumentsKey ?? noArgumentsKey }
     @inlinable var keptGeneration: Int {
         @inline(__always) get { Int(storedKeptGeneration) }
         @inline(__always) set { storedKeptGeneration = UInt32(truncatingIfNeeded: newValue) }
@@ -419,7 +419,7 @@ extension ServiceEntry {
 @usableFromInline
 final class EntryExtras<Service> {
     let argumentsType: Any.Type
-    let argumentsKey: UInt
+    @usableFromInline let argumentsKey: UInt
     let argumentTypeNames: () -> [String]
     let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
