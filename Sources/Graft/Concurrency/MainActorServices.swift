@@ -21,7 +21,15 @@ extension Container {
         name: String? = nil,
         factory: @escaping @MainActor (Resolver) -> Service
     ) -> ServiceEntry<Service> {
-        if let viewed { return onViewed(viewed) { $0.registerMain(serviceType, name: name, factory: factory) } }
+        if let viewed {
+            return onViewed(viewed) {
+                let entry = $0.registerMain(serviceType, name: name, factory: factory)
+                // Registered through a view: other threads may resolve it already, so its settings
+                // change under the mutex, as for `register` (found by a cold read: a race).
+                entry.settingsTakeTheMutex = true
+                return entry
+            }
+        }
         // Two entries: the one returned holds the factory and the scope's instances, and is not in
         // the table; the one in the table is transient and checks the thread on every resolution,
         // a `.container` hit included, before reaching the first. So a main-actor instance is
