@@ -110,4 +110,45 @@ private final class Departing {
         #expect(try await view.resolveAsync(Cog.self) === (try await view.resolveAsync(Cog.self)))
         _ = try await view.resolveAsync(Reporter.self)  // built again
     }
+
+    /// `InjectedBox.resolver` and `resolved` (unchecked in release builds): a first access whose
+    /// factory makes another first access on the same object, and a box that holds the last
+    /// reference to its view, whose container's instances read the property from their `deinit`
+    /// when the first access lets the resolver go.
+    @Test func firstAccessesThatReenterTheSameObject() {
+        final class Pair {
+            @Injected var widget: Widget
+            @Injected var gadget: Gadget
+        }
+        final class Reader {
+            let read: () -> Void
+            init(_ read: @escaping () -> Void) { self.read = read }
+            deinit { read() }
+        }
+        var pair: Pair?
+        var readsInDeinit = 0
+        do {
+            let container = Container()
+            container.register(Gadget.self) { _ in Gadget() }
+            container.register(Widget.self) { _ in
+                _ = pair?.gadget  // a first access of the other property, inside this resolution
+                return Widget()
+            }
+            container.register(Reader.self) { _ in
+                Reader {
+                    if pair?.widget != nil { readsInDeinit += 1 }  // read while the resolver goes
+                }
+            }
+            .inObjectScope(.container)
+            let view = container.synchronize()
+            _ = view.resolve(Reader.self)
+            pair = withResolver(view) { Pair() }
+        }
+        // The boxes hold the only references to the view, hence to the container and its Reader.
+        let widget = pair?.widget
+        #expect(widget != nil)
+        #expect(pair?.gadget != nil)
+        #expect(pair?.widget === widget)
+        #expect(readsInDeinit == 1)  // the container is gone, and its Reader read the cached value
+    }
 }

@@ -57,15 +57,30 @@ final class InjectedBox<Service>: @unchecked Sendable {
     // `resolver` and `resolved` are only touched under `hierarchy.mutex`: the resolver's own
     // mutex, not one of the box's, so a first access made by a factory (already holding it)
     // cannot deadlock against another thread's first access.
-    private let hierarchy: Hierarchy
-    /// Held until the first resolution succeeds, then dropped: a singleton holding an `@Injected`
-    /// would otherwise keep its own container alive (container, entry, singleton, box, resolver).
-    @usableFromInline var resolver: SynchronizedResolver?
+    @usableFromInline let hierarchy: Hierarchy
+    // `resolver` and `resolved` are read and written by the inlinable accessors in other modules,
+    // where each access to a class's stored property would otherwise be checked dynamically for
+    // exclusivity (half of a first access). Guarded by `hierarchy.mutex` (above); debug builds
+    // keep the checks.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        /// Held until the first resolution succeeds, then dropped: a singleton holding an
+        /// `@Injected` would otherwise keep its own container alive (container, entry, singleton,
+        /// box, resolver).
+        @usableFromInline var resolver: SynchronizedResolver?
+        /// The value once resolved (set even for an optional service whose value is `nil`). Boxed:
+        /// destroying a `Service?` field in the box's unspecialized `deinit` looked up the
+        /// metadata of `Optional<Service>` for every box released (a fifth of a first access); an
+        /// optional class reference is released with no metadata.
+        @usableFromInline var resolved: InjectedValue<Service>?
+    #else
+        @exclusivity(unchecked) @usableFromInline var resolver: SynchronizedResolver?
+        @exclusivity(unchecked) @usableFromInline var resolved: InjectedValue<Service>?
+    #endif
     @usableFromInline let name: String?
-    /// The value once resolved (`.some`, even for an optional service whose value is `nil`).
-    @usableFromInline var resolved: Service?
 
-    @usableFromInline
+    /// Inlinable, so the box is allocated where `@Injected` is, with that module's cached
+    /// metadata for `InjectedBox<Service>` (not a runtime lookup per object made).
+    @inlinable
     init(resolver: SynchronizedResolver, name: String?) {
         self.hierarchy = resolver.hierarchy
         self.resolver = resolver
@@ -77,7 +92,7 @@ final class InjectedBox<Service>: @unchecked Sendable {
     func cachedValue() -> Service? {
         lockForRead()
         defer { unlockForRead() }
-        return resolved
+        return resolved?.value
     }
 
     @usableFromInline
@@ -91,7 +106,7 @@ final class InjectedBox<Service>: @unchecked Sendable {
     func value(wrapper: StaticString) -> Service {
         enterResolution()
         defer { exitResolution() }
-        if let resolved { return resolved }
+        if let resolved { return resolved.value }
         let resolver = self.resolver!  // set until a value is kept, which was checked just above
         do {
             // Outside any resolution a resolution is a request of its own already; inside one (a
@@ -103,7 +118,7 @@ final class InjectedBox<Service>: @unchecked Sendable {
                 : try resolver.withObjectGraph(GraphIdentifier()) { try $0.require(Service.self, name: name) }
             // Kept unless a validation made it (it lives in the validation's graph only).
             if !isValidating() {
-                resolved = made
+                resolved = InjectedValue(made)
                 self.resolver = nil
             }
             return made
@@ -148,4 +163,13 @@ func resolveInItsOwnRequest<Service>(
     // reading the property), a graph of its own makes it one.
     if resolver.hierarchy.locked({ resolver.hierarchy.depth == 0 }) { return resolve(resolver) }
     return resolver.withObjectGraph(GraphIdentifier(), closure: resolve)
+}
+
+/// An `@Injected` property's value once resolved.
+@usableFromInline
+final class InjectedValue<Service>: @unchecked Sendable {  // immutable; `Service` crosses as `Injected` allows
+    @usableFromInline let value: Service
+
+    @inlinable
+    init(_ value: Service) { self.value = value }
 }
