@@ -15,8 +15,9 @@ extension SynchronizedResolver {
     /// let api = SynchronizedResolver.current.resolve(API.self)
     /// ```
     public static var current: SynchronizedResolver {
-        if let bound = ResolverBinding.bound { return bound }
-        return ResolverBinding.processDefault ?? ResolverBinding.unbound
+        let bound = ResolverBinding.bound
+        if ObjectIdentifier(bound) != ResolverBinding.unboundIdentity { return bound }
+        return ResolverBinding.processDefault ?? bound
     }
 
     /// Sets the process-wide default: the resolver ``current`` gives where no task has bound one.
@@ -33,12 +34,17 @@ extension SynchronizedResolver {
 
 /// Where ``SynchronizedResolver/current`` comes from.
 enum ResolverBinding {
-    /// The resolver bound to the current task (or thread, outside tasks).
-    @TaskLocal static var bound: SynchronizedResolver?
+    /// The resolver bound to the current task (or thread, outside tasks); ``unbound`` where none
+    /// is. Not optional: the task-local's value is copied by the standard library's generic code,
+    /// where a class reference copies with one retain and an `Optional` through its value
+    /// witnesses (a third of what `current` added to a resolution).
+    @TaskLocal static var bound: SynchronizedResolver = unbound
 
     /// The empty resolver of an unbound task: its misses say how to bind one, and it refuses
     /// registrations (they would be process-wide by accident).
     static let unbound = Container().synchronize()
+    /// `unbound`'s identity, compared without retaining it.
+    static let unboundIdentity = ObjectIdentifier(unbound)
 
     private static let defaultBox = DefaultResolverBox()
 
@@ -110,7 +116,7 @@ public func withResolver<R>(
 /// }
 /// ```
 public struct EscapedResolver: Sendable {
-    let resolver: SynchronizedResolver?
+    let resolver: SynchronizedResolver
 
     /// Runs `operation` with the captured binding restored.
     public func yield<R>(_ operation: () throws -> R) rethrows -> R {
