@@ -389,14 +389,13 @@ extension Container {
     /// ``asyncEntryObject(_:name:)`` with the hierarchy's mutex already held.
     @usableFromInline
     final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
-        var level: Container? = viewed ?? self
+        // This container's own registrations first, read in place (a copy of the registry would
+        // retain and release its arrays on every call).
+        if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
+        var level = (viewed ?? self).parent
         while let container = level {
-            if !container.asyncRegistrations.isEmpty,
-                let entry = container.asyncRegistrations[AsyncKey(service: service, name: name)]
-            {
-                return entry
-            }
-            level = container.parent.map { $0.viewed ?? $0 }
+            if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
+            level = container.parent
         }
         return nil
     }
@@ -441,6 +440,18 @@ struct AsyncRegistry {
 
     subscript(key: AsyncKey) -> AnyAsyncEntry? {
         position(of: key).map { values[$0] }
+    }
+
+    /// The entry registered for `service` under `name`, if any.
+    @inline(__always)
+    func entry(service: ObjectIdentifier, name: String?) -> AnyAsyncEntry? {
+        if positions == nil {
+            for index in keys.indices where keys[index].service == service && keys[index].name == name {
+                return values[index]
+            }
+            return nil
+        }
+        return position(of: AsyncKey(service: service, name: name)).map { values[$0] }
     }
 
     /// Adds `entry` under `key`, or replaces the entry there; returns the one replaced.
