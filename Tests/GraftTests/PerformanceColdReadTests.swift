@@ -47,4 +47,38 @@ private final class Flag: @unchecked Sendable {  // `value` is only touched unde
         while !done.isSet {}  // bounded by the thread's 500 rounds
         #expect(view.resolveMain(Model.self, name: "m1") != nil)
     }
+
+    /// The same, observed: while another thread holds the mutex (its factory waits), changing the
+    /// settings of a main-actor entry registered through a view waits for the mutex.
+    @Test func changingSettingsWaitsForAThreadHoldingTheMutex() {
+        final class Slow {}
+        let view = Container().synchronize()
+        // Registered through a view: its settings take the mutex, so handing it to a thread is safe.
+        nonisolated(unsafe) let main = view.registerMain(Model.self) { _ in Model() }
+        let inFactory = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let resolved = DispatchSemaphore(value: 0)
+        let changed = DispatchSemaphore(value: 0)
+        view.register(Slow.self) { _ in
+            inFactory.signal()
+            release.wait()
+            return Slow()
+        }
+        Thread.detachNewThread {
+            _ = view.resolve(Slow.self)  // holds the mutex while its factory waits
+            resolved.signal()
+        }
+        inFactory.wait()
+        Thread.detachNewThread {
+            main.inObjectScope(.container)
+            changed.signal()
+        }
+        // Bounded: the change must not complete while the factory holds the mutex.
+        let changedWhileLocked = changed.wait(timeout: .now() + .milliseconds(200)) == .success
+        release.signal()
+        if !changedWhileLocked { changed.wait() }
+        resolved.wait()
+        #expect(!changedWhileLocked, "settings changed while another thread held the mutex")
+        #expect(main.objectScope === ObjectScope.container)
+    }
 }
