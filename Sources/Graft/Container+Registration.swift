@@ -148,7 +148,7 @@ extension Container {
     /// and the entry's later settings take the mutex too (another thread may be resolving it).
     @usableFromInline
     func addThroughView<Service>(_ viewed: Container, _ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
-        precondition(
+        stopUnless(
             viewed !== ResolverBinding.unbound.viewed,
             "Graft: register(\(Service.self).self) on SynchronizedResolver.current with no resolver bound. "
                 + ResolverBinding.howToBind)

@@ -21,7 +21,7 @@ extension Container {
         }
         // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
         // another hierarchy, two mutexes would let two threads into it at once.
-        precondition(
+        stopUnless(
             entry.link.hierarchy === hierarchy,
             "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
                 + "container hierarchy; forward it in the container it was registered in, or one of its children")

@@ -31,7 +31,7 @@ public final class Lazy<Service> {
         access.withLock {
             if let resolved { return resolved }
             guard let made = access.resolveNow(inGraph: graph, wrapper: "Lazy") else {
-                preconditionFailure("Graft: Lazy<\(Service.self)>: resolution failed (see the logged message)")
+                stop("Graft: Lazy<\(Service.self)>: resolution failed (see the logged message)")
             }
             // What a validation makes lives in its graph only: keeping it would outlive the graph.
             if !access.isValidating { resolved = made }
@@ -62,7 +62,7 @@ public final class Provider<Service> {
     public var instance: Service {
         access.withLock {
             guard let made = access.resolveNow(inGraph: nil, wrapper: "Provider") else {
-                preconditionFailure("Graft: Provider<\(Service.self)>: resolution failed (see the logged message)")
+                stop("Graft: Provider<\(Service.self)>: resolution failed (see the logged message)")
             }
             return made
         }
@@ -103,7 +103,7 @@ final class DeferredAccess<Service> {
     /// the container is gone: there is nothing left to resolve in.
     func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) -> Service? {
         guard let container else {
-            preconditionFailure(
+            stop(
                 "Graft: \(wrapper)<\(Service.self)> was accessed after its container was released; "
                     + "keep the container alive as long as the services that hold a \(wrapper)")
         }

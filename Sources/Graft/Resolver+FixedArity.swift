@@ -304,7 +304,7 @@ extension Resolver {
         }
         // A Swinject-shaped conformer cannot take more: a programming error, like implementing
         // neither side (and no log line, which could reach the logging function under a lock).
-        precondition(
+        stopUnless(
             values.count <= 9,
             "Graft: \(Self.self) implements the fixed-arity resolve methods, which take at most 9 arguments; "
                 + "\(values.count) were passed for \(Service.self). Implement resolve(_:name:arguments:) to take any number"
@@ -324,7 +324,7 @@ enum FixedArityDispatch {
 
     static func stopIfLooping(_ resolverType: Any.Type, _ method: String) {
         guard !dispatching.isEmpty, dispatching.contains(ObjectIdentifier(resolverType)) else { return }
-        preconditionFailure(
+        stop(
             "Graft: \(resolverType) conforms to Resolver but implements neither resolve(_:name:arguments:) "
                 + "(any number of arguments, as a parameter pack) nor \(method); implement one of them")
     }

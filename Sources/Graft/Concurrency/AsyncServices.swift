@@ -52,7 +52,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// Sets the scope: `.container` (built once, the default) or `.transient` (built on every call).
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScope) -> Self {
-        precondition(
+        stopUnless(
             objectScope === ObjectScope.container || objectScope === ObjectScope.transient,
             "Graft: an async service is in the .container or the .transient scope, not \(objectScope)")
         link.hierarchy.locked {

@@ -144,7 +144,7 @@ final class InjectedBox<Service>: @unchecked Sendable {
         _ error: any Error, wrapper: StaticString, service: Any.Type, resolver: SynchronizedResolver
     ) -> Never {
         let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
-        preconditionFailure(
+        stop(
             "Graft: @\(wrapper) could not resolve \(serviceLabel(service, name: name)): \(error)\(hint)")
     }
 }

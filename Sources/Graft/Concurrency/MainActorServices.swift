@@ -179,7 +179,7 @@ final class MainInjectedBox<Service> {
             return made
         case .failure(let error):
             let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
-            preconditionFailure(
+            stop(
                 "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
         }
     }

@@ -146,7 +146,7 @@ extension Container {
     private final func validate(through resolver: Container) -> ValidationReport {
         // Inside a resolution the validation would share its graph and meet the factories running
         // as false cycles; it must start from nothing in flight.
-        precondition(
+        stopUnless(
             hierarchy.depth == 0 && hierarchy.frameCount == 0,
             "Graft: validate() called during a resolution (in a factory, initCompleted or withObjectGraph); "
                 + "call it where no resolution of this container hierarchy is running")

@@ -79,7 +79,18 @@ final class Hierarchy {
     @exclusivity(unchecked) private var spareMembers: [GraphMember] = []
     /// Values displaced from a cell while a resolution runs (a finished graph's value, replaced
     /// before its teardown released it), released when the outermost resolution ends.
-    @exclusivity(unchecked) private var laterReleases: [Any] = []
+    ///
+    /// Not `@exclusivity(unchecked)`, unlike its neighbours: `finish` empties it and then releases
+    /// what it held, and a `deinit` run by that release may read it again (a resolution, a graph
+    /// of its own). Unchecked, the release build moved the store of the empty array after the
+    /// release: the nested `finish` found the old list and released its values a second time (a
+    /// double release, found in `swift test -c release`). The dynamic access checks are calls the
+    /// optimizer cannot move a store across; this list is touched once per graph's end.
+    private var laterReleases: [Any] = []
+    /// `!laterReleases.isEmpty`, for the end of every request to test without a dynamic access
+    /// check. Only a hint: a stale `true` sends a request down the general path, which reads the
+    /// list itself.
+    @exclusivity(unchecked) private var mayHaveLaterReleases = false
     /// Synchronized calls now holding `mutex` on this thread (it is recursive).
     @exclusivity(unchecked) private var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released `mutex`.
@@ -137,7 +148,7 @@ final class Hierarchy {
     // MARK: Validation
 
     func beginValidation(_ recorder: ValidationRecorder) {
-        precondition(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
+        stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
         validation = recorder
         isValidating = true
     }
@@ -301,7 +312,7 @@ final class Hierarchy {
     func endRequest(_ request: Request) -> Bool {
         // The common case, inlined: an outermost request that succeeded and made nothing to drop.
         if depth == 1 && !hasFailed && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty
-            && laterReleases.isEmpty
+            && !mayHaveLaterReleases
         {
             depth = 0
             graph = nil
@@ -348,6 +359,7 @@ final class Hierarchy {
     /// Keeps `value` until the outermost resolution ends, then releases it.
     func releaseLater(_ value: Any) {
         laterReleases.append(value)
+        mayHaveLaterReleases = true
     }
 
     @inline(__always)
@@ -477,10 +489,11 @@ final class Hierarchy {
         if spareMembers.capacity == 0 { swap(&spareMembers, &teardown.members) }
         // Released by the outermost resolution only: by then nothing of this one is in flight.
         while depth == 0 && !laterReleases.isEmpty {
-            var displaced: [Any] = []
-            swap(&displaced, &laterReleases)
-            displaced.removeAll()
+            let displaced = laterReleases
+            laterReleases = []
+            withExtendedLifetime(displaced) {}  // released once the list is empty
         }
+        mayHaveLaterReleases = !laterReleases.isEmpty  // from the list itself, after every release
     }
 
     private func keep(_ record: GraphRecord, for identifier: GraphIdentifier) {

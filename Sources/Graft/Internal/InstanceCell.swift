@@ -188,8 +188,15 @@ struct InstanceCell {
         // A class type's alignment is 8, so its values start at 24, and slot [1] at 32. The
         // reference is moved out (the slot is empty) before the release runs any `deinit`.
         let reference = base.load(fromByteOffset: 32, as: UnsafeRawPointer.self)
-        Unmanaged<AnyObject>.fromOpaque(reference).release()
+        release(reference)
         return true
+    }
+
+    /// A call the optimizer cannot look past: the store that empties the slot stays before the
+    /// release, whose `deinit` may read this cell (see `Hierarchy.laterReleases`).
+    @inline(never)
+    private static func release(_ reference: UnsafeRawPointer) {
+        Unmanaged<AnyObject>.fromOpaque(reference).release()
     }
 
     /// Whether slot [1] holds a finished graph's value, not yet released.

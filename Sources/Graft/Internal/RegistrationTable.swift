@@ -224,6 +224,9 @@ final class RegistrationTable {
 
     /// Releases every occupied slot of buffers no table uses any more, one at a time (each moved
     /// out first, so user code run by its release sees no half-destroyed slot), then frees them.
+    /// Not inlined: the table's new buffers are stored before this call, which the optimizer
+    /// cannot move a release above (a `deinit` may register into the new buffers).
+    @inline(never)
     private static func release(
         _ hashes: UnsafeMutablePointer<Int>,
         _ slots: UnsafeMutablePointer<Slot>,
