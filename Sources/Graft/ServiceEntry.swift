@@ -61,7 +61,11 @@ public final class ServiceEntry<Service> {
             == _getUnsafePointerToStoredProperties(self)
     }
     /// The rarely used settings; `nil` until one is set. Set at most once, never cleared.
-    @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline var extras: EntryExtras<Service>?
+    #else
+        @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
+    #endif
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
     /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)

@@ -90,7 +90,11 @@ final class Hierarchy {
     /// `!laterReleases.isEmpty`, for the end of every request to test without a dynamic access
     /// check. Only a hint: a stale `true` sends a request down the general path, which reads the
     /// list itself.
-    @exclusivity(unchecked) private var mayHaveLaterReleases = false
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        private var mayHaveLaterReleases = false
+    #else
+        @exclusivity(unchecked) private var mayHaveLaterReleases = false
+    #endif
     /// Synchronized calls now holding `mutex` on this thread (it is recursive).
     @exclusivity(unchecked) private var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released `mutex`.
