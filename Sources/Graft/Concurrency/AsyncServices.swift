@@ -438,10 +438,6 @@ struct AsyncRegistry {
         return nil
     }
 
-    subscript(key: AsyncKey) -> AnyAsyncEntry? {
-        position(of: key).map { values[$0] }
-    }
-
     /// The entry registered for `service` under `name`, if any.
     @inline(__always)
     func entry(service: ObjectIdentifier, name: String?) -> AnyAsyncEntry? {
