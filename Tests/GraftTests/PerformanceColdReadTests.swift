@@ -6,6 +6,15 @@ import Testing
 // Found by the cold read of issue 13's performance changes.
 
 private final class Model {}
+private final class AsyncThing: Sendable {}
+private final class Plain {}
+
+/// An error whose `deinit` runs code (user code the path releases).
+private final class DeinitError: Error {
+    let onDeinit: () -> Void
+    init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}
 
 private final class Flag: @unchecked Sendable {  // `value` is only touched under `lock`
     private let lock = NSLock()
@@ -80,5 +89,46 @@ private final class Flag: @unchecked Sendable {  // `value` is only touched unde
         resolved.wait()
         #expect(!changedWhileLocked, "settings changed while another thread held the mutex")
         #expect(main.objectScope === ObjectScope.container)
+    }
+
+    /// The in-place search of async registrations walked `parent` without looking through a
+    /// view: a child made with a view as its parent missed the parent's async registrations.
+    @Test func aChildOfAViewFindsItsParentsAsyncRegistrations() async throws {
+        let view = Container().synchronize()
+        view.registerAsync(AsyncThing.self) { _ in AsyncThing() }
+        let child = Container(parent: view).synchronize()
+        let made = try await child.resolveAsync(AsyncThing.self)
+        #expect(made === (try await view.resolveAsync(AsyncThing.self)))
+        let grandchild = Container(parent: Container(parent: view).synchronize()).synchronize()
+        #expect(try await grandchild.resolveAsync(AsyncThing.self) === made)
+    }
+
+    /// Recording a failure released the previous one inside the store: when that held the last
+    /// reference to a factory's error, the error's `deinit` ran there, and a resolution it made
+    /// that failed wrote the same field again (an access conflict in debug builds, undefined
+    /// behaviour in release builds, where the field is unchecked).
+    @Test func anErrorWhoseDeinitFailsAResolutionIsReleasedOnceConsistent() {
+        let container = Container()
+        var deinits = 0
+        var nestedFailed = 0
+        container.register(Plain.self, name: "plain") { _ throws -> Plain in throw CancellationError() }
+        container.register(Plain.self) { _ throws -> Plain in
+            throw DeinitError {
+                deinits += 1
+                let failed = container.withObjectGraph(GraphIdentifier()) {
+                    $0.resolve(Plain.self, name: "plain") == nil
+                }
+                if failed { nestedFailed += 1 }
+                if deinits <= 10 { _ = container.resolve(Plain.self) }  // throws again: a new error, released later too
+            }
+        }
+        for _ in 0..<50 {
+            #expect(container.resolve(Plain.self) == nil)
+            #expect(container.resolve(Plain.self, name: "plain") == nil)
+        }
+        #expect(deinits >= 50 && deinits <= 61)
+        #expect(nestedFailed == deinits)
+        let error = #expect(throws: ResolutionError.self) { try container.require(Plain.self, name: "plain") }
+        #expect(error?.reason.description.hasPrefix("factory failed") == true)
     }
 }

@@ -393,7 +393,10 @@ extension Container {
         // retain and release its arrays on every call).
         if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
         var level = (viewed ?? self).parent
-        while let container = level {
+        while let parent = level {
+            // A parent may be a view (`Container(parent: view)`): its registrations are its
+            // container's (found by a cold read: a child of a view missed them).
+            let container = parent.viewed ?? parent
             if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
             level = container.parent
         }

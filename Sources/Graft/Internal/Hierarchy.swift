@@ -356,8 +356,13 @@ final class Hierarchy {
     /// Notes why a resolution returned `nil` without failing the request (a forwarded type whose
     /// instance is of another type), for a `require` waiting on it.
     func record(_ error: ResolutionError) {
+        // The error replaced may hold the last reference to a factory's error, whose `deinit` is
+        // user code that may fail a resolution of its own and come back here: released once the
+        // outermost resolution is consistent, never inside this store (found by a cold read).
+        let replaced = lastError
         lastError = error
         errorCount &+= 1
+        if let replaced { releaseLater(replaced) }
     }
 
     /// Keeps `value` until the outermost resolution ends, then releases it.
