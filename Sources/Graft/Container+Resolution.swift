@@ -374,13 +374,7 @@ extension ServiceEntry {
             return try constructWithThrowingFactory(
                 in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
         }
-        // A request opens before the checks, so a cycle or the depth limit met here fails this
-        // request, not the one around it.
-        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
-        guard canConstruct(in: hierarchy) else {
-            if let request { _ = hierarchy.endRequest(request) }
-            throw ResolutionFailed()
-        }
+        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
         let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
         return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
     }
@@ -393,11 +387,7 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
-        guard canConstruct(in: hierarchy) else {
-            if let request { _ = hierarchy.endRequest(request) }
-            throw ResolutionFailed()
-        }
+        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
         let made: Service
@@ -439,9 +429,10 @@ extension ServiceEntry {
         // Validation observes and rescopes; a recalled graph may hold this entry's instance.
         if _slowPath(hierarchy.isValidating || hierarchy.recalled != nil) { return PlannedStart(.general) }
         cell.countResolution()
-        let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
-        guard canConstruct(in: hierarchy) else {
-            if let request { _ = hierarchy.endRequest(request) }
+        let request: Hierarchy.Request?
+        do {
+            request = try openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
+        } catch {
             return PlannedStart(.refused)
         }
         let outerFrame = factoryFrame
@@ -509,6 +500,22 @@ extension ServiceEntry {
     // `checkBeforeConstructing` and `settle` are inlined in release builds; in debug builds they
     // are frames of their own, so their locals are off the stack while the factory (and every
     // level below it) runs.
+
+    /// Opens a request if asked (before the checks, so a cycle or the depth limit met here fails
+    /// this request, not the one around it), then checks that the construction may go on,
+    /// closing that request if not.
+    @inline(__always)
+    private func openConstruction(
+        in hierarchy: Hierarchy,
+        opensRequest: Bool
+    ) throws(ResolutionFailed) -> Hierarchy.Request? {
+        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        guard canConstruct(in: hierarchy) else {
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
+        return request
+    }
 
     @inline(__always)
     private func canConstruct(in hierarchy: Hierarchy) -> Bool {
