@@ -428,8 +428,6 @@ struct AsyncRegistry {
     /// Positions in `keys`, once there are more than `linearLimit` of them.
     private var positions: [AsyncKey: Int]?
 
-    var isEmpty: Bool { keys.isEmpty }
-
     /// Each registration with its key, in the order registered.
     var pairs: Zip2Sequence<[AsyncKey], [AnyAsyncEntry]> { zip(keys, values) }
 
@@ -441,7 +439,10 @@ struct AsyncRegistry {
         return nil
     }
 
-    /// The entry registered for `service` under `name`, if any.
+    /// The entry registered for `service` under `name`, if any. The linear search is written out
+    /// here rather than shared with ``position(of:)``: through the shared function, the registry's
+    /// arrays were retained and released on every `resolveAsync` (measured: +30% on a built
+    /// singleton).
     @inline(__always)
     func entry(service: ObjectIdentifier, name: String?) -> AnyAsyncEntry? {
         if positions == nil {

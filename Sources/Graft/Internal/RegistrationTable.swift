@@ -140,15 +140,23 @@ final class RegistrationTable {
     /// The slot holding `key`, valid until the next change to this table.
     @inlinable @inline(__always)
     func slot(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<Slot>? {
+        let found = probe(for: key, hash: hash)
+        return found.isOccupied ? slots + found.index : nil
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go, in one probe from its home
+    /// slot: nothing is removed alone, so no key lies past an empty slot.
+    @inlinable @inline(__always)
+    func probe(for key: ServiceKey, hash: Int) -> (index: Int, isOccupied: Bool) {
         let mask = capacity - 1
         var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
         while true {
             let stored = hashes[index]
-            if stored == 0 { return nil }
+            if stored == 0 { return (index, false) }
             if stored == hash, slots[index].key.service == key.service,
                 slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
             {
-                return slots + index
+                return (index, true)
             }
             index = (index + 1) & mask
         }
@@ -161,25 +169,18 @@ final class RegistrationTable {
         let hash = Self.hash(key)
         beginChange()
         // Grown first (a replacement may grow a table it did not need to), so one probe finds
-        // either the key or the empty slot where it goes: nothing is ever removed alone, so no
-        // key lies past an empty slot.
+        // either the key or the empty slot where it goes.
         if (count + 1) * 4 > capacity * 3 { grow() }  // at most 3/4 full: see `checkInvariants`
-        let mask = capacity - 1
-        var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
-        while hashes[index] != 0 {
-            if hashes[index] == hash, slots[index].key.service == key.service,
-                slots[index].key.arguments == key.arguments, slots[index].key.name == key.name
-            {
-                // The replaced entry is released after the table is consistent: its `deinit` (or
-                // its instances') may register enough to grow the table and free this slot.
-                let replaced = slots[index].entry
-                slots[index].entry = entry
-                slots[index].directCell = directCell
-                endChange()
-                withExtendedLifetime(replaced) {}
-                return
-            }
-            index = (index + 1) & mask
+        let (index, isOccupied) = probe(for: key, hash: hash)
+        if isOccupied {
+            // The replaced entry is released after the table is consistent: its `deinit` (or its
+            // instances') may register enough to grow the table and free this slot.
+            let replaced = slots[index].entry
+            slots[index].entry = entry
+            slots[index].directCell = directCell
+            endChange()
+            withExtendedLifetime(replaced) {}
+            return
         }
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
