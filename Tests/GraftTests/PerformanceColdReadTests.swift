@@ -8,6 +8,23 @@ import Testing
 private final class Model {}
 private final class AsyncThing: Sendable {}
 private final class Plain {}
+private protocol Greeter {}
+
+/// Counts the instances alive, to see an error released.
+private final class Token {
+    nonisolated(unsafe) static var alive = 0
+    init() { Self.alive += 1 }
+    deinit { Self.alive -= 1 }
+}
+private struct Boom: Error { let token: Token }
+
+/// `Hierarchy.laterReleases`, read by reflection (it is private).
+private func laterReleaseCount(_ hierarchy: Hierarchy) -> Int {
+    for child in Mirror(reflecting: hierarchy).children where child.label == "laterReleases" {
+        return (child.value as? [Any])?.count ?? -1
+    }
+    return -1
+}
 
 /// An error whose `deinit` runs code (user code the path releases).
 private final class DeinitError: Error {
@@ -130,5 +147,23 @@ private final class Flag: @unchecked Sendable {  // `value` is only touched unde
         #expect(nestedFailed == deinits)
         let error = #expect(throws: ResolutionError.self) { try container.require(Plain.self, name: "plain") }
         #expect(error?.reason.description.hasPrefix("factory failed") == true)
+    }
+
+    /// The fix above parked every replaced error until a resolution ended on the general path:
+    /// one recorded with no resolution in flight (a forwarded `.container` hit of the wrong type)
+    /// was never released, and such calls piled them up.
+    @Test func anErrorReplacedOutsideAResolutionIsReleasedAtOnce() {
+        let container = Container()
+        container.register(Model.self, name: "failing") { _ throws -> Model in throw Boom(token: Token()) }
+        let entry = container.register(Plain.self) { _ in Plain() }.inObjectScope(.container)
+        container.forward((any Greeter).self, to: entry)
+        _ = container.resolve(Plain.self)  // built: later hits open no request
+        let aliveBefore = Token.alive
+        #expect(container.resolve(Model.self, name: "failing") == nil)  // lastError holds the Boom
+        #expect(Token.alive == aliveBefore + 1)
+        #expect(container.resolve((any Greeter).self) == nil)  // replaces it, no request open
+        #expect(Token.alive == aliveBefore)
+        for _ in 0..<1_000 { _ = container.resolve((any Greeter).self) }
+        #expect(laterReleaseCount(container.hierarchy) == 0)
     }
 }

@@ -359,10 +359,19 @@ final class Hierarchy {
         // The error replaced may hold the last reference to a factory's error, whose `deinit` is
         // user code that may fail a resolution of its own and come back here: released once the
         // outermost resolution is consistent, never inside this store (found by a cold read).
+        // Outside any resolution (a forwarded `.container` hit of the wrong type records with no
+        // request open), it is released right after the store, through a call the optimizer
+        // cannot move the store past (found by a cold read: parked there, errors piled up).
         let replaced = lastError
         lastError = error
         errorCount &+= 1
-        if let replaced { releaseLater(replaced) }
+        guard let replaced else { return }
+        if depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
+    }
+
+    @inline(never)
+    private static func release(_ error: __owned ResolutionError) {
+        withExtendedLifetime(error) {}
     }
 
     /// Keeps `value` until the outermost resolution ends, then releases it.
