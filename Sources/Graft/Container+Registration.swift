@@ -148,12 +148,26 @@ extension Container {
     /// and the entry's later settings take the mutex too (another thread may be resolving it).
     @usableFromInline
     func addThroughView<Service>(_ viewed: Container, _ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        registerThroughView(viewed, "register(\(Service.self).self)") { $0.add(entry) }
+    }
+
+    /// The one gate every kind of registration made through a synchronized view passes (`register`,
+    /// `registerMain`, `registerAsync`, `forward`, `implements`): refused on the placeholder that
+    /// ``SynchronizedResolver/current`` gives with no resolver bound (the registration would be
+    /// process-wide by accident), otherwise run on the viewed container under the mutex. An entry
+    /// it returns changes its settings under the mutex from then on: other threads may resolve it.
+    @usableFromInline
+    func registerThroughView<Result>(
+        _ viewed: Container, _ call: @autoclosure () -> String, _ body: (Container) -> Result
+    ) -> Result {
         stopUnless(
             viewed !== ResolverBinding.unbound.viewed,
-            "Graft: register(\(Service.self).self) on SynchronizedResolver.current with no resolver bound. "
-                + ResolverBinding.howToBind)
-        entry.settingsTakeTheMutex = true
-        return onViewed(viewed) { $0.add(entry) }
+            "Graft: \(call()) on SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind)
+        return onViewed(viewed) {
+            let result = body($0)
+            (result as? any SettingsUnderTheMutex)?.settingsTakeTheMutex = true
+            return result
+        }
     }
 
     /// Tells the hierarchy about a registration in this child container, for failure messages in

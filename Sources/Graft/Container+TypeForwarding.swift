@@ -14,7 +14,11 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
-        if let viewed { return onViewed(viewed) { $0.forward(type, name: name, to: entry) } }
+        if let viewed {
+            return registerThroughView(viewed, "forward(\(Forwarded.self).self)") {
+                $0.forward(type, name: name, to: entry)
+            }
+        }
         // A main-actor registration answers only through its gate, which checks the thread.
         if let gate = entry.container?.mainActorGate(of: entry), gate !== entry {
             return forward(type, name: name, to: gate)

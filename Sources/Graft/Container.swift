@@ -67,6 +67,13 @@ public class Container {
         behaviors: [Behavior] = [],
         registeringClosure: (Container) -> Void = { _ in }
     ) {
+        // A view as parent stands for the container it views: walks up the hierarchy then meet only
+        // containers that hold registrations (a view's own lists are always empty).
+        let parent = parent.map { $0.viewed ?? $0 }
+        stopUnless(
+            parent == nil || parent !== ResolverBinding.unbound.viewed,
+            "Graft: Container(parent: SynchronizedResolver.current) with no resolver bound: the child would join an "
+                + "empty, process-wide hierarchy. " + ResolverBinding.howToBind)
         self.parent = parent
         self.hierarchy = parent?.hierarchy ?? Hierarchy()
         self.defaultObjectScope = defaultObjectScope
@@ -115,6 +122,7 @@ public class Container {
         mainActorRegistrations = []
         asyncRegistrations = AsyncRegistry()
         services.removeAll()
+        if parent != nil { hierarchy.forgetChildRegistrations(of: link) }
         withExtendedLifetime(removed) {}  // released once this container is consistent
     }
 

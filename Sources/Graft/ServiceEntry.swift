@@ -446,3 +446,11 @@ final class EntryExtras<Service> {
         self.throwingFactory = throwingFactory
     }
 }
+
+/// An entry whose settings may have to change under the hierarchy's mutex (see
+/// ``Container/registerThroughView(_:_:_:)``).
+protocol SettingsUnderTheMutex: AnyObject {
+    var settingsTakeTheMutex: Bool { get set }
+}
+
+extension ServiceEntry: SettingsUnderTheMutex {}

@@ -361,7 +361,11 @@ extension Container {
         name: String? = nil,
         factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
     ) -> AsyncServiceEntry<Service> {
-        if let viewed { return onViewed(viewed) { $0.registerAsync(serviceType, name: name, factory: factory) } }
+        if let viewed {
+            return registerThroughView(viewed, "registerAsync(\(Service.self).self)") {
+                $0.registerAsync(serviceType, name: name, factory: factory)
+            }
+        }
         let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
         let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
         let replaced = asyncRegistrations.set(entry, for: key)
@@ -392,11 +396,8 @@ extension Container {
         // This container's own registrations first, read in place (a copy of the registry would
         // retain and release its arrays on every call).
         if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
-        var level = (viewed ?? self).parent
-        while let parent = level {
-            // A parent may be a view (`Container(parent: view)`): its registrations are its
-            // container's (found by a cold read: a child of a view missed them).
-            let container = parent.viewed ?? parent
+        var level = (viewed ?? self).parent  // never a view: a view as parent stands for its container
+        while let container = level {
             if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
             level = container.parent
         }

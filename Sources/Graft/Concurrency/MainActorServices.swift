@@ -22,12 +22,8 @@ extension Container {
         factory: @escaping @MainActor (Resolver) -> Service
     ) -> ServiceEntry<Service> {
         if let viewed {
-            return onViewed(viewed) {
-                let entry = $0.registerMain(serviceType, name: name, factory: factory)
-                // Registered through a view: other threads may resolve it already, so its settings
-                // change under the mutex, as for `register` (found by a cold read: a race).
-                entry.settingsTakeTheMutex = true
-                return entry
+            return registerThroughView(viewed, "registerMain(\(Service.self).self)") {
+                $0.registerMain(serviceType, name: name, factory: factory)
             }
         }
         // Two entries: the one returned holds the factory and the scope's instances, and is not in
@@ -79,16 +75,32 @@ extension Container {
             else { throw MainActorServiceFailed() }  // the request has failed already, with its reason
             return instance
         }.inObjectScope(.transient)
-        mainActorRegistrations.append(
-            MainActorRegistration(gate: gate, isolated: isolated) { target in
-                target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
-            })
+        // Registering the same key again replaces the registration, as `register` does: the old
+        // one (and the instances it keeps) is released once this container is consistent.
+        let replaced = mainActorRegistrations.firstIndex {
+            $0.isolated.name == isolated.name && $0.serviceType == ObjectIdentifier(Service.self)
+        }
+        let registration = MainActorRegistration(
+            serviceType: ObjectIdentifier(Service.self), gate: gate, isolated: isolated
+        ) { target in
+            target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
+        }
+        var old: MainActorRegistration?
+        if let replaced {
+            old = mainActorRegistrations[replaced]
+            mainActorRegistrations[replaced] = registration
+        } else {
+            mainActorRegistrations.append(registration)
+        }
+        withExtendedLifetime(old) {}
         return gate
     }
 }
 
 /// A main-actor registration: the entry in the table (`gate`) and the one that keeps instances.
 struct MainActorRegistration {
+    /// The registered type; with `isolated.name`, the registration's key.
+    let serviceType: ObjectIdentifier
     let gate: AnyServiceEntry
     let isolated: AnyServiceEntry
     /// Registers a copy in `target`, for `withOverrides`; returns the copy's gate.

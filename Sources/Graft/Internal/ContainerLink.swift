@@ -1,22 +1,21 @@
 // Graft — MIT License.
 
-/// How objects that may outlive a container (`ServiceEntry`, `Lazy`, `Provider`) reach it: the
-/// container owns one link for its life and marks it dead in its `deinit`.
+/// How objects that may outlive a container (`ServiceEntry`, `Lazy`, `Provider`, failure records)
+/// reach it: the container owns one link for its life and marks it dead in its `deinit`.
 ///
-/// Not a `weak` reference: a weak reference gives the container a side table, and every retain and
-/// release of it then takes the runtime's slow path (a third more instructions on a transient
-/// resolve, measured). Here the container is `unowned` (safe): the link keeps only its memory, not
-/// the object.
+/// The container is held `weak`: loading it is a conditional retain that yields `nil` once the
+/// container's release has begun, so a thread that reads the link under the mutex while another
+/// thread drops the container's last reference gets `nil`, never a dying object. (`unowned` would
+/// trap there: its strong load fails on an object being deinitialized.)
 ///
-/// Invariants: `isAlive` is set from the container's `init` until its `deinit` starts, and only
-/// while it is set is `container` read. `isAlive` is written in the `deinit` under the hierarchy's
-/// mutex, and read under it by synchronized `Lazy`/`Provider` accesses; other readers run on the
-/// one thread a plain container is used from. If a `deinit` races a synchronized access despite
-/// that (the last reference dropped on one thread while another still uses a `Lazy`), the
-/// `unowned` load traps with a message rather than reading freed memory.
+/// `isAlive` is also cleared by the container's `deinit`, under the hierarchy's mutex, so readers
+/// that only need to know whether the container is there (``isLinked``) read a flag, no reference.
+///
+/// Reflection (`dump`, a debugger, the operands of a failing `#expect`) goes through
+/// ``customMirror``, which shows the flag and never loads the container.
 @usableFromInline
 final class ContainerLink {
-    private unowned let object: Container
+    private weak var object: Container?
     let hierarchy: Hierarchy
     private var isAlive = true
 
@@ -36,5 +35,13 @@ final class ContainerLink {
     /// Called by the container's `deinit`.
     func containerIsGone() {
         hierarchy.mutex.withLock { isAlive = false }
+    }
+}
+
+extension ContainerLink: CustomReflectable {
+    /// Whether the container is alive; never the container itself, which may be gone.
+    @usableFromInline
+    var customMirror: Mirror {
+        Mirror(self, children: ["isAlive": hierarchy.mutex.withLock { isAlive }], displayStyle: .class)
     }
 }

@@ -180,9 +180,35 @@ final class Hierarchy {
                 childRegistrationCount = childRegistrations.values.reduce(0) { $0 + $1.count }
                 childSweepThreshold = max(256, childRegistrationCount * 2)
             }
-            childRegistrations[registration.key.service, default: []].append(registration)
-            childRegistrationCount += 1
+            // Registering the same key again in the same child replaces its record: records are
+            // bounded by the live registrations, not by how often they were made.
+            let sameRegistration = { (other: ChildRegistration) in
+                other.link === registration.link && other.key.service == registration.key.service
+                    && other.key.arguments == registration.key.arguments && other.key.name == registration.key.name
+            }
+            if let index = childRegistrations[registration.key.service]?.firstIndex(where: sameRegistration) {
+                childRegistrations[registration.key.service]![index] = registration
+            } else {
+                childRegistrations[registration.key.service, default: []].append(registration)
+                childRegistrationCount += 1
+            }
         }
+    }
+
+    /// Forgets the records of `link`'s container (its `removeAll()`).
+    func forgetChildRegistrations(of link: ContainerLink) {
+        mutex.withLock {
+            for (service, records) in childRegistrations {
+                let kept = records.filter { $0.link !== link }
+                childRegistrations[service] = kept.isEmpty ? nil : kept
+            }
+            childRegistrationCount = childRegistrations.values.reduce(0) { $0 + $1.count }
+        }
+    }
+
+    /// How many child registrations are recorded (for tests: bounded by the live registrations).
+    var childRegistrationRecordCount: Int {
+        mutex.withLock { childRegistrations.values.reduce(0) { $0 + $1.count } }
     }
 
     /// The registrations of `service` made in child containers still alive.

@@ -131,9 +131,31 @@ enum Platform {
 
     private static let mainActorCallKey = ThreadKey()
 
-    /// Whether a main-actor factory may run here: on the main thread, or inside a main-actor call.
+    /// Whether a main-actor factory may run here: where the compiler would say the main actor is
+    /// (the main thread, or the main actor's executor running this task), or inside a main-actor
+    /// call.
     static func isOnMainActor() -> Bool {
-        isInMainActorCall || isMainThread()
+        isInMainActorCall || isMainThread() || isMainActorExecutorCurrent()
+    }
+
+    /// Whether the running task is on the main actor's executor, asked of the concurrency runtime.
+    ///
+    /// Where the main actor runs on the main thread (Darwin) the main-thread test answers already.
+    /// Elsewhere the main actor may run on another thread (as under `swift test` on Linux), and no
+    /// public API asks without stopping the process (`MainActor.assumeIsolated` and
+    /// `preconditionIsolated` stop it). The runtime entry point behind them,
+    /// `swift_task_isCurrentExecutorWithFlags`, answers instead of stopping when its flags are 0
+    /// (the standard library's `Task.immediate` calls it so). It is found with `dlsym` once; where it
+    /// is not found, or on a platform not listed below, this answers `false` and a main-actor
+    /// service is reached through `resolveMain`, `@MainInjected`, or from the main thread.
+    static func isMainActorExecutorCurrent() -> Bool {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+            guard let check = RuntimeExecutorCheck.function else { return false }
+            let executor = unsafeBitCast(MainActor.shared.unownedExecutor, to: (UnsafeRawPointer?, UInt).self)
+            return check(executor.0, executor.1, 0)
+        #else
+            return false
+        #endif
     }
 
     /// Whether the calling thread is the process's main thread, where the main actor runs.
@@ -160,7 +182,28 @@ enum Platform {
     #endif
 }
 
+#if os(Linux) && (arch(x86_64) || arch(arm64))
+    /// The concurrency runtime's `bool swift_task_isCurrentExecutorWithFlags(SerialExecutorRef,
+    /// uint64_t)` (Swift 6.0 and later): whether `executor` (two words, as `UnownedSerialExecutor`
+    /// holds them) is the running task's executor, or the main executor on the main thread.
+    ///
+    /// Invariant: the function is called through a C function type. That is sound only where
+    /// the Swift calling convention passes these three integer arguments and the `Bool` result
+    /// in the C convention's registers, as it does on x86-64 and arm64 Linux (the `#if` above);
+    /// the function takes no context, error or async register. `MainActorServiceTests` checks the
+    /// answer both ways on every run: `true` in a main-actor test, `false` on another thread.
+    private enum RuntimeExecutorCheck {
+        typealias Function = @convention(c) (UnsafeRawPointer?, UInt, UInt64) -> Bool
+        static let function: Function? = {
+            // RTLD_DEFAULT (a null handle): the process's global symbols, the Swift runtime's among them.
+            guard let symbol = dlsym(nil, "swift_task_isCurrentExecutorWithFlags") else { return nil }
+            return unsafeBitCast(symbol, to: Function.self)
+        }()
+    }
+#endif
+
 #if !canImport(Darwin)
+
     /// The main thread's `pthread_t`, once seen.
     private final class MainThreadIdentity: @unchecked Sendable {  // `stored` is only touched under `mutex`
         private let mutex = RecursiveMutex()
