@@ -16,8 +16,9 @@
 /// ``withResolver(_:operation:)-(_,()->R)`` or ``withOverrides(_:operation:)-(_,()->R)`` keeps
 /// using that resolver after the scope ends. The first access from many threads at once resolves
 /// once. A non-optional service that cannot be resolved stops the program with the
-/// ``ResolutionError`` that says why. `Sendable` when `Service` is, so it can be used in a
-/// `Sendable` type or an actor.
+/// ``ResolutionError`` that says why. `Sendable` when `Service` is; stored in a `var`, as every
+/// property wrapper is, so it can be a property of a `Sendable` struct, an actor or a `@MainActor`
+/// class, but not of a class declared `Sendable` (the compiler refuses its mutable storage).
 @propertyWrapper
 public struct Injected<Service> {
     @usableFromInline let box: InjectedBox<Service>
