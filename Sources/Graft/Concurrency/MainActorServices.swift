@@ -13,8 +13,9 @@ extension Container {
     /// Registering needs no main actor. Resolve it with ``Resolver/resolveMain(_:name:)`` or
     /// `@MainInjected`, which the compiler lets you call only on the main actor. Reached through the
     /// plain `resolve` (from Swinject-style code, or as another factory's dependency) it works on
-    /// the main thread; on any other thread the resolution fails with a message, and the factory
-    /// never runs there. Scopes work as for any registration.
+    /// the main actor (the main thread, or the main actor's executor on any thread); elsewhere the
+    /// resolution fails with a message, and the factory never runs there. Scopes work as for any
+    /// registration.
     @discardableResult
     public func registerMain<Service>(
         _ serviceType: Service.Type,
@@ -37,7 +38,7 @@ extension Container {
             throwingFactory: { resolver, _ in
                 guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
                 // Safe: checked just above that this code runs on the main actor (the main thread,
-                // or synchronously inside `resolveMain`, which is main-actor isolated), and
+                // the main actor's executor, or synchronously inside `resolveMain`), and
                 // `assumeIsolated` runs the closure synchronously on this thread: the two values
                 // cross into the closure and back on this one thread. (`assumeIsolated` requires
                 // a `Sendable` result, and the compiler cannot see that the resolver stays on this
