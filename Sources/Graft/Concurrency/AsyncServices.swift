@@ -150,7 +150,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             } catch let cancelled as CancellationError {
                 throw cancelled  // the caller's own task was cancelled
             } catch {
-                throw failure(error, path: node.inlineChain.reversed().map(\.label))
+                throw failure(error)
             }
         case .wait(let build):
             defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build.node) } }
@@ -159,7 +159,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 
     private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>) {
-        let result = outcome.mapError { failure($0, path: [label]) }
+        let result = outcome.mapError { failure($0) }
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
             if build === finished { build = nil }
             if case .success(let instance) = result, finished.generation == generation {
@@ -171,19 +171,23 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         for waiter in waiters { waiter.resume(with: result) }
     }
 
-    /// The factory's error as the waiters see it: a `ResolutionError` unchanged (a nested
-    /// `require` or cycle), anything else as `.factoryFailed` with the path.
-    private func failure(_ error: any Error, path: [String]) -> ResolutionError {
-        if let error = error as? ResolutionError { return error }
+    /// The factory's error as the requests waiting for this service see it: a `ResolutionError`
+    /// (a nested `require`, `resolveAsync` or cycle) with this service put first on its path, so
+    /// each async factory it passes through adds itself and the outermost request sees the whole
+    /// chain; anything else as `.factoryFailed` at this service.
+    private func failure(_ error: any Error) -> ResolutionError {
+        if let error = error as? ResolutionError { return error.prefixed(by: label) }
         return ResolutionError(
-            .factoryFailed(error), path: path,
+            .factoryFailed(error), path: [label],
             message: "Graft: resolution failed: the async factory of \(label) threw \(error)")
     }
 
-    private func cycle(_ path: [String]) -> ResolutionError {
+    /// A request for this service that would close `cycle`: its path names this service, and the
+    /// factories it passes through add themselves, as for any failure; the message names the cycle.
+    private func cycle(_ cycle: [String]) -> ResolutionError {
         ResolutionError(
-            .circularDependency, path: path,
-            message: "Graft: circular dependency among async services: \(path.joined(separator: " -> ")). "
+            .circularDependency, path: [label],
+            message: "Graft: circular dependency among async services: \(cycle.joined(separator: " -> ")). "
                 + "Each factory awaits the next.")
     }
 }
@@ -523,7 +527,7 @@ extension SynchronizedResolver {
         guard let entry = asyncEntry(serviceType, name: name) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
-                .notRegistered, path: (AsyncBuildContext.current?.inlineChain.reversed().map(\.label) ?? []) + [label],
+                .notRegistered, path: [label],  // the async factories it passes through add themselves
                 message: "Graft: resolution failed: no async registration of \(label) (registerAsync).")
         }
         return try await entry.resolve(through: self)

@@ -34,12 +34,20 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
     public var path: [String]
     /// One message a person can act on: what failed, what exists nearby, and the path.
     public var description: String
+    /// ``description`` without the path.
+    let message: String
 
     /// Makes an error; `message` is the first part of ``description``, followed by the path.
     init(_ reason: Reason, path: [String], message: String) {
         self.reason = reason
         self.path = path
+        self.message = message
         self.description = path.count > 1 ? message + "\nPath: " + path.joined(separator: " -> ") : message
+    }
+
+    /// This error as the request that needed the failed one sees it: `label` first on the path.
+    func prefixed(by label: String) -> ResolutionError {
+        ResolutionError(reason, path: [label] + path, message: message)
     }
 }
 
