@@ -11,7 +11,7 @@
 #      exit 66 with a ThreadSanitizer report naming the planted function. If not, the sanitizer
 #      setup is broken, and step 2 proved nothing: the script fails.
 #   4. Asks whether `swift test --sanitize=thread` reports the same planted race, with the
-#      GRAFT_PLANT_RACE=1 test in Tests/GraftTests/SanitizerCanaryTests.swift, and then runs the
+#      GRAFT_PLANT_RACE=1 test in Tests/GraftTests/Support/SanitizerCanaryTests.swift, and then runs the
 #      test suite under ThreadSanitizer in that (now proven) setup. GRAFT_TSAN_SKIP_TESTS=1 skips 4.
 #
 # What we found about `swift test --sanitize=thread` here (Swift 6.3.1, Linux x86_64, 2 cores):
