@@ -2,7 +2,8 @@
 # Builds the DocC reference of the Graft target with the toolchain's `docc` (no plugin):
 #   1. symbol graphs from `swift build` (scratch path .build-docs, so the main build is untouched);
 #   2. a catalog made from Documentation/ (the one copy of the articles, readable on GitHub): each
-#      GitHub link to another article, `[text](Name.md)`, becomes a DocC link, `<doc:Name>`;
+#      GitHub link to another article, `[text](Name.md)`, becomes a DocC link, `<doc:Name>`; the
+#      contributor guide in Documentation/Internals/ stays out of the user reference;
 #   3. `docc convert --warnings-as-errors`: a broken symbol or article link fails the build;
 #   4. documentation coverage of public symbols must be 100%.
 # The site is written to .build-docs/site (static hosting); scripts/README.md says how to open it.
@@ -26,6 +27,7 @@ swift symbolgraph-extract -module-name Graft -I "$(swift build --scratch-path "$
     "${SDK_ARGS[@]}" -output-dir "$SYMBOLS" -skip-synthesized-members -minimum-access-level public
 
 cp -R Documentation/. "$CATALOG/"
+rm -rf "$CATALOG/Internals"  # the contributor guide, read on GitHub
 for article in "$CATALOG"/*.md; do
     # [text](Name.md) -> <doc:Name>, and [text](Name.md#anchor) -> <doc:Name#anchor>
     sed -E -i 's/\[[^]]*\]\(([A-Za-z]+)\.md(#[A-Za-z0-9-]+)?\)/<doc:\1\2>/g' "$article"
