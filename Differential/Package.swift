@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Differential testing: the model-based programs of Tests/GraftTests/ModelBased run on Graft and on
-// Swinject 2.10.0, step by step. Sources are symlinks to the test files:
+// Swinject 2.10.0, step by step. SwiftPM refuses target paths outside the package root, so the shared
+// sources are symlinks to their one copy in Tests/GraftTests/ModelBased (see its README.md):
 //   ModelCore      Program.swift, ReferenceModel.swift
 //   GraftRunner    GraftInterpreter.swift (import Graft)
 //   SwinjectRunner the same GraftInterpreter.swift compiled with -D INTERPRET_SWINJECT (import Swinject)

@@ -1,7 +1,8 @@
 // libFuzzer entry point: bytes -> program (ProgramGenerator.decode) -> run on Graft and on the
 // reference model. A crash or a difference from the model is a finding (a difference stops the
 // process after printing the shrunk program, so libFuzzer saves the input).
-// Built by scripts/fuzz.sh, outside `swift test`.
+// Built by scripts/fuzz.sh, outside `swift test`, together with the program, model and interpreter
+// of Tests/GraftTests/ModelBased (their one copy; see the README there).
 
 #if canImport(Glibc)
 import Glibc

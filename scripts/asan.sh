@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # AddressSanitizer, proven to work: scripts/README.md explains each step.
 #
-#   scripts/asan.sh            the model-based tests (suite ModelBasedTests, in
-#                              Tests/GraftTests/ModelBased/), or the whole suite while that
-#                              folder does not exist
+#   scripts/asan.sh            every test, with 20,000 model-based programs
+#                              (GRAFT_MODEL_PROGRAMS changes it)
 #   scripts/asan.sh FILTER     the tests matching FILTER (as `swift test --filter`)
 #
 #   1. Builds the tests with `swift build --build-tests --sanitize=address` (scratch .build-asan).
-#   2. Runs the planted heap use-after-free in Tests/GraftTests/SanitizerCanaryTests.swift
+#   2. Runs the planted heap use-after-free in Tests/GraftTests/Support/SanitizerCanaryTests.swift
 #      (GRAFT_PLANT_USE_AFTER_FREE=1). It MUST stop the test process with an AddressSanitizer
 #      heap-use-after-free report naming the planted test; if not, ASan does not work in this
 #      setup and step 3 would prove nothing: the script fails.
@@ -16,7 +15,7 @@
 #
 # Skipped: GraphTests.memoryStaysFlatOverManyGraphResolutions measures resident memory, which
 # ASan inflates on purpose (freed blocks wait in its quarantine instead of being reused); and
-# ReliabilityTests.deepChainWithArgumentsFitsASmallThreadStack, whose 512 KB thread stack is sized
+# ResolutionDepthTests.deepChainWithArgumentsFitsASmallThreadStack, whose 512 KB thread stack is sized
 # for unsanitized frames.
 #
 # Leak detection is off (detect_leaks=0): LeakSanitizer fails every `swift test` run here on 144
@@ -38,15 +37,11 @@ fi
 
 if [[ $# -ge 1 ]]; then
     FILTER=(--filter "$1")
-elif [[ -d Tests/GraftTests/ModelBased ]]; then
-    # The model-based programs (more of them than `swift test` runs: GRAFT_MODEL_PROGRAMS), and
-    # the regression tests that attack the path with re-entrant deinits and factories.
-    FILTER=(--filter "ModelBasedTests|ReliabilityTests|ColdReadFindingsTests|SecondColdReadTests|ThirdColdReadTests|ConcurrencyColdReadTests|AsyncColdRead|UncheckedFieldsReentrancyTests|PlannedPathTests|GraphEndReleaseTests|EntryExtrasTests")
-    export GRAFT_MODEL_PROGRAMS="${GRAFT_MODEL_PROGRAMS:-20000}"
 else
-    echo "asan: Tests/GraftTests/ModelBased does not exist yet: running the whole suite"
     FILTER=()
 fi
+# More model-based programs than a plain `swift test` runs.
+export GRAFT_MODEL_PROGRAMS="${GRAFT_MODEL_PROGRAMS:-20000}"
 
 pass() { echo "PASS: asan: $*"; }
 fail() { echo "FAIL: asan: $*"; exit 1; }

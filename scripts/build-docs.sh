@@ -31,9 +31,11 @@ python3 - "$CATALOG" <<'PY'
 import os, re, sys
 catalog, source = sys.argv[1], "Documentation"
 problems = []
-files = sorted(os.listdir(source))
+files = sorted(name for name in os.listdir(source) if name != "Internals")
 for name in files:
     path = os.path.join(source, name)
+    if name == "Internals":
+        continue  # the contributor guide, read on GitHub: not part of the user documentation
     if os.path.isdir(path):
         problems.append(f"{path} is a folder: DocC finds resources by file name and does not follow a "
                         f"linked folder; keep articles and images directly in {source}/")

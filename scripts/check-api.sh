@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Records the public API of the Graft and GraftTesting modules with the toolchain's
 # swift-api-digester and compares it with the baselines checked in under api/. Any change to the
-# public surface fails this check until the baseline is updated in the same change, so it shows
-# as a diff in review; removals and signature changes are also listed as breaking.
+# public surface fails this check until the baseline is updated in the same commit, so every API
+# change shows as a diff; removals and signature changes are also listed as breaking.
 #   scripts/check-api.sh            check
 #   scripts/check-api.sh --update   rewrite api/*.txt from the current code
 # The baseline is a text rendering of the digester's dump (one declaration per line, nested by
-# indentation, imports left out), so a review shows the change as readable lines and the same
+# indentation, imports left out), so the diff shows the change as readable lines and the same
 # baseline holds on Linux and macOS.
 set -euo pipefail
 cd "$(dirname "$0")/.."

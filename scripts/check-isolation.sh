@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The compiler enforces main-actor isolation of `resolveMain` and `@MainInjected` (issue 11):
+# The compiler enforces main-actor isolation of `resolveMain` and `@MainInjected`:
 # type-checks, against the Graft module `swift build` produced, files that misuse them (each must
 # be refused, with an isolation error) and a file that uses them correctly (must compile).
 set -euo pipefail

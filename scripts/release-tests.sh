@@ -2,8 +2,8 @@
 # The test suite built with optimization (-c release), as applications run Graft.
 #
 # Debug builds check every invariant, but the optimizer may move a store to an
-# `@exclusivity(unchecked)` field past a release whose `deinit` reads it again: a release-only
-# double release found this way (Documentation/Internals.md, "Rules that keep it fast"). This run
+# `@exclusivity(unchecked)` field past a release whose `deinit` reads it again: a double release
+# that only optimized builds have (Documentation/Internals/Reentrancy.md, "Fields unchecked for exclusivity"). This run
 # catches such differences. `-enable-testing` lets the tests use `@testable import`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

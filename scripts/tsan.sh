@@ -11,17 +11,17 @@
 #      exit 66 with a ThreadSanitizer report naming the planted function. If not, the sanitizer
 #      setup is broken, and step 2 proved nothing: the script fails.
 #   4. Asks whether `swift test --sanitize=thread` reports the same planted race, with the
-#      GRAFT_PLANT_RACE=1 test in Tests/GraftTests/SanitizerCanaryTests.swift, and then runs the
-#      test suite under ThreadSanitizer in that (now proven) setup. GRAFT_TSAN_SKIP_TESTS=1 skips 4.
+#      GRAFT_PLANT_RACE=1 test in Tests/GraftTests/Support/SanitizerCanaryTests.swift, and then runs the
+#      test suite under ThreadSanitizer in that proven setup. GRAFT_TSAN_SKIP_TESTS=1 skips 4.
 #
-# What we found about `swift test --sanitize=thread` here (Swift 6.3.1, Linux x86_64, 2 cores):
+# How `swift test --sanitize=thread` behaves here (Swift 6.3.1, Linux x86_64, 2 cores):
 #   - It DOES report the planted race of step 4 (10 runs out of 10): that race is between two
 #     threads (Foundation `Thread`s), which ThreadSanitizer judges by synchronization, not timing.
 #   - The same race between two child tasks of a task group is reported only sometimes (8 of 10
 #     `swift test` runs, 12 of 20 runs of an executable built with `swift build --sanitize=thread`):
 #     when both tasks happen to run on one cooperative-pool thread, one after the other, they are
-#     ordered for ThreadSanitizer and there is nothing to report. The likeliest cause of the race
-#     "not reported by swift test" in the issue. Hence every planted race here uses real threads.
+#     ordered for ThreadSanitizer and there is nothing to report. Hence every planted race here uses
+#     real threads.
 #   - Without halt_on_error, swift-testing still prints "Test run with N tests passed" after a
 #     report: only the exit status (66 from the sanitizer, 1 from `swift test`) shows it. And a
 #     `--filter` that matches nothing passes with 0 tests. This script checks exit statuses, the

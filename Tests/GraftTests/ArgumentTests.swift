@@ -130,4 +130,26 @@ import Testing
         }.inObjectScope(.transient)  // in a graph scope every level would share the first node made
         #expect(container.resolve(Node.self, argument: 5)?.length == 5)
     }
+
+    @Test func aSingleVoidArgumentIsNotNoArguments() {
+        final class Made {}
+        let container = Container()
+        container.register(Made.self) { (_, _: Void) in Made() }
+        #expect(container.resolve(Made.self) == nil)
+        #expect(container.resolve(Made.self, argument: ()) != nil)
+        container.register(Made.self) { _ in Made() }
+        #expect(container.resolve(Made.self) != nil)
+    }
+
+    @Test func aSingleTupleArgumentIsNotTwoArguments() {
+        final class Pair {
+            let text: String
+            init(_ text: String) { self.text = text }
+        }
+        let container = Container()
+        container.register(Pair.self) { (_, pair: (Int, String)) in Pair("one \(pair.0)\(pair.1)") }
+        container.register(Pair.self) { (_, number: Int, text: String) in Pair("two \(number)\(text)") }
+        #expect(container.resolve(Pair.self, argument: (1, "a"))?.text == "one 1a")
+        #expect(container.resolve(Pair.self, arguments: 2, "b")?.text == "two 2b")
+    }
 }

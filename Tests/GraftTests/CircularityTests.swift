@@ -130,4 +130,23 @@ import Testing
         #expect(log.capturing { child.resolve(Up.self) } == nil)
         #expect(log.messages(mentioning: "Up -> Down -> Up").count == 1)
     }
+
+    /// A cycle met by a resolution that is a request of its own (in `withObjectGraph` inside a
+    /// factory) fails that request only.
+    @Test func cycleInANestedRequestDoesNotFailTheOuterOne() {
+        final class Outer {
+            let unit: Unit?
+            init(_ unit: Unit?) { self.unit = unit }
+        }
+        let container = Container()
+        let innerFailed = Box(false)
+        container.register(Unit.self) { _ in Unit() }
+        container.register(Outer.self) { r in
+            // Outer again, in a request of its own: a cycle, which fails that request only.
+            innerFailed.value = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Outer.self) } == nil
+            return Outer(r.resolve(Unit.self))
+        }
+        #expect(container.resolve(Outer.self)?.unit != nil)
+        #expect(innerFailed.value)
+    }
 }

@@ -151,6 +151,39 @@ import Testing
         #expect(container.resolve(Animal.self) === container.resolve(Animal.self))
         #expect(Container().register(Animal.self) { _ in Cat() }.objectScope === ObjectScope.graph)
     }
+
+    @Test func registrationIsKeyedByTheStaticType() {
+        let container = Container()
+        let type: Pet.Type = PetCat.self
+        container.register(type) { _ in PetDog() }.inObjectScope(.container)
+        #expect(container.resolve(PetCat.self) == nil)
+        #expect(container.resolve(Pet.self) is PetDog)
+        #expect(container.resolve(Pet.self) === container.resolve(Pet.self))
+        #expect(container.resolve(PetCat.self) == nil)  // also once an instance is kept
+    }
+
+    @Test func resolutionIsKeyedByTheStaticType() {
+        let container = Container()
+        container.register(Pet.self) { _ in PetDog() }
+        container.register(PetCat.self) { _ in PetCat() }
+        let asked: Pet.Type = PetCat.self
+        #expect(container.resolve(asked) is PetDog)
+    }
+
+    @Test func canonicallyEquivalentNamesAreOneName() {
+        let container = Container()
+        container.register(Unit.self, name: "caf\u{E9}") { _ in Unit() }.inObjectScope(.container)
+        #expect(container.resolve(Unit.self, name: "cafe\u{301}") != nil)
+        #expect(container.resolve(Unit.self, name: "cafe\u{301}") === container.resolve(Unit.self, name: "caf\u{E9}"))
+        container.register(Unit.self, name: "cafe\u{301}") { _ in Unit() }
+        #expect(container.services.count == 1)
+
+        container.register(Unit.self, name: "\u{212A}elvin") { _ in Unit() }  // KELVIN SIGN
+        #expect(container.resolve(Unit.self, name: "Kelvin") != nil)
+        container.register(Unit.self, name: "semi;") { _ in Unit() }
+        #expect(container.resolve(Unit.self, name: "semi\u{037E}") != nil)
+        #expect(container.hasAnyRegistration(of: Unit.self, name: "Kelvin"))
+    }
 }
 
 final class OrderLog {

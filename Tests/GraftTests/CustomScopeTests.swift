@@ -126,4 +126,98 @@ import Testing
         storage.graphResolutionCompleted()
         #expect(storage.instance(inGraph: graph) == nil)
     }
+
+    @Test func customScopeCallsTheFactoryForAnOptionalService() {
+        let container = Container()
+        let permanent = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
+        container.register(Cat?.self) { _ in Cat() }.inObjectScope(permanent)
+        let first = container.resolve(Cat?.self)
+        #expect(first != nil)
+        #expect(first! != nil)
+        #expect(container.resolve(Cat?.self)!! === first!!)
+    }
+
+    @Test func customScopeCallsTheFactoryForAnyAndAnyObject() {
+        let container = Container()
+        let permanent = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
+        container.register(Any.self) { _ in Cat() }.inObjectScope(permanent)
+        container.register(AnyObject.self) { _ in Dog() }.inObjectScope(permanent)
+        #expect(container.resolve(Any.self) is Cat)
+        #expect(container.resolve(AnyObject.self) is Dog)
+        #expect(container.resolve(AnyObject.self) === container.resolve(AnyObject.self))
+    }
+
+    /// A custom scope that keeps nothing constructs on every resolution: the graph lists its entry
+    /// once, not once per construction.
+    @Test func customScopeResolvedManyTimesInOneGraphIsListedOnce() {
+        final class Counting: InstanceStorage {
+            var completions = 0
+            var instance: Any? {
+                get { nil }
+                set {}  // swiftlint:disable:this unused_setter_value
+            }
+            func graphResolutionCompleted() { completions += 1 }
+        }
+        let storage = Counting()
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+            .inObjectScope(ObjectScope(storageFactory: { storage }, description: "counting"))
+        container.withObjectGraph(GraphIdentifier()) { c in
+            for _ in 0..<10_000 { _ = c.resolve(Unit.self) }
+        }
+        #expect(storage.completions == 1)
+    }
+
+    /// `CompositeStorage` asks each component once: a storage whose answer changes between two
+    /// reads (a lease that expires) must not make it trap.
+    @Test func compositeStorageAsksEachComponentOnce() {
+        final class Flaky: InstanceStorage {
+            var reads = 0
+            var stored: Any? = Unit()
+            var instance: Any? {
+                get {
+                    reads += 1
+                    return reads.isMultiple(of: 2) ? nil : stored
+                }
+                set { stored = newValue }
+            }
+        }
+        let flaky = Flaky()
+        let composite = CompositeStorage([flaky, PermanentStorage()])
+        #expect(composite.instance != nil)
+        #expect(composite.instance(inGraph: GraphIdentifier()) == nil)  // second read: the lease is gone
+        #expect(flaky.reads == 2)
+    }
+
+    /// A custom-scoped entry resolved both in a graph and in `withObjectGraph` inside one of its
+    /// factories: each graph tells the storage once that it ended.
+    @Test func customEntryInAnInnerGraphIsToldOncePerGraph() {
+        final class Counting: InstanceStorage {
+            var instance: Any?
+            var graph: GraphIdentifier?
+            var completions = 0
+            func graphResolutionCompleted() {
+                completions += 1
+                instance = nil
+                graph = nil
+            }
+            func instance(inGraph graph: GraphIdentifier) -> Any? { self.graph == graph ? instance : nil }
+            func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+                self.instance = instance
+                self.graph = graph
+            }
+        }
+        let storage = Counting()
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+            .inObjectScope(ObjectScope(storageFactory: { storage }, description: "counting"))
+        container.register(Holder.self) { r in
+            _ = r.resolve(Unit.self)
+            container.withObjectGraph(GraphIdentifier()) { _ = $0.resolve(Unit.self) }
+            _ = r.resolve(Unit.self)
+            return Holder()
+        }
+        _ = container.resolve(Holder.self)
+        #expect(storage.completions == 2)
+    }
 }

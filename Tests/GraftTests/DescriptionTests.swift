@@ -42,4 +42,15 @@ import Testing
                 + "    { Service: Animal, Name: \"2\", Factory: Resolver -> Animal, ObjectScope: graph }\n"
                 + "]")
     }
+
+    @Test func descriptionOfAForwardedTypeNamesTheForwardedType() {
+        let container = Container()
+        container.register(Cat.self) { _ in Cat() }.implements(Animal.self)
+        let text = container.description
+        #expect(text.contains("Factory: Resolver -> Animal"))
+        #expect(text.contains("Factory: Resolver -> Cat"))
+        let forwardedNamed = Container()
+        forwardedNamed.register(Cat.self) { _ in Cat() }.implements(Animal.self, name: "pet")
+        #expect(forwardedNamed.description.contains("Name: \"pet\", Factory: Resolver -> Animal"))
+    }
 }

@@ -160,8 +160,6 @@ private final class PackForwarder: Resolver {
     }
 }
 
-private final class Unit {}
-
 /// Implements neither form for arguments: resolving with one must stop with a message.
 private struct IncompleteResolver: Resolver {
     func resolve<Service>(_ serviceType: Service.Type) -> Service? { nil }

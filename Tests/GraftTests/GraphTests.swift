@@ -106,6 +106,138 @@ import Testing
             }
         }
     #endif
+
+    @Test func aFailureInsideWithObjectGraphDoesNotSpoilLaterResolutions() {
+        let container = Container()
+        let completed = Counter()
+        container.register(Parent.self) { _ in Parent() }
+            .initCompleted { r, parent in
+                completed.increment()
+                parent.child = r.resolve(Child.self)
+            }
+        container.register(Child.self) { _ in Child() }
+            .initCompleted { r, child in child.parent = r.resolve(Parent.self) }
+        Loop.register(in: container)
+        container.register(Holder.self, name: "failing") { r in
+            let holder = Holder()
+            _ = r.resolve(Loop.self)  // a cycle: this resolution fails
+            return holder
+        }
+        container.register(Holder.self) { _ in Holder() }.inObjectScope(.container)
+
+        let graph = GraphIdentifier()
+        container.withObjectGraph(graph) { c in
+            #expect(c.resolve(Holder.self, name: "failing") == nil)
+            let parent = c.resolve(Parent.self)
+            #expect(parent != nil)
+            #expect(parent?.child?.parent === parent)  // not a half-built cycle
+            #expect(c.resolve(Parent.self) === parent)  // shared within the graph
+            #expect(c.resolve(Holder.self) === c.resolve(Holder.self))
+        }
+        #expect(completed.value == 1)
+        #expect(container.resolve(Holder.self) != nil)
+    }
+
+    @Test func aFailedResolutionInsideWithObjectGraphReturnsNilAndKeepsNothing() {
+        let container = Container()
+        let made = Counter()
+        container.register(Holder.self) { r in
+            made.increment()
+            let holder = Holder()
+            holder.payload = r.resolve(Payload.self)
+            return holder
+        }
+        Loop.register(in: container)
+        container.register(Holder.self, name: "kept") { r in
+            let holder = Holder()
+            holder.other = r.resolve(Holder.self, name: "inner")
+            _ = r.resolve(Loop.self)  // fails
+            return holder
+        }
+        container.register(Holder.self, name: "inner") { _ in Holder() }.inObjectScope(.container)
+        container.withObjectGraph(GraphIdentifier()) { c in
+            #expect(c.resolve(Holder.self, name: "kept") == nil)
+            container.register(Payload.self) { _ in Payload() }
+            let holder = c.resolve(Holder.self)
+            #expect(holder?.payload != nil)
+        }
+        // The failed resolution's container-scoped instance is not kept: this resolution makes one.
+        let inner = container.resolve(Holder.self, name: "inner")
+        #expect(inner != nil)
+        #expect(made.value == 1)
+    }
+
+    @Test func escapedGraphRecordsAreSweptOnceTheirInstancesDie() {
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+        container.register(Job.self) { r in Job(unit: r.resolve(Unit.self)!, later: r.resolve(Lazy<Unit>.self)!) }
+        for _ in 0..<10_000 { _ = container.resolve(Job.self) }
+        #expect(container.hierarchy.rememberedGraphCount < 200)
+    }
+
+    @Test func resetObjectScopeGraphInsideAFactoryKeepsTheGraphShared() {
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+        container.register(Job.self) { r in
+            let unit = r.resolve(Unit.self)!
+            container.resetObjectScope(.graph)
+            return Job(unit: unit, later: r.resolve(Lazy<Unit>.self)!)
+        }
+        container.register(Holder.self) { r in
+            let job = r.resolve(Job.self)!
+            let holder = Holder()
+            holder.payload = job.unit === r.resolve(Unit.self) ? Payload() : nil
+            return holder
+        }
+        #expect(container.resolve(Holder.self)?.payload != nil)
+    }
+
+    /// `withObjectGraph` inside a factory: the outer graph's instances are back in place before any
+    /// `deinit` of the inner graph's runs, and stay one per graph.
+    @Test func innerGraphInsideAFactoryKeepsTheOuterGraphWhole() {
+        final class Pair {
+            let first: Numbered
+            let second: Numbered
+            init(_ first: Numbered, _ second: Numbered) {
+                self.first = first
+                self.second = second
+            }
+        }
+        let container = Container()
+        let made = Box(0)
+        container.register(Echo.self) { _ in Echo { _ = container.resolve(Numbered.self) } }
+        container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value)
+        }
+        container.register(Pair.self) { r in
+            _ = r.resolve(Echo.self)
+            let first = r.resolve(Numbered.self)!
+            container.withObjectGraph(GraphIdentifier()) { _ = $0.resolve(Echo.self) }
+            return Pair(first, r.resolve(Numbered.self)!)
+        }
+        let pair = container.resolve(Pair.self)!
+        #expect(pair.first === pair.second)
+    }
+
+    @Test(arguments: [false, true])
+    func graphResolvedInsideAFactoryIsFoundAgain(outerHoldsTheService: Bool) {
+        let container = Container()
+        let graph = GraphIdentifier()
+        let kept = Box<Numbered?>(nil)
+        let made = Box(0)
+        container.register(Numbered.self) { _ in
+            made.value += 1
+            return Numbered(made.value)
+        }
+        container.register(Unit.self) { r in
+            if outerHoldsTheService { _ = r.resolve(Numbered.self) }
+            kept.value = container.withObjectGraph(graph) { $0.resolve(Numbered.self) }
+            return Unit()
+        }
+        _ = container.resolve(Unit.self)
+        #expect(container.withObjectGraph(graph) { $0.resolve(Numbered.self) } === kept.value)
+    }
 }
 
 private final class FlatLeaf {}

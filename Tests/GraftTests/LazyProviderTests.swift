@@ -159,6 +159,39 @@ struct EmploymentAssembly: Assembly {
         group.wait()
         #expect(mismatches.value.value == 0)
     }
+
+    @Test func cachedLazyOutlivesItsContainer() {
+        var container: Container? = Container()
+        container!.register(Unit.self) { _ in Unit() }
+        let lazy = container!.resolve(Lazy<Unit>.self)!
+        let first = lazy.instance
+        weak let gone = container
+        container = nil
+        #expect(gone == nil)
+        #expect(lazy.instance === first)
+    }
+
+    @Test func cachedSynchronizedLazyOutlivesItsContainer() {
+        var container: Container? = Container()
+        container!.register(Unit.self) { _ in Unit() }
+        let lazy = container!.synchronize().resolve(Lazy<Unit>.self)!
+        let first = lazy.instance
+        container = nil
+        #expect(lazy.instance === first)
+    }
+
+    @Test func lazyFindsItsOwnGraphAfterOthersEscaped() {
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+        container.register(Job.self) { r in Job(unit: r.resolve(Unit.self)!, later: r.resolve(Lazy<Unit>.self)!) }
+        let first = container.resolve(Job.self)!
+        let second = container.resolve(Job.self)!
+        let third = container.resolve(Job.self)!
+        #expect(first.later.instance === first.unit)
+        #expect(third.later.instance === third.unit)
+        #expect(second.later.instance === second.unit)
+        #expect(first.unit !== second.unit)
+    }
 }
 
 /// Carries a value into threads; each use says why that is safe.
@@ -208,6 +241,29 @@ private struct Unchecked<Value>: @unchecked Sendable {
         container.register(Dog.self) { (_, name: String, age: Int) in Dog(name: name) }.implements(Animal.self)
         #expect(container.resolve(Provider<Dog>.self, arguments: "Hachi", 3)?.instance.name == "Hachi")
         #expect(container.resolve(Provider<Animal>.self, arguments: "Hachi", 3)?.instance.name == "Hachi")
+    }
+
+    @Test func providerKeepsItsRegistrationAfterRemoveAll() {
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }
+        let provider = container.resolve(Provider<Unit>.self)!
+        container.removeAll()
+        #expect(provider.instance !== provider.instance)
+    }
+
+    @Test func lazyAndProviderIgnoreLaterReplacementsAndOverrides() {
+        let parent = Container()
+        parent.register(Animal.self) { _ in Cat() }
+        let provider = parent.resolve(Provider<Animal>.self)!
+        let lazy = parent.resolve(Lazy<Animal>.self)!
+        parent.register(Animal.self) { _ in Dog() }
+        #expect(provider.instance is Cat)
+        #expect(lazy.instance is Cat)
+
+        let child = Container(parent: parent)
+        let childProvider = child.resolve(Provider<Animal>.self)!
+        child.register(Animal.self) { _ in Cat(name: "override") }
+        #expect(childProvider.instance is Dog)
     }
 }
 

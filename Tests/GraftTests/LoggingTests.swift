@@ -91,18 +91,13 @@ private final class Stray {}
     }
 }
 
-final class Box<Value> {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 private final class Absent {}
 
 @Suite struct LogSinkLockTests {
-    /// Found by a cold read: replacing the logging function released the old one inside the log
-    /// sink's lock; when it held the last reference to a container, its `deinit` took the
-    /// hierarchy's mutex, while a failed synchronized resolution, holding that mutex, waited for
-    /// the sink's lock. Run in its own process (it replaces the process-wide function), with a
+    /// Replacing the logging function releases the old one outside the log sink's lock: when it
+    /// holds the last reference to a container, its `deinit` takes the hierarchy's mutex, while a
+    /// failed synchronized resolution, holding that mutex, may be waiting for the sink's lock (a
+    /// deadlock if the release ran under the lock). Run in its own process (it replaces the process-wide function), with a
     /// watchdog: a deadlock fails the test instead of hanging it.
     @Test func replacingTheLoggingFunctionDoesNotDeadlockAgainstAFailingSynchronizedResolve() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -124,5 +119,37 @@ private final class Absent {}
             }
         }
         if let result { print(String(decoding: result.standardErrorContent, as: UTF8.self)) }
+    }
+
+    @Test func loggingFunctionRunsWithNoLockOfGraftsHeld() {
+        let capture = LogCapture()
+        _ = capture
+        let first = Container()
+        let firstHierarchy = UncheckedBox(first.hierarchy)
+        let second = Container()
+        final class NeverRegistered {}
+        final class Registered {}
+        second.register(Registered.self) { _ in Registered() }
+        let firstView = first.synchronize()
+        let secondView = second.synchronize()
+        let mutexFree = Counter()
+        let previous = Container.loggingFunction
+        defer { Container.loggingFunction = previous }
+        Container.loggingFunction = { message in
+            previous?(message)
+            guard message.contains("NeverRegistered") else { return }
+            // Another thread can take the failing hierarchy's mutex: this thread does not hold it.
+            let other = DispatchSemaphore(value: 0)
+            let taken = LockedFlag()
+            Thread {
+                if firstHierarchy.value.mutex.tryWithLock({ true }) == true { taken.set() }
+                other.signal()
+            }.start()
+            other.wait()
+            if taken.value { mutexFree.increment() }
+            _ = secondView.resolve(Registered.self)  // and may resolve in another hierarchy
+        }
+        #expect(firstView.resolve(NeverRegistered.self) == nil)
+        #expect(mutexFree.value == 1)
     }
 }

@@ -163,4 +163,11 @@ import Testing
         #expect("\(ObjectScope.container)" == "container")
         #expect("\(ObjectScope.weak)" == "weak")
     }
+
+    @Test func weakScopeSharesAnOptionalService() {
+        let container = Container()
+        container.register(Cat?.self) { _ in Cat() }.inObjectScope(.weak)
+        let held = container.resolve(Cat?.self)!!
+        #expect(container.resolve(Cat?.self)!! === held)
+    }
 }

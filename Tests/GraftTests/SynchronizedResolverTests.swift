@@ -200,7 +200,7 @@ extension Container: ApplicationResolver {
         #expect(container.resolve(CastProbe.self) == nil)
     }
 
-    /// Swinject's open issue #547: registering while other threads resolve. Through the view,
+    /// Registering while other threads resolve, a known race in Swinject. Through the view,
     /// every registration, setting and reset runs under the hierarchy's mutex.
     @Test func eightThreadsRegisterThroughTheViewWhileOthersResolve() {
         let container = Container()

@@ -101,4 +101,35 @@ extension Dog: Walker, Swimmer, Barker {}
         container.resetObjectScope(.container, serviceType: Animal.self)
         #expect(container.resolve(Dog.self) !== dog)
     }
+
+    @Test func forwardingIsKeyedByTheStaticType() {
+        let container = Container()
+        let forwarded: Pet.Type = PetDog.self
+        container.register(PetCat.self) { _ in PetCat() }.implements(forwarded)
+        #expect(container.resolve(PetDog.self) == nil)
+        #expect(container.resolve(Pet.self) is PetCat)
+
+        let other = Container()
+        let entry = other.register(PetCat.self) { _ in PetCat() }.inObjectScope(.container)
+        other.forward(forwarded, to: entry)
+        #expect(other.resolve(PetDog.self) == nil)
+        #expect(other.resolve(Pet.self) === other.resolve(PetCat.self))
+    }
+
+    @Test func implementsAfterTheContainerIsGoneDoesNothing() {
+        var container: Container? = Container()
+        let entry = container!.register(Cat.self) { _ in Cat() }
+        container = nil
+        entry.implements(Animal.self)
+        entry.implements(Animal.self, Food.self)
+        #expect(ObjectIdentifier(entry.serviceType) == ObjectIdentifier(Cat.self))
+    }
+
+    @Test func forwardingInAChildToTheParentsEntryIsOneHierarchy() {
+        let parent = Container()
+        let entry = parent.register(Cat.self) { _ in Cat() }.inObjectScope(.container)
+        let child = Container(parent: parent)
+        child.forward(Animal.self, to: entry)
+        #expect(child.resolve(Animal.self) === parent.resolve(Cat.self))
+    }
 }

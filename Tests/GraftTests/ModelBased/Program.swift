@@ -1,6 +1,6 @@
 // Model-based testing: the program representation, a seeded generator, a byte decoder (for
 // fuzzing), a shrinker, observation traces and their comparison. No Graft, Testing or Foundation
-// import: this file is shared with Differential/ and Fuzz/ through symlinks.
+// import: Differential/ and Fuzz/ compile this file too (see README.md).
 
 /// A concrete service class. `a`, `b` and `d` conform to `P`; `c` and `d` to `Q`.
 public enum MClass: Int, CaseIterable, Sendable {

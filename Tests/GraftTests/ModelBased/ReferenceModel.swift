@@ -9,7 +9,7 @@
 // Lifetimes follow ARC: every strong reference is counted, a cycle stays alive.
 // Steps it cannot predict exactly are reported as skipped and removed from the program
 // (`sanitize`), so the programs run on real containers stay inside what is modelled.
-// No Graft, Testing or Foundation import: shared with Differential/ and Fuzz/.
+// No Graft, Testing or Foundation import: Differential/ and Fuzz/ compile this file too.
 
 public struct Unmodelable: Error, Sendable {
     public let reason: String

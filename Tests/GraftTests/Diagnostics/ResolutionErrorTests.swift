@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Graft
@@ -23,6 +24,39 @@ private struct Empty: Resolver {
     func resolve<S, each A>(_ t: S.Type, name: String?, arguments: repeat each A) -> S? { nil }
 }
 private final class Plain {}
+private final class Probe {}
+private final class Model {}
+
+/// Counts its live instances, to see an error released.
+private final class Token: Sendable {  // no stored instance state
+    nonisolated(unsafe) static var alive = 0
+    init() { Self.alive += 1 }
+    deinit { Self.alive -= 1 }
+}
+private struct Boom: Error { let token: Token }
+
+/// An error whose `deinit` runs code (user code the resolution path releases).
+private final class DeinitError: Error, @unchecked Sendable {  // immutable; made and released on one thread
+    let onDeinit: () -> Void
+    init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}
+
+/// `Hierarchy.laterReleases`, read by reflection (it is private).
+private func laterReleaseCount(_ hierarchy: Hierarchy) -> Int {
+    for child in Mirror(reflecting: hierarchy).children where child.label == "laterReleases" {
+        return (child.value as? [Any])?.count ?? -1
+    }
+    return -1
+}
+
+/// Counts from many threads.
+private final class LockedCount: @unchecked Sendable {  // `count` is only touched under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
 
 /// Resolves `require` and returns the error it threw, or `nil` if it did not throw.
 private func requireError<Service>(_ body: () throws -> Service) -> ResolutionError? {
@@ -190,5 +224,80 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         #expect(container.resolve(Storage.self) === database)
         container.register(AccountRepository.self) { r in AccountRepository(database: r.resolve(Storage.self)!) }
         #expect(try container.require(AccountService.self).repository.database === database)
+    }
+
+    /// A failure message lists the registrations of every container of the hierarchy while another
+    /// thread fills a new child container's table. The message reads the hierarchy's copy of the
+    /// child registrations, made under its mutex, never a table being filled (under
+    /// AddressSanitizer, reading that table overflows its buffer).
+    @Test func failureMessageIsSafeWhileAChildIsFilledOnAnotherThread() {
+        let view = Container().synchronize()
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            for _ in 0..<300 {
+                let feature = Container(parent: view) { child in
+                    for index in 0..<40 { child.register(Probe.self, name: "n\(index)") { _ in Probe() } }
+                }
+                withExtendedLifetime(feature) {}
+            }
+            done.leave()
+        }.start()
+        let misses = LockedCount()
+        done.enter()
+        Thread {
+            for _ in 0..<3_000 where (try? view.require(Probe.self)) == nil { misses.increment() }
+            done.leave()
+        }.start()
+        done.wait()
+        #expect(misses.value == 3_000)
+    }
+
+    /// Recording a failure replaces the previous one, which may hold the last reference to a
+    /// factory's error whose `deinit` fails a resolution of its own and records again. The old
+    /// error is released once the record is consistent, not inside the store (that would be an
+    /// access conflict in debug builds, and undefined behaviour in release builds, where the field
+    /// is unchecked).
+    @Test func anErrorWhoseDeinitFailsAResolutionIsReleasedOnceConsistent() {
+        let container = Container()
+        var deinits = 0
+        var nestedFailed = 0
+        container.register(Plain.self, name: "plain") { _ throws -> Plain in throw CancellationError() }
+        container.register(Plain.self) { _ throws -> Plain in
+            throw DeinitError {
+                deinits += 1
+                let failed = container.withObjectGraph(GraphIdentifier()) {
+                    $0.resolve(Plain.self, name: "plain") == nil
+                }
+                if failed { nestedFailed += 1 }
+                if deinits <= 10 { _ = container.resolve(Plain.self) }  // throws again: a new error, released later too
+            }
+        }
+        for _ in 0..<50 {
+            #expect(container.resolve(Plain.self) == nil)
+            #expect(container.resolve(Plain.self, name: "plain") == nil)
+        }
+        #expect(deinits >= 50 && deinits <= 61)
+        #expect(nestedFailed == deinits)
+        let error = #expect(throws: ResolutionError.self) { try container.require(Plain.self, name: "plain") }
+        #expect(error?.reason.description.hasPrefix("factory failed") == true)
+    }
+
+    /// A replaced error recorded with no resolution in flight (a forwarded `.container` hit of the
+    /// wrong type) is released right away: no resolution ends later to release it, so parking it
+    /// would keep it, and every such call would add one.
+    @Test func anErrorReplacedOutsideAResolutionIsReleasedAtOnce() {
+        let container = Container()
+        container.register(Model.self, name: "failing") { _ throws -> Model in throw Boom(token: Token()) }
+        let entry = container.register(Plain.self) { _ in Plain() }.inObjectScope(.container)
+        container.forward((any Greeter).self, to: entry)
+        _ = container.resolve(Plain.self)  // built: later hits open no request
+        let aliveBefore = Token.alive
+        #expect(container.resolve(Model.self, name: "failing") == nil)  // lastError holds the Boom
+        #expect(Token.alive == aliveBefore + 1)
+        #expect(container.resolve((any Greeter).self) == nil)  // replaces it, no request open
+        #expect(Token.alive == aliveBefore)
+        for _ in 0..<1_000 { _ = container.resolve((any Greeter).self) }
+        #expect(laterReleaseCount(container.hierarchy) == 0)
     }
 }

@@ -2,9 +2,9 @@ import Testing
 
 @testable import Graft
 
-// The settings fields this session marked `@exclusivity(unchecked)` in release builds keep their
-// dynamic exclusivity checks in debug builds (where these tests run): each test below re-enters
-// the code that holds such a field while user code runs, so an overlapping access would trap.
+// The settings fields marked `@exclusivity(unchecked)` in release builds keep their dynamic
+// exclusivity checks in debug builds (where these tests run): each test below re-enters the code
+// that holds such a field while user code runs, so an overlapping access would trap.
 
 private final class Widget {}
 private final class Gadget {}

@@ -3,10 +3,12 @@ import Testing
 
 @testable import Graft
 
-private final class C13A: Sendable {}
-private final class C13B: Sendable {}
-private final class C13X: Sendable {}
-private final class C13Y: Sendable {}
+private final class Left: Sendable {}
+private final class Right: Sendable {}
+private final class LeftPart: Sendable {}
+private final class RightPart: Sendable {}
+private final class SlowLeft: Sendable {}
+private final class SlowRight: Sendable {}
 
 @Suite struct CrossHierarchyAsyncTests {
     /// A (in one container) awaits B (in another, unrelated container) and B awaits A; both builds
@@ -22,19 +24,19 @@ private final class C13Y: Sendable {}
             let r1 = c1.synchronize()
             let r2 = c2.synchronize()
             let barrier = TestBarrier(2)
-            c1.registerAsync(C13A.self) { _ in
+            c1.registerAsync(Left.self) { _ in
                 await barrier.arrive()
-                _ = try await r2.resolveAsync(C13B.self)
-                return C13A()
+                _ = try await r2.resolveAsync(Right.self)
+                return Left()
             }
-            c2.registerAsync(C13B.self) { _ in
+            c2.registerAsync(Right.self) { _ in
                 await barrier.arrive()
-                _ = try await r1.resolveAsync(C13A.self)
-                return C13B()
+                _ = try await r1.resolveAsync(Left.self)
+                return Right()
             }
             let outcome = await finishes(within: 60) { () -> Int in
-                async let a: Bool = (try? await r1.resolveAsync(C13A.self)) == nil
-                async let b: Bool = (try? await r2.resolveAsync(C13B.self)) == nil
+                async let a: Bool = (try? await r1.resolveAsync(Left.self)) == nil
+                async let b: Bool = (try? await r2.resolveAsync(Right.self)) == nil
                 return [await a, await b].filter { $0 }.count
             }
             if outcome == nil { hung += 1; break }
@@ -53,28 +55,23 @@ private final class C13Y: Sendable {}
             let r1 = c1.synchronize()
             let r2 = c2.synchronize()
             let barrier = TestBarrier(2)
-            c1.registerAsync(C13X.self) { _ in
-                await barrier.arrive(); return C13X()
+            c1.registerAsync(LeftPart.self) { _ in
+                await barrier.arrive(); return LeftPart()
             }
-            c2.registerAsync(C13Y.self) { _ in
-                await barrier.arrive(); return C13Y()
+            c2.registerAsync(RightPart.self) { _ in
+                await barrier.arrive(); return RightPart()
             }
-            c1.registerAsync(C13A.self) { _ in
-                async let x = r1.resolveAsync(C13X.self)
-                async let y = r2.resolveAsync(C13Y.self)
+            c1.registerAsync(Left.self) { _ in
+                async let x = r1.resolveAsync(LeftPart.self)
+                async let y = r2.resolveAsync(RightPart.self)
                 _ = try await (x, y)
-                return C13A()
+                return Left()
             }
-            let done = await finishes(within: 60) { (try? await r1.resolveAsync(C13A.self)) != nil }
+            let done = await finishes(within: 60) { (try? await r1.resolveAsync(Left.self)) != nil }
             #expect(done == true)
         }
     }
-}
 
-private final class C13ZA: Sendable {}
-private final class C13ZB: Sendable {}
-
-extension CrossHierarchyAsyncTests {
     /// As `crossHierarchyCycleStartedConcurrently`, with a wider window: each build first has many
     /// waits in flight (on a slow build of its own hierarchy), so each cycle check walks a long
     /// list while the other build's edge is being added under the other mutex.
@@ -91,49 +88,49 @@ extension CrossHierarchyAsyncTests {
             let release = TestGate()
             let aNode = LockedBox<AsyncBuildNode>()
             let bNode = LockedBox<AsyncBuildNode>()
-            let zA = c1.registerAsync(C13ZA.self) { _ in
-                await release.wait(); return C13ZA()
+            let zA = c1.registerAsync(SlowLeft.self) { _ in
+                await release.wait(); return SlowLeft()
             }
-            let zB = c2.registerAsync(C13ZB.self) { _ in
-                await release.wait(); return C13ZB()
+            let zB = c2.registerAsync(SlowRight.self) { _ in
+                await release.wait(); return SlowRight()
             }
-            c1.registerAsync(C13A.self) { _ in
+            c1.registerAsync(Left.self) { _ in
                 aNode.value = AsyncBuildContext.current
                 let fan = Task {
                     await withTaskGroup(of: Void.self) { group in
-                        for _ in 0..<fanOut { group.addTask { _ = try? await r1.resolveAsync(C13ZA.self) } }
+                        for _ in 0..<fanOut { group.addTask { _ = try? await r1.resolveAsync(SlowLeft.self) } }
                     }
                 }
                 while zA.inFlightWaiterCount < fanOut { await Task.yield() }
                 await barrier.arrive()
                 defer { release.open() }
-                _ = try await r2.resolveAsync(C13B.self)
+                _ = try await r2.resolveAsync(Right.self)
                 _ = await fan.value
-                return C13A()
+                return Left()
             }
-            c2.registerAsync(C13B.self) { _ in
+            c2.registerAsync(Right.self) { _ in
                 bNode.value = AsyncBuildContext.current
                 let fan = Task {
                     await withTaskGroup(of: Void.self) { group in
-                        for _ in 0..<fanOut { group.addTask { _ = try? await r2.resolveAsync(C13ZB.self) } }
+                        for _ in 0..<fanOut { group.addTask { _ = try? await r2.resolveAsync(SlowRight.self) } }
                     }
                 }
                 while zB.inFlightWaiterCount < fanOut { await Task.yield() }
                 await barrier.arrive()
                 defer { release.open() }
-                _ = try await r1.resolveAsync(C13A.self)
+                _ = try await r1.resolveAsync(Left.self)
                 _ = await fan.value
-                return C13B()
+                return Right()
             }
             let outcome = await finishes(within: 60) { () -> Int in
-                async let a: Bool = (try? await r1.resolveAsync(C13A.self)) == nil
-                async let b: Bool = (try? await r2.resolveAsync(C13B.self)) == nil
+                async let a: Bool = (try? await r1.resolveAsync(Left.self)) == nil
+                async let b: Bool = (try? await r2.resolveAsync(Right.self)) == nil
                 return [await a, await b].filter { $0 }.count
             }
             if outcome == nil {
                 hung += 1;
                 print(
-                    "C13 hung at iteration", iteration, "A waits on", Set(aNode.value!.waits.map(\.label)),
+                    "hung at iteration", iteration, "A waits on", Set(aNode.value!.waits.map(\.label)),
                     "B waits on", Set(bNode.value!.waits.map(\.label)));
                 break
             }
@@ -142,31 +139,5 @@ extension CrossHierarchyAsyncTests {
         #expect(
             hung == 0, "a cycle was missed (same hierarchy: \(sameHierarchy)): both builds wait for each other forever")
         #expect(notReported == 0)
-    }
-}
-
-private protocol C13Proto: AnyObject {}
-private final class C13Impl: C13Proto {}
-private final class C13Holder {
-    @Injected var optionalMissing: C13B?
-    @Injected var optionalPresent: C13A?
-    @Injected var existential: any C13Proto
-    @Injected(name: "n") var named: C13A
-}
-
-extension CrossHierarchyAsyncTests {
-    @Test func injectedOptionalsExistentialsAndNames() {
-        let container = Container()
-        container.register(C13A.self) { _ in C13A() }
-        container.register(C13A.self, name: "n") { _ in C13A() }.inObjectScope(.container)
-        container.register((any C13Proto).self) { _ in C13Impl() }
-        let holder = withResolver(container.synchronize()) { C13Holder() }
-        #expect(holder.optionalMissing == nil)
-        #expect(holder.optionalMissing == nil)
-        let a = holder.optionalPresent
-        #expect(a != nil)
-        #expect(holder.optionalPresent === a)
-        #expect(holder.existential === holder.existential)
-        #expect(holder.named === container.resolve(C13A.self, name: "n"))
     }
 }

@@ -2,12 +2,13 @@ import Testing
 
 @testable import Graft
 
+private final class AsyncThing: Sendable {}
 private final class Labelled: Sendable {
     let label: String
     init(_ label: String) { self.label = label }
 }
 
-/// Async registrations are found by a linear search up to `AsyncRegistry.linearLimit`, and
+/// Async registrations are looked up by a linear search up to `AsyncRegistry.linearLimit`, and
 /// through a dictionary beyond: both must find, replace and miss the same way.
 @Suite struct AsyncRegistryTests {
     @Test(arguments: [3, AsyncRegistry.linearLimit, AsyncRegistry.linearLimit + 1, 60])
@@ -51,5 +52,17 @@ private final class Labelled: Sendable {
         #expect(try await resolver.resolveAsync(Labelled.self, name: "c19").label == "child 19")
         #expect(try await resolver.resolveAsync(Labelled.self, name: "p7").label == "child's p7")
         #expect(try await parent.synchronize().resolveAsync(Labelled.self, name: "p7").label == "parent 7")
+    }
+
+    /// The search of async registrations looks through a view: a child made with a view as its
+    /// parent, and that child's own child, find the parent's async registrations.
+    @Test func aChildOfAViewFindsItsParentsAsyncRegistrations() async throws {
+        let view = Container().synchronize()
+        view.registerAsync(AsyncThing.self) { _ in AsyncThing() }
+        let child = Container(parent: view).synchronize()
+        let made = try await child.resolveAsync(AsyncThing.self)
+        #expect(made === (try await view.resolveAsync(AsyncThing.self)))
+        let grandchild = Container(parent: Container(parent: view).synchronize()).synchronize()
+        #expect(try await grandchild.resolveAsync(AsyncThing.self) === made)
     }
 }

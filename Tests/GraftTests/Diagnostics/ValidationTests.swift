@@ -13,6 +13,12 @@ private final class Ping {}
 private final class Pong {}
 private final class Memo { let title: String; init(title: String) { self.title = title } }
 private final class Broken {}
+private final class Preferences {}
+private final class PreferencesReader {
+    let settings: Preferences
+    init(settings: Preferences) { self.settings = settings }
+}
+private final class PreferencesHolder { @Injected var settings: Preferences }
 
 /// Counts factory calls.
 private final class Calls { var count = 0 }
@@ -156,5 +162,36 @@ private final class Calls { var count = 0 }
         let config = try #require(infos.first { $0.serviceType == Knobs.self })
         #expect(config.resolutionCount == 3 && config.instanceCount == 1 && config.containerLevel == 1)
         #expect(infos.first { $0.serviceType == Memo.self }?.argumentTypes == ["String"])
+    }
+
+    /// `validate()` during a resolution stops with a message: it would share the open graph with
+    /// the enclosing resolution.
+    @Test func validateDuringAResolutionStopsWithAMessage() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = Container()
+            container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+            let view = container.synchronize()
+            view.withObjectGraph(GraphIdentifier()) { _ in _ = view.validate() }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("validate() called during a resolution"))
+    }
+
+    /// An `@Injected` or a `Lazy` first read during `validate()` keeps none of the validation's
+    /// instances: a later read gets the container's singleton.
+    @Test func cachesFilledDuringValidationKeepNothing() {
+        let container = Container()
+        let view = container.synchronize()
+        let environment = withResolver(view) { PreferencesHolder() }
+        container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        let lazy = view.resolve(Lazy<Preferences>.self)!
+        container.register(PreferencesReader.self) { _ in
+            _ = lazy.instance
+            return PreferencesReader(settings: environment.settings)
+        }
+        #expect(view.validate().isValid)
+        let singleton = view.resolve(Preferences.self)!
+        #expect(environment.settings === singleton)
+        #expect(lazy.instance === singleton)
     }
 }

@@ -11,8 +11,11 @@ private final class Warehouse2: Sendable {
     let connection: Socket
     init(connection: Socket) { self.connection = connection }
 }
-private final class Port: Sendable {}
-private final class Starboard: Sendable {}
+private final class Gamma: Sendable {}
+private final class Plug: Sendable {
+    let serial: Int
+    init(serial: Int) { self.serial = serial }
+}
 private struct Refused: Error, Equatable {}
 
 /// Counts and hands out serial numbers from any task.
@@ -114,54 +117,6 @@ private final class SerialSource: @unchecked Sendable {  // `count` is only touc
         #expect(builds.value == 1)  // the cancelled starter's build went on and was kept
     }
 
-    @Test func cycleAmongAsyncFactoriesIsReportedNotDeadlocked() async {
-        let container = Container()
-        container.registerAsync(Port.self) { r in
-            _ = try await r.resolveAsync(Starboard.self); return Port()
-        }
-        container.registerAsync(Starboard.self) { r in
-            _ = try await r.resolveAsync(Port.self); return Starboard()
-        }
-        let resolver = container.synchronize()
-        let outcome = await finishes(within: 60) { () -> [String]? in
-            do {
-                _ = try await resolver.resolveAsync(Port.self)
-                return nil
-            } catch let error as ResolutionError {
-                guard case .circularDependency = error.reason else { return nil }
-                return error.path
-            } catch {
-                return nil
-            }
-        }
-        #expect(outcome == .some(["Port", "Starboard", "Port"]))
-    }
-
-    @Test func cycleAcrossTwoTasksIsReportedNotDeadlocked() async {
-        let started = TestGate()
-        let container = Container()
-        container.registerAsync(Port.self) { r in
-            await started.wait()
-            await started.arrivals(2)
-            _ = try await r.resolveAsync(Starboard.self)
-            return Port()
-        }
-        container.registerAsync(Starboard.self) { r in
-            await started.wait()
-            await started.arrivals(2)
-            _ = try await r.resolveAsync(Port.self)
-            return Starboard()
-        }
-        let resolver = container.synchronize()
-        started.open()
-        let outcome = await finishes(within: 60) { () -> Int in
-            async let left: Bool = (try? await resolver.resolveAsync(Port.self)) == nil
-            async let right: Bool = (try? await resolver.resolveAsync(Starboard.self)) == nil
-            return await [left, right].filter { $0 }.count
-        }
-        #expect(outcome == 2)  // both fail (one with the cycle, the other with the failure it waited on)
-    }
-
     @Test func synchronousResolveBeforeAndAfterTheBuild() async throws {
         let log = LogCapture()
         let container = Container()
@@ -219,5 +174,84 @@ private final class SerialSource: @unchecked Sendable {  // `count` is only touc
             }
         }
         #expect(try await container.synchronize().resolveAsync(Socket.self) === outer)
+    }
+
+    /// `removeAll` removes async registrations too: `resolveAsync` finds nothing to build.
+    @Test func removeAllRemovesAsyncRegistrations() async {
+        let container = Container()
+        container.registerAsync(Plug.self) { _ in Plug(serial: 1) }
+        container.removeAll()
+        #expect(!container.hasAnyRegistration(of: Plug.self))
+        let resolved = try? await container.synchronize().resolveAsync(Plug.self)
+        #expect(resolved == nil, "removed, yet resolveAsync still builds it")
+    }
+
+    @Test func cancellationBeforeAskingThrowsAndAfterTheBuildReturnsTheInstance() async throws {
+        let builds = LockedBox<Int>()
+        let container = Container()
+        container.registerAsync(Plug.self) { _ in
+            builds.value = (builds.value ?? 0) + 1
+            return Plug(serial: builds.value!)
+        }
+        let resolver = container.synchronize()
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await resolver.resolveAsync(Plug.self)
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        let first = try await resolver.resolveAsync(Plug.self)
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await resolver.resolveAsync(Plug.self)
+        }
+        #expect(try await late.value === first)  // built: returned even to a cancelled task
+        #expect(builds.value == 1)
+    }
+
+    @Test func containerWithAsyncAndMainActorRegistrationsIsReleased() async throws {
+        weak var weakContainer: Container?
+        do {
+            let container = Container()
+            container.registerAsync(Plug.self) { r in Plug(serial: 1) }
+            container.registerMain(Plug.self, name: "main") { _ in Plug(serial: 2) }.inObjectScope(.container)
+            _ = try await container.synchronize().resolveAsync(Plug.self)
+            weakContainer = container
+        }
+        #expect(weakContainer == nil)
+    }
+
+    /// Stress for ThreadSanitizer: builds, resets, scope changes and sync resolves at once.
+    @Test func buildsResetsScopeChangesAndSyncResolvesRunConcurrently() async {
+        let container = Container()
+        let entry = container.registerAsync(Plug.self) { r in
+            await Task.yield()
+            return Plug(serial: 1)
+        }
+        let resolver = container.synchronize()
+        for _ in 0..<20 {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<400 {
+                    group.addTask {
+                        switch index % 5 {
+                        case 0: resolver.resetObjectScope(.container)
+                        case 1: _ = resolver.resolve(Plug.self)
+                        case 2: entry.inObjectScope(index % 10 == 2 ? .transient : .container)
+                        default:
+                            let task = Task { try await resolver.resolveAsync(Plug.self) }
+                            if index % 7 == 0 { task.cancel() }
+                            _ = try? await task.value
+                            if index % 11 == 0 {
+                                resolver.registerAsync(Gamma.self, name: "\(index)") { _ in Gamma() }
+                                _ = try? await withResolver(resolver) {
+                                    try await withOverrides({ _ in }) {
+                                        try await SynchronizedResolver.current.resolveAsync(Plug.self)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -101,3 +101,17 @@ func isCycle(_ error: (any Error)?) -> Bool {
     guard let error = error as? ResolutionError, case .circularDependency = error.reason else { return false }
     return true
 }
+
+/// A flag set on one thread and read on another.
+final class LockedFlag: @unchecked Sendable {  // `flag` is only touched under `lock`
+    private let lock = NSLock()
+    private var flag = false
+    func set() { lock.withLock { flag = true } }
+    var value: Bool { lock.withLock { flag } }
+}
+
+/// Hands a value to another thread in a test that joins that thread before going on.
+struct UncheckedBox<Value>: @unchecked Sendable {  // the test joins the thread that reads it
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

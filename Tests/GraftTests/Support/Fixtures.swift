@@ -43,6 +43,11 @@ final class Child {
     weak var parent: Parent?
 }
 
+/// A class hierarchy for keys taken from a static type that differs from the dynamic one.
+class Pet {}
+final class PetCat: Pet {}
+final class PetDog: Pet {}
+
 /// Counts its live instances in a test's own counter, to show what a container keeps and releases.
 final class Tracked {
     let live: Counter
@@ -57,6 +62,12 @@ final class Tracked {
 final class Counter {
     var value = 0
     func increment() { value += 1 }
+}
+
+/// A value of any type shared between a test and the closures it registers (one thread).
+final class Box<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Captures Graft's log messages. Tests run in parallel and the logging function is process-wide,

@@ -81,4 +81,27 @@ import Testing
         container = nil
         #expect(live.value == 0)
     }
+
+    @Test func nameHashAgreesWithStringEquality() {
+        let pairs = [
+            ("caf\u{E9}", "cafe\u{301}"), ("\u{212A}", "K"), ("a\u{1FEF}b", "a`b"), ("\u{212B}", "\u{C5}"),
+            ("\u{1E9B}\u{323}", "\u{17F}\u{323}\u{307}"), ("plain", "plain"), ("", ""),
+        ]
+        for (left, right) in pairs {
+            #expect(left == right)
+            #expect(RegistrationTable.nameHash(left) == RegistrationTable.nameHash(right))
+        }
+    }
+
+    @Test func nameHashTellsApartNamesThatDifferInOneByteOrInLength() {
+        var names = (0..<5_000).map { "service-\($0)" }
+        names += ["", "a", "a\u{0}", "a\u{0}\u{0}", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "bbcdefgh"]
+        names += (0..<64).map { String(repeating: "x", count: $0 + 1) }
+        let hashes = Set(names.map(RegistrationTable.nameHash))
+        #expect(hashes.count == names.count)
+        let container = Container()
+        for name in names { container.register(Unit.self, name: name) { _ in Unit() } }
+        #expect(names.allSatisfy { container.resolve(Unit.self, name: $0) != nil })
+        #expect(container.resolve(Unit.self, name: "service-5000") == nil)
+    }
 }

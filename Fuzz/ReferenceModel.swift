@@ -1,1 +1,0 @@
-../Tests/GraftTests/ModelBased/ReferenceModel.swift

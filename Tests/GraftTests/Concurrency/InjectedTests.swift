@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import Graft
+
+private protocol Telemetry: Sendable {}
+
+/// Holds services the way application code does.
+private final class Screenful {
+    @Injected var feed: Stream
+    @Injected var analytics: (any Telemetry)?
+    @Injected(name: "utc") var utc: Ticker
+}
+
+private struct SendableModel: Sendable {
+    @Injected var clock: Ticker
+}
+
+private actor Courier {
+    @Injected var clock: Ticker
+    func clockID() -> Int { clock.id }
+}
+
+/// Counts from many threads.
+private final class Tally: @unchecked Sendable {  // `value` is only touched under `lock`
+    private let lock = NSLock()
+    private var stored = 0
+    func increment() { lock.withLock { stored += 1 } }
+    var value: Int { lock.withLock { stored } }
+}
+
+private final class Signal: Sendable {}
+private final class Noise: Sendable {}
+private protocol Channel: AnyObject {}
+private final class Radio: Channel {}
+private final class Receiver {
+    @Injected var optionalMissing: Noise?
+    @Injected var optionalPresent: Signal?
+    @Injected var existential: any Channel
+    @Injected(name: "n") var named: Signal
+}
+
+private final class Preferences {}
+private final class PreferencesHolder { @Injected var settings: Preferences }
+private final class InjectedSingleton { @Injected var settings: Preferences }
+private final class Probe {}
+private struct Refusal: Error {}
+
+@Suite struct InjectedTests {
+    @Test func capturesTheResolverAtInitAndResolvesOnFirstAccessOnce() {
+        let made = Tally()
+        let app = clockContainer(clock: 5)
+        app.register(Ticker.self, name: "utc") { _ in
+            made.increment(); return Ticker(id: 50)
+        }
+        let model = withResolver(app.synchronize()) { Screenful() }
+        #expect(made.value == 0)  // nothing resolved yet
+        #expect(model.utc.id == 50)
+        #expect(model.utc === model.utc)
+        #expect(made.value == 1)
+        #expect(model.feed.clock.id == 5)
+        #expect(model.analytics == nil)  // optional and not registered
+    }
+
+    @Test func modelMadeInsideOverridesKeepsThemAfterTheScope() {
+        let app = clockContainer(clock: 6)
+        app.register(Ticker.self, name: "utc") { _ in Ticker(id: 60) }
+        let model = withResolver(app.synchronize()) {
+            withOverrides({ $0.register(Ticker.self) { _ in Ticker(id: 66) }.inObjectScope(.container) }) {
+                Screenful()
+            }
+        }
+        #expect(model.feed.clock.id == 66)  // accessed after both scopes ended
+        #expect(app.resolve(Stream.self)?.clock.id == 6)
+    }
+
+    @Test func firstAccessFromManyThreadsResolvesOnce() async {
+        let made = Tally()
+        let app = Container()
+        app.register(Ticker.self) { _ in
+            made.increment(); return Ticker(id: 7)
+        }.inObjectScope(.transient)
+        let model = withResolver(app.synchronize()) { SendableModel() }
+        let ids = await withTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<32 { group.addTask { ObjectIdentifier(model.clock) } }
+            return await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 1)
+        #expect(made.value == 1)
+    }
+
+    @Test func worksInAnActor() async {
+        let worker = withResolver(clockContainer(clock: 8).synchronize()) { Courier() }
+        #expect(await worker.clockID() == 8)
+    }
+
+    @Test func nonOptionalThatCannotResolveStopsWithTheReason() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = withResolver(Container().synchronize()) { SendableModel() }
+            _ = model.clock
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("@Injected could not resolve Ticker"))
+        #expect(stderr.contains("no registration of Ticker taking no arguments"))
+    }
+
+    /// An `@Injected` first read in a factory whose request then fails keeps no singleton the
+    /// rollback drops: the `.container` service stays one instance.
+    @Test func injectedReadInAFailingFactoryKeepsNoRolledBackSingleton() {
+        let container = Container()
+        let view = container.synchronize()
+        let environment = withResolver(view) { PreferencesHolder() }
+        container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        container.register(Probe.self) { _ throws -> Probe in
+            _ = environment.settings
+            throw Refusal()
+        }
+        #expect(view.resolve(Probe.self) == nil)
+        #expect(environment.settings === view.resolve(Preferences.self)!)
+    }
+
+    /// A `.container` singleton holding an `@Injected` does not keep its own container alive
+    /// (container, entry, singleton, wrapper, resolver would be a cycle): once read, the wrapper
+    /// lets go of the resolver.
+    @Test func singletonWithAnInjectedPropertyDoesNotKeepItsContainerAlive() {
+        weak var weakContainer: Container?
+        weak var weakSingleton: InjectedSingleton?
+        do {
+            let container = Container()
+            container.register(Preferences.self) { _ in Preferences() }
+            container.register(InjectedSingleton.self) { _ in InjectedSingleton() }.inObjectScope(.container)
+            weakContainer = container
+            withResolver(container.synchronize()) {
+                let singleton = SynchronizedResolver.current.resolve(InjectedSingleton.self)!
+                _ = singleton.settings
+                weakSingleton = singleton
+            }
+        }
+        #expect(weakContainer == nil)
+        #expect(weakSingleton == nil)
+    }
+
+    @Test func injectedResolvesOptionalsExistentialsAndNames() {
+        let container = Container()
+        container.register(Signal.self) { _ in Signal() }
+        container.register(Signal.self, name: "n") { _ in Signal() }.inObjectScope(.container)
+        container.register((any Channel).self) { _ in Radio() }
+        let holder = withResolver(container.synchronize()) { Receiver() }
+        #expect(holder.optionalMissing == nil)
+        #expect(holder.optionalMissing == nil)
+        let a = holder.optionalPresent
+        #expect(a != nil)
+        #expect(holder.optionalPresent === a)
+        #expect(holder.existential === holder.existential)
+        #expect(holder.named === container.resolve(Signal.self, name: "n"))
+    }
+}

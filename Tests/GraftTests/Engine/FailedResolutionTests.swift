@@ -1,0 +1,131 @@
+import Testing
+
+@testable import Graft
+
+/// A custom storage keyed by graph, as Swinject's `GraphStorage` is.
+private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  // used on one thread
+    private var byGraph: [GraphIdentifier: Any] = [:]
+    var instance: Any?
+    var storedCount: Int { byGraph.count }
+    func instance(inGraph graph: GraphIdentifier) -> Any? { byGraph[graph] }
+    func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+        byGraph[graph] = instance
+        self.instance = instance
+    }
+}
+
+/// A failed resolution keeps nothing it made, in any scope or storage, and user code that runs
+/// while it is undone (a `deinit` of a dropped instance) resolves normally.
+@Suite struct FailedResolutionTests {
+    @Test func deinitThatResolvesAndFailsDuringARollbackLeavesTheContainerUsable() {
+        let container = Container()
+        let released = Counter()
+        final class Broken { init(_: Tracker) {} }
+        container.register(Tracker.self) { _ in Tracker() }
+        container.register(Echo.self) { _ in
+            Echo {
+                released.increment()
+                _ = container.resolve(Tracker.self)
+                _ = container.resolve(Broken.self)  // fails too, inside the rollback
+            }
+        }.inObjectScope(.container)
+        Loop.register(in: container)
+        container.register(Broken.self) { r in
+            _ = r.resolve(Loop.self)
+            return Broken(Tracker())
+        }
+        // The failed resolution drops the container-scoped Echo; its deinit resolves and fails again.
+        container.register(Root.self) { r in
+            _ = r.resolve(Echo.self)
+            _ = r.resolve(Loop.self)  // a cycle: fails the resolution
+            return Root(nil)
+        }
+        #expect(container.resolve(Root.self) == nil)
+        #expect(released.value == 1)
+        #expect(container.hierarchy.depth == 0)
+        #expect(container.resolve(Tracker.self) != nil)
+    }
+
+    @Test func deinitResolvingDuringARollbackGetsAResolutionOfItsOwn() {
+        let container = Container()
+        let resolvedInDeinit = Counter()
+        container.register(Tracker.self) { _ in Tracker() }
+        container.register(Echo.self) { _ in
+            Echo {
+                // Runs while the failed resolution is rolled back: a resolution of its own.
+                if container.resolve(Tracker.self) != nil { resolvedInDeinit.increment() }
+            }
+        }.inObjectScope(.container)
+        Loop.register(in: container)
+        container.register(Holder.self) { r in
+            _ = r.resolve(Echo.self)
+            _ = r.resolve(Loop.self)
+            return Holder()
+        }
+        #expect(container.resolve(Holder.self) == nil)
+        #expect(resolvedInDeinit.value == 1)
+        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.failure == nil)
+        #expect(container.resolve(Echo.self) != nil)
+    }
+
+    @Test func failedResolutionClearsAGraphKeyedCustomStorage() {
+        let storage = GraphKeyedStorage()
+        let scope = ObjectScope(storageFactory: { storage }, description: "per graph")
+        let container = Container()
+        container.register(Unit.self) { _ in Unit() }.inObjectScope(scope)
+        Loop.register(in: container)
+        container.register(Holder.self) { r in
+            _ = r.resolve(Unit.self)
+            _ = r.resolve(Loop.self)  // a cycle
+            return Holder()
+        }
+        #expect(container.resolve(Holder.self) == nil)
+        #expect(storage.storedCount == 0)
+    }
+
+    /// A `Lazy` resolved inside a factory is a request of its own: when the outer resolution then
+    /// fails, the container keeps what the `Lazy` made (the `Lazy` has cached it).
+    @Test func lazyResolvedInAFailingFactoryKeepsOneSingleton() {
+        final class Config {}
+        final class Settings {
+            let config: Lazy<Config>
+            init(config: Lazy<Config>) { self.config = config }
+        }
+        final class Screen {}
+        let container = Container()
+        container.register(Config.self) { _ in Config() }.inObjectScope(.container)
+        container.register(Settings.self) { r in Settings(config: r.resolve(Lazy<Config>.self)!) }
+            .inObjectScope(.container)
+        let settings = container.resolve(Settings.self)!
+        Loop.register(in: container)
+        container.register(Screen.self) { r in
+            _ = settings.config.instance
+            _ = r.resolve(Loop.self)
+            return Screen()
+        }
+        #expect(container.resolve(Screen.self) == nil)
+        #expect(settings.config.instance === container.resolve(Config.self))
+    }
+
+    /// A failed request undoes only what it kept: not a singleton kept by a `Lazy`'s own request
+    /// after a reset dropped the one the failed request had made.
+    @Test func rollbackDropsOnlyTheInstanceThisRequestKept() {
+        final class Singleton {}
+        final class Root {}
+        let container = Container()
+        let lazy = Box<Lazy<Singleton>?>(nil)
+        container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
+        Loop.register(in: container)
+        container.register(Root.self) { r in
+            _ = r.resolve(Singleton.self)
+            container.resetObjectScope(.container)
+            lazy.value = r.resolve(Lazy<Singleton>.self)
+            _ = lazy.value?.instance
+            _ = r.resolve(Loop.self)  // fails this request
+            return Root()
+        }
+        #expect(container.resolve(Root.self) == nil)
+        #expect(lazy.value?.instance === container.resolve(Singleton.self))
+    }
+}
