@@ -127,6 +127,14 @@ final class DeferredAccess<Service> {
     }
 }
 
+extension DeferredAccess: CustomReflectable {
+    /// Whether it locks, and nothing of the container: it may be gone, and a `dump` or a debugger
+    /// must never load it.
+    var customMirror: Mirror {
+        Mirror(self, children: ["synchronized": synchronized], displayStyle: .class)
+    }
+}
+
 /// A type the container makes itself around a registered service: `Optional`, `Lazy`, `Provider`.
 protocol ResolutionWrapper {
     /// Wraps the resolution of the wrapped type with `name` and `arguments`, or `nil` when that

@@ -184,6 +184,17 @@ final class InjectedBox<Service>: @unchecked Sendable {
     }
 }
 
+extension InjectedBox: CustomReflectable {
+    /// The name and, once resolved, the value (read under the mutex). Not the resolver nor the
+    /// hierarchy: they reach containers that may be gone (a `dump` or a debugger must never load a
+    /// dead one), and state other threads change.
+    @usableFromInline
+    var customMirror: Mirror {
+        let value: Any = hierarchy.mutex.withLock { resolved.map { $0.value as Any } ?? "not resolved yet" }
+        return Mirror(self, children: ["name": name as Any, "value": value], displayStyle: .class)
+    }
+}
+
 /// Whether a first access may keep what it made: not what a validation made (it lives in the
 /// validation's graph only), nor the `nil` of an optional service whose resolution failed (a
 /// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a

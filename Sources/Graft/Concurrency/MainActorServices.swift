@@ -196,3 +196,17 @@ final class MainInjectedBox<Service> {
         }
     }
 }
+
+extension MainInjectedBox: CustomReflectable {
+    /// The name and, read on the main actor once resolved, the value. Not the resolver: it reaches
+    /// containers that may be gone, and a `dump` or a debugger must never load a dead one.
+    nonisolated var customMirror: Mirror {
+        nonisolated(unsafe) var value: Any = "read on the main actor"
+        if Platform.isOnMainActor() {
+            // Safe: on the main actor (checked just above), and `assumeIsolated` runs the closure
+            // synchronously on this thread (the unchecked copy crosses into it and back here).
+            MainActor.assumeIsolated { value = isResolved ? resolved as Any : "not resolved yet" }
+        }
+        return Mirror(self, children: ["name": name as Any, "value": value], displayStyle: .class)
+    }
+}
