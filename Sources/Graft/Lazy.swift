@@ -27,14 +27,23 @@ public final class Lazy<Service> {
 
     /// The instance, resolved on first access. Once resolved it is returned from the `Lazy` itself,
     /// even after the container is gone; a first access after that stops with a message.
+    ///
+    /// A first access that user code re-enters (a `deinit` run at the end of the resolution reads
+    /// this `Lazy` again) hands out one instance: the one kept first. For `Lazy<Service?>`, the
+    /// `nil` of a registration that failed is not kept: the next access resolves again.
     public var instance: Service {
         access.withLock {
             if let resolved { return resolved }
-            guard let made = access.resolveNow(inGraph: graph, wrapper: "Lazy") else {
+            let failures = access.failureCount
+            let made = access.resolveNow(inGraph: graph, wrapper: "Lazy")
+            // User code run by that resolution (a factory, a `deinit` at its end) may have read
+            // this `Lazy` and kept an instance: that first one is everyone's, and `made` is
+            // released on return.
+            if let resolved { return resolved }
+            guard let made else {
                 stop("Graft: Lazy<\(Service.self)>: resolution failed (see the logged message)")
             }
-            // What a validation makes lives in its graph only: keeping it would outlive the graph.
-            if !access.isValidating { resolved = made }
+            if access.mayKeep(failuresBefore: failures, isNone: isNone(made)) { resolved = made }
             return made
         }
     }
@@ -85,8 +94,13 @@ final class DeferredAccess<Service> {
     private var hierarchy: Hierarchy { link.hierarchy }
     private var container: Container? { link.container }
 
-    /// Whether ``Container/validate()`` is running in this hierarchy.
-    var isValidating: Bool { hierarchy.isValidating }
+    /// The failures recorded in this hierarchy so far, for ``mayKeep(failuresBefore:isNone:)``.
+    var failureCount: Int { hierarchy.errorCount }
+
+    /// Whether a first access may keep what it resolved (see `mayKeep(failuresBefore:in:isNone:)`).
+    func mayKeep(failuresBefore failures: Int, isNone: @autoclosure () -> Bool) -> Bool {
+        Graft.mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone())
+    }
 
     init(container: Container, resolver: Resolver, resolve: @escaping (Container, Resolver) -> Service?) {
         self.link = container.link
@@ -110,6 +124,14 @@ final class DeferredAccess<Service> {
         let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
         guard let graph else { return resolve(container, resolver) }
         return container.withObjectGraph(graph) { _ in resolve(container, resolver) }
+    }
+}
+
+extension DeferredAccess: CustomReflectable {
+    /// Whether it locks, and nothing of the container: it may be gone, and a `dump` or a debugger
+    /// must never load it.
+    var customMirror: Mirror {
+        Mirror(self, children: ["synchronized": synchronized], displayStyle: .class)
     }
 }
 

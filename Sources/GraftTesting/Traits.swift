@@ -9,6 +9,10 @@ import Testing
 /// @Test(.resolver { makeAppContainer().synchronize() })
 /// func checkoutLoads() { ... }
 /// ```
+///
+/// It composes with ``OverridesTrait`` in any order and at any level: a test case runs with one
+/// resolver, the test's own if it has one, else its innermost suite's, and every `.overrides` of
+/// the test and its suites applied to that resolver.
 public struct ResolverTrait: TestTrait, SuiteTrait, TestScoping {
     let makeResolver: @Sendable () -> SynchronizedResolver
 
@@ -20,19 +24,22 @@ public struct ResolverTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        guard testCase != nil else { return try await function() }  // the suite: its tests bind
-        try await withResolver(makeResolver()) { try await function() }
+        try await GraftScope.run(test, testCase, function)
     }
 }
 
 /// Runs each test case inside ``Graft/withOverrides(_:isolation:operation:)``: the overrides
-/// replace registrations of the resolver current when the test starts (one bound by an enclosing
-/// `.resolver` trait, or the process default).
+/// replace registrations of the test's resolver (one bound by a `.resolver` trait of the test or
+/// of a suite, in whatever order the traits are listed; otherwise the resolver current when the
+/// test starts).
 ///
 /// ```swift
 /// @Test(.overrides { $0.register(API.self) { _ in MockAPI() } })
 /// func checkoutShowsTheError() { ... }
 /// ```
+///
+/// Overrides from a suite and from its test all apply, outermost suite first: where two register
+/// the same service, the test's own wins.
 public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
     let overrides: @Sendable (Container) -> Void
 
@@ -44,8 +51,45 @@ public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        guard testCase != nil else { return try await function() }
-        try await withOverrides(overrides) { try await function() }
+        try await GraftScope.run(test, testCase, function)
+    }
+}
+
+/// The scope of a test case, built from all of its Graft traits at once.
+///
+/// Swift Testing nests the scopes of a test's traits in the order they are listed, its suites'
+/// (recursive) traits first. Each trait binding on its own would let a `.resolver` nested inside
+/// an `.overrides` bind the live resolver over the overridden one, silently. So the first Graft
+/// trait to provide a test case's scope reads them all from `test.traits` (which holds the
+/// suites' too) and binds once: the last `.resolver` listed, with every `.overrides` applied to
+/// it in order; the others see the scope bound and only run the test.
+enum GraftScope {
+    @TaskLocal static var isBound = false
+
+    static func run(
+        _ test: Test,
+        _ testCase: Test.Case?,
+        _ function: @Sendable () async throws -> Void
+    ) async throws {
+        // A suite's own scope binds nothing (its tests do, each case anew); nor does a trait
+        // nested in a test case's scope that another Graft trait has bound already.
+        guard testCase != nil, !isBound else { return try await function() }
+        try await $isBound.withValue(true) {
+            let resolver = test.traits.last { $0 is ResolverTrait } as? ResolverTrait
+            if let resolver {
+                try await withResolver(resolver.makeResolver()) { try await overridden(test, function) }
+            } else {
+                try await overridden(test, function)
+            }
+        }
+    }
+
+    /// Runs `function` with every `.overrides` of `test` applied, in the order listed.
+    private static func overridden(_ test: Test, _ function: @Sendable () async throws -> Void) async throws {
+        let overrides = test.traits.compactMap { ($0 as? OverridesTrait)?.overrides }
+        guard !overrides.isEmpty else { return try await function() }
+        let applyAll = { (container: Container) in for apply in overrides { apply(container) } }
+        try await withOverrides(applyAll) { try await function() }
     }
 }
 
@@ -57,7 +101,7 @@ extension Trait where Self == ResolverTrait {
 }
 
 extension Trait where Self == OverridesTrait {
-    /// Applies `overrides` to a copy of the current resolver's registrations, for each test case.
+    /// Applies `overrides` to a copy of the test's resolver's registrations, for each test case.
     public static func overrides(_ overrides: @escaping @Sendable (Container) -> Void) -> Self {
         OverridesTrait(overrides: overrides)
     }

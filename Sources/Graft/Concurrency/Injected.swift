@@ -15,10 +15,17 @@
 /// Capturing at initialisation (as swift-dependencies does) means an object made inside
 /// ``withResolver(_:operation:)-(_,()->R)`` or ``withOverrides(_:operation:)-(_,()->R)`` keeps
 /// using that resolver after the scope ends. The first access from many threads at once resolves
-/// once. A non-optional service that cannot be resolved stops the program with the
-/// ``ResolutionError`` that says why. `Sendable` when `Service` is; stored in a `var`, as every
-/// property wrapper is, so it can be a property of a `Sendable` struct, an actor or a `@MainActor`
-/// class, but not of a class declared `Sendable` (the compiler refuses its mutable storage).
+/// once, and so does one that user code re-enters (a `deinit` run at the end of the first
+/// resolution that reads the property): everyone gets the value kept first. A non-optional service
+/// that cannot be resolved stops the program with the ``ResolutionError`` that says why.
+///
+/// An optional service is `nil` when nothing is registered for it, and that `nil` is kept like any
+/// value. A failure is not kept: when the service is registered but cannot be resolved (its
+/// factory threw, an async service not built yet, a main-actor service read off the main actor),
+/// that access is `nil` and the next one resolves again, as `resolveAsync` builds again after a
+/// failed build. `Sendable` when `Service` is; stored in a `var`, as every property wrapper is, so
+/// it can be a property of a `Sendable` struct, an actor or a `@MainActor` class, but not of a
+/// class declared `Sendable` (the compiler refuses its mutable storage).
 @propertyWrapper
 public struct Injected<Service> {
     @usableFromInline let box: InjectedBox<Service>
@@ -59,16 +66,16 @@ final class InjectedBox<Service>: @unchecked Sendable {
     // mutex, not one of the box's, so a first access made by a factory (already holding it)
     // cannot deadlock against another thread's first access.
     @usableFromInline let hierarchy: Hierarchy
-    // `resolver` and `resolved` are read and written by the inlinable accessors in other modules,
-    // where each access to a class's stored property would otherwise be checked dynamically for
-    // exclusivity (half of a first access). Guarded by `hierarchy.mutex` (above); debug builds
-    // keep the checks.
+    // `resolver` and `resolved` are read by the inlinable accessors in other modules, where each
+    // access to a class's stored property would otherwise be checked dynamically for exclusivity
+    // (half of a first access). Guarded by `hierarchy.mutex` (above); debug builds keep the
+    // checks. Written only by `keep(_:failuresBefore:)`, which runs no user code inside a store.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         /// Held until the first resolution succeeds, then dropped: a singleton holding an
         /// `@Injected` would otherwise keep its own container alive (container, entry, singleton,
         /// box, resolver).
         @usableFromInline var resolver: SynchronizedResolver?
-        /// The value once resolved (set even for an optional service whose value is `nil`). Boxed:
+        /// The value once kept (also the `nil` of an optional service not registered). Boxed:
         /// destroying a `Service?` field in the box's unspecialized `deinit` looked up the
         /// metadata of `Optional<Service>` for every box released (a fifth of a first access); an
         /// optional class reference is released with no metadata.
@@ -103,9 +110,15 @@ final class InjectedBox<Service>: @unchecked Sendable {
     func unlockForRead() { hierarchy.mutex.unlock() }
 
     /// The first access (or one that raced it): resolves under the mutex, and keeps the value.
+    ///
+    /// User code run by the resolution (a factory, a `deinit` at its end) may read this property
+    /// again on this thread (the mutex is recursive): that nested first access resolves and keeps
+    /// a value of its own. So the box is looked at again once the resolution returns, and the value
+    /// kept first is everyone's; the one made here is then released on return, outside any access
+    /// to the box.
     @inlinable
     func value(wrapper: StaticString) -> Service {
-        enterResolution()
+        let failures = enterResolution()
         defer { exitResolution() }
         if let resolved { return resolved.value }
         let resolver = self.resolver!  // set until a value is kept, which was checked just above
@@ -117,19 +130,22 @@ final class InjectedBox<Service>: @unchecked Sendable {
                 isOutsideResolutions()
                 ? try resolver.require(Service.self, name: name)
                 : try resolver.withObjectGraph(GraphIdentifier()) { try $0.require(Service.self, name: name) }
-            // Kept unless a validation made it (it lives in the validation's graph only).
-            if !isValidating() {
-                resolved = InjectedValue(made)
-                self.resolver = nil
-            }
+            if let resolved { return resolved.value }
+            // Allocated here, specialized (see the type's comment).
+            keep(InjectedValue(made), failuresBefore: failures)
             return made
         } catch {
+            if let resolved { return resolved.value }
             failedFirstAccess(error, wrapper: wrapper, service: Service.self, resolver: resolver)
         }
     }
 
+    /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.
     @usableFromInline
-    func enterResolution() { hierarchy.enterLocked() }
+    func enterResolution() -> Int {
+        hierarchy.enterLocked()
+        return hierarchy.errorCount
+    }
 
     @usableFromInline
     func exitResolution() { hierarchy.exitLocked() }
@@ -137,8 +153,28 @@ final class InjectedBox<Service>: @unchecked Sendable {
     @usableFromInline
     func isOutsideResolutions() -> Bool { hierarchy.depth == 0 }
 
+    /// Keeps `value` unless ``mayKeep(failuresBefore:in:isNone:)`` says not to, then lets the resolver
+    /// go. Under the mutex, with nothing kept yet.
+    ///
+    /// Invariant (the fields are unchecked in release builds): no user code runs inside a store to
+    /// them. The first store fills an empty field, so it releases nothing (checked in debug
+    /// builds); the second empties `resolver`, whose value is moved out first and released after,
+    /// through a call the optimizer cannot move the store past: that release may be the last
+    /// reference to a view, its container and their instances, whose `deinit`s may read this box.
     @usableFromInline
-    func isValidating() -> Bool { hierarchy.isValidating }
+    func keep(_ value: InjectedValue<Service>, failuresBefore failures: Int) {
+        guard mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value)) else { return }
+        assert(resolved == nil, "InjectedBox: a value is kept already; storing another would release it")
+        resolved = value
+        let dropped = resolver
+        resolver = nil
+        Self.release(dropped)
+    }
+
+    @inline(never)
+    private static func release(_ resolver: __owned SynchronizedResolver?) {
+        withExtendedLifetime(resolver) {}
+    }
 
     @usableFromInline
     func failedFirstAccess(
@@ -148,6 +184,33 @@ final class InjectedBox<Service>: @unchecked Sendable {
         stop(
             "Graft: @\(wrapper) could not resolve \(serviceLabel(service, name: name)): \(error)\(hint)")
     }
+}
+
+extension InjectedBox: CustomReflectable {
+    /// The name and, once resolved, the value (read under the mutex). Not the resolver nor the
+    /// hierarchy: they reach containers that may be gone (a `dump` or a debugger must never load a
+    /// dead one), and state other threads change.
+    @usableFromInline
+    var customMirror: Mirror {
+        let value: Any = hierarchy.mutex.withLock { resolved.map { $0.value as Any } ?? "not resolved yet" }
+        return Mirror(self, children: ["name": name as Any, "value": value], displayStyle: .class)
+    }
+}
+
+/// Whether a first access may keep what it made: not what a validation made (it lives in the
+/// validation's graph only), nor the `nil` of an optional service whose resolution failed (a
+/// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
+/// service that is not registered, and a failure is tried again on the next access. Under the
+/// hierarchy's mutex, or on the one thread a plain container is used from.
+func mayKeep(failuresBefore failures: Int, in hierarchy: Hierarchy, isNone: @autoclosure () -> Bool) -> Bool {
+    if hierarchy.isValidating { return false }
+    return hierarchy.errorCount == failures || !isNone()  // the value is looked at only after a failure
+}
+
+/// Whether `value` is the `nil` of an optional type.
+func isNone<Value>(_ value: Value) -> Bool {
+    guard let optional = value as? any OptionalValue else { return false }
+    return optional.wrappedAny == nil
 }
 
 /// Resolves as a request of its own (in a graph of its own), as a `Lazy` does: a first access made
