@@ -2,15 +2,15 @@ import Testing
 
 @testable import Graft
 
-private final class Part {}
+private final class Piece {}
 private final class Reader {}
 
-private final class Holder {
-    @Injected var part: Part
+private final class PieceHolder {
+    @Injected var part: Piece
 }
 
 @MainActor private final class MainHolder {
-    @MainInjected var part: Part
+    @MainInjected var part: Piece
 }
 
 /// `dump` (a debugger, a failing `#expect`) of the objects that outlive their container reads no
@@ -21,41 +21,41 @@ private final class Holder {
         var values: [Any] = []
         do {
             let container = Container()
-            container.register(Part.self) { _ in Part() }
+            container.register(Piece.self) { _ in Piece() }
             let child = Container(parent: container)
             child.register(Reader.self) { _ in Reader() }
-            let resolved = container.resolve(Lazy<Part>.self)
+            let resolved = container.resolve(Lazy<Piece>.self)
             _ = resolved?.instance
             values = [
-                container.resolve(Lazy<Part>.self) as Any, resolved as Any,
-                container.synchronize().resolve(Lazy<Part>.self) as Any,
-                container.resolve(Provider<Part>.self) as Any,
-                container.synchronize().resolve(Provider<Part>.self) as Any,
+                container.resolve(Lazy<Piece>.self) as Any, resolved as Any,
+                container.synchronize().resolve(Lazy<Piece>.self) as Any,
+                container.resolve(Provider<Piece>.self) as Any,
+                container.synchronize().resolve(Provider<Piece>.self) as Any,
             ]
         }
         for value in values {
             var text = ""
             dump(value, to: &text)
-            #expect(text.contains("Part"))
+            #expect(text.contains("Piece"))
         }
     }
 
     @Test func injectedReflectsAfterItsContainerIsFreed() {
-        let unread: Holder
-        let read: Holder
+        let unread: PieceHolder
+        let read: PieceHolder
         do {
             let container = Container()
-            container.register(Part.self) { _ in Part() }
+            container.register(Piece.self) { _ in Piece() }
             let child = Container(parent: container)
             child.register(Reader.self) { _ in Reader() }
-            unread = withResolver(container.synchronize()) { Holder() }  // keeps the view, not the child
-            read = withResolver(container.synchronize()) { Holder() }
+            unread = withResolver(container.synchronize()) { PieceHolder() }  // keeps the view, not the child
+            read = withResolver(container.synchronize()) { PieceHolder() }
             _ = read.part
         }
         for holder in [unread, read] {
             var text = ""
             dump(holder, to: &text)
-            #expect(text.contains("Part"))
+            #expect(text.contains("Piece"))
         }
     }
 
@@ -64,7 +64,7 @@ private final class Holder {
         let read: MainHolder
         do {
             let container = Container()
-            container.register(Part.self) { _ in Part() }
+            container.register(Piece.self) { _ in Piece() }
             let child = Container(parent: container)
             child.register(Reader.self) { _ in Reader() }
             unread = withResolver(container.synchronize()) { MainHolder() }
@@ -74,7 +74,7 @@ private final class Holder {
         for holder in [unread, read] {
             var text = ""
             dump(holder, to: &text)
-            #expect(text.contains("Part"))
+            #expect(text.contains("Piece"))
         }
     }
 }

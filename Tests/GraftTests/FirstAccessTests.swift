@@ -4,7 +4,7 @@ import Testing
 @testable import Graft
 
 /// The service the first accesses resolve.
-private final class Part: Sendable {}
+private final class Piece: Sendable {}
 
 /// Runs `body` from its `deinit`.
 private final class OnRelease {
@@ -19,7 +19,7 @@ private final class Reader {}
 /// A factory failure.
 private struct Refused: Error {}
 
-/// A container whose transient `Part` makes a graph-scoped `OnRelease` that runs `read` from its
+/// A container whose transient `Piece` makes a graph-scoped `OnRelease` that runs `read` from its
 /// `deinit`, at the end of the resolution that made it: the first time only (each later
 /// resolution would read again, and resolve again, without end).
 private func container(readingOnceAtTheEnd read: @escaping () -> Void) -> Container {
@@ -33,16 +33,16 @@ private func container(readingOnceAtTheEnd read: @escaping () -> Void) -> Contai
         }
     }
     .inObjectScope(.graph)
-    container.register(Part.self) { r in
+    container.register(Piece.self) { r in
         _ = r.resolve(OnRelease.self)
-        return Part()
+        return Piece()
     }
     .inObjectScope(.transient)
     return container
 }
 
-/// A container whose `Part`, in `scope`, resolves a `Reader` from its `initCompleted`, whose factory
-/// runs `read`: during the first resolution of `Part`, after it is made. The first time only.
+/// A container whose `Piece`, in `scope`, resolves a `Reader` from its `initCompleted`, whose factory
+/// runs `read`: during the first resolution of `Piece`, after it is made. The first time only.
 private func container(readingOnceFromAFactory read: @escaping () -> Void, scope: ObjectScope) -> Container {
     let container = Container()
     var pending = true
@@ -53,26 +53,26 @@ private func container(readingOnceFromAFactory read: @escaping () -> Void, scope
         }
         return Reader()
     }
-    container.register(Part.self) { _ in Part() }
+    container.register(Piece.self) { _ in Piece() }
         .inObjectScope(scope)
         .initCompleted { r, _ in _ = r.resolve(Reader.self) }
     return container
 }
 
-private final class Holder {
-    @Injected var part: Part
+private final class PieceHolder {
+    @Injected var part: Piece
 }
 
 private final class OptionalHolder {
-    @Injected var part: Part?
+    @Injected var part: Piece?
 }
 
 @MainActor private final class MainHolder {
-    @MainInjected var part: Part
+    @MainInjected var part: Piece
 }
 
 @MainActor private final class OptionalMainHolder {
-    @MainInjected var part: Part?
+    @MainInjected var part: Piece?
 }
 
 /// Every first-access cache re-entered during its first access by a `deinit` or a factory hands
@@ -80,10 +80,10 @@ private final class OptionalHolder {
 @Suite struct FirstAccessReentryTests {
     @Test(arguments: [false, true])
     func lazyReadByADeinitAtTheEndOfItsFirstAccessHandsOutOneInstance(synchronized: Bool) {
-        var lazy: Lazy<Part>?
-        var seenInDeinit: Part?
+        var lazy: Lazy<Piece>?
+        var seenInDeinit: Piece?
         let container = container(readingOnceAtTheEnd: { seenInDeinit = lazy?.instance })
-        lazy = synchronized ? container.synchronize().resolve(Lazy<Part>.self) : container.resolve(Lazy<Part>.self)
+        lazy = synchronized ? container.synchronize().resolve(Lazy<Piece>.self) : container.resolve(Lazy<Piece>.self)
         let first = lazy?.instance
         #expect(seenInDeinit != nil)
         #expect(first === seenInDeinit)
@@ -92,10 +92,10 @@ private final class OptionalHolder {
 
     @Test(arguments: [ObjectScope.graph, .container])
     func lazyReadByAFactoryDuringItsFirstAccessHandsOutOneInstance(scope: ObjectScope) {
-        var lazy: Lazy<Part>?
-        var seenInFactory: Part?
+        var lazy: Lazy<Piece>?
+        var seenInFactory: Piece?
         let container = container(readingOnceFromAFactory: { seenInFactory = lazy?.instance }, scope: scope)
-        lazy = container.resolve(Lazy<Part>.self)
+        lazy = container.resolve(Lazy<Piece>.self)
         let first = lazy?.instance
         #expect(seenInFactory != nil)
         #expect(first === seenInFactory)
@@ -104,8 +104,8 @@ private final class OptionalHolder {
 
     /// A `Provider` keeps nothing itself: its scope's instance is the one everyone sees.
     @Test func providerReadByADeinitAndAFactoryDuringItsFirstAccessSeesTheScopesInstance() {
-        var provider: Provider<Part>?
-        var seen: [Part?] = []
+        var provider: Provider<Piece>?
+        var seen: [Piece?] = []
         let container = Container()
         var pendingRelease = true
         var pendingRead = true
@@ -124,13 +124,13 @@ private final class OptionalHolder {
             }
             return Reader()
         }
-        container.register(Part.self) { r in
+        container.register(Piece.self) { r in
             _ = r.resolve(OnRelease.self)
-            return Part()
+            return Piece()
         }
         .inObjectScope(.container)
         .initCompleted { r, _ in _ = r.resolve(Reader.self) }
-        provider = container.resolve(Provider<Part>.self)
+        provider = container.resolve(Provider<Piece>.self)
         let first = provider?.instance
         #expect(first != nil)
         #expect(seen.count == 2)  // the factory, then the deinit at the end
@@ -138,10 +138,10 @@ private final class OptionalHolder {
     }
 
     @Test func injectedReadByADeinitAtTheEndOfItsFirstAccessHandsOutOneInstance() {
-        var holder: Holder?
-        var seenInDeinit: Part?
+        var holder: PieceHolder?
+        var seenInDeinit: Piece?
         let view = container(readingOnceAtTheEnd: { seenInDeinit = holder?.part }).synchronize()
-        holder = withResolver(view) { Holder() }
+        holder = withResolver(view) { PieceHolder() }
         let first = holder?.part
         #expect(seenInDeinit != nil)
         #expect(first === seenInDeinit)
@@ -149,10 +149,10 @@ private final class OptionalHolder {
     }
 
     @Test func injectedReadByAFactoryDuringItsFirstAccessHandsOutOneInstance() {
-        var holder: Holder?
-        var seenInFactory: Part?
+        var holder: PieceHolder?
+        var seenInFactory: Piece?
         let container = container(readingOnceFromAFactory: { seenInFactory = holder?.part }, scope: .container)
-        holder = withResolver(container.synchronize()) { Holder() }
+        holder = withResolver(container.synchronize()) { PieceHolder() }
         let first = holder?.part
         #expect(seenInFactory != nil)
         #expect(first === seenInFactory)
@@ -200,7 +200,7 @@ private final class OptionalHolder {
 
     @MainActor @Test func mainInjectedReadByADeinitAtTheEndOfItsFirstAccessHandsOutOneInstance() {
         var holder: MainHolder?
-        var seenInDeinit: Part?
+        var seenInDeinit: Piece?
         let view = container(readingOnceAtTheEnd: { MainActor.assumeIsolated { seenInDeinit = holder?.part } })
             .synchronize()
         holder = withResolver(view) { MainHolder() }
@@ -212,7 +212,7 @@ private final class OptionalHolder {
 
     @MainActor @Test func mainInjectedReadByAFactoryDuringItsFirstAccessHandsOutOneInstance() {
         var holder: MainHolder?
-        var seenInFactory: Part?
+        var seenInFactory: Piece?
         let container = container(
             readingOnceFromAFactory: { MainActor.assumeIsolated { seenInFactory = holder?.part } }, scope: .container)
         holder = withResolver(container.synchronize()) { MainHolder() }
@@ -228,21 +228,21 @@ private final class OptionalHolder {
     @Test func asyncBuildAskedAgainFromADeinitAtTheEndOfItsFactoryBuildsOnce() async throws {
         let builds = Mailbox<Int>(0)
         let seenSynchronously = Mailbox<Bool?>(nil)
-        let asked = Mailbox<Task<Part, any Error>?>(nil)
+        let asked = Mailbox<Task<Piece, any Error>?>(nil)
         let view = Container().synchronize()
-        view.registerAsync(Part.self) { r in
+        view.registerAsync(Piece.self) { r in
             builds.update { $0 += 1 }
             do {
                 let releasedAtTheEnd = OnRelease {
-                    seenSynchronously.update { $0 = r.resolve(Part.self) != nil }
+                    seenSynchronously.update { $0 = r.resolve(Piece.self) != nil }
                     // Detached: a task made here would count as the build's own wait (a cycle).
-                    asked.update { $0 = Task.detached { try await r.resolveAsync(Part.self) } }
+                    asked.update { $0 = Task.detached { try await r.resolveAsync(Piece.self) } }
                 }
                 _ = releasedAtTheEnd
             }
-            return Part()
+            return Piece()
         }
-        let first = try await view.resolveAsync(Part.self)
+        let first = try await view.resolveAsync(Piece.self)
         let second = try await #require(asked.read()).value
         #expect(first === second)
         #expect(seenSynchronously.read() == false)
@@ -255,16 +255,16 @@ private final class OptionalHolder {
         let seen = Mailbox<Bool?>(nil)
         let view = Container().synchronize()
         view.register(Reader.self) { r in
-            seen.update { $0 = r.resolve(Part.self) != nil }
+            seen.update { $0 = r.resolve(Piece.self) != nil }
             return Reader()
         }
-        view.registerAsync(Part.self) { r in
+        view.registerAsync(Piece.self) { r in
             builds.update { $0 += 1 }
             _ = r.resolve(Reader.self)
-            return Part()
+            return Piece()
         }
-        let first = try await view.resolveAsync(Part.self)
-        #expect(try await view.resolveAsync(Part.self) === first)
+        let first = try await view.resolveAsync(Piece.self)
+        #expect(try await view.resolveAsync(Piece.self) === first)
         #expect(seen.read() == false)
         #expect(builds.read() == 1)
     }
@@ -273,14 +273,14 @@ private final class OptionalHolder {
 /// A first access that fails keeps nothing; `nil` of an optional service is kept only when nothing
 /// is registered.
 @Suite struct FirstAccessFailureTests {
-    /// A container whose transient `Part` factory throws on its first call only.
+    /// A container whose transient `Piece` factory throws on its first call only.
     private func failingOnce() -> Container {
         let container = Container()
         var calls = 0
-        container.register(Part.self) { (_: Resolver) throws -> Part in
+        container.register(Piece.self) { (_: Resolver) throws -> Piece in
             calls += 1
             if calls == 1 { throw Refused() }
-            return Part()
+            return Piece()
         }
         .inObjectScope(.transient)
         return container
@@ -296,10 +296,10 @@ private final class OptionalHolder {
 
     @Test func optionalInjectedOfAnAsyncServiceSeesItOnceBuilt() async throws {
         let view = Container().synchronize()
-        view.registerAsync(Part.self) { _ in Part() }
+        view.registerAsync(Piece.self) { _ in Piece() }
         let holder = withResolver(view) { OptionalHolder() }
         #expect(holder.part == nil)  // not built yet: a failure, so not kept
-        let built = try await view.resolveAsync(Part.self)
+        let built = try await view.resolveAsync(Piece.self)
         #expect(holder.part === built)
     }
 
@@ -307,7 +307,7 @@ private final class OptionalHolder {
         let container = Container()
         let holder = withResolver(container.synchronize()) { OptionalHolder() }
         #expect(holder.part == nil)
-        container.register(Part.self) { _ in Part() }
+        container.register(Piece.self) { _ in Piece() }
         #expect(holder.part == nil)  // decided on the first access
     }
 
@@ -323,13 +323,13 @@ private final class OptionalHolder {
         let container = Container()
         let holder = withResolver(container.synchronize()) { OptionalMainHolder() }
         #expect(holder.part == nil)
-        container.register(Part.self) { _ in Part() }
+        container.register(Piece.self) { _ in Piece() }
         #expect(holder.part == nil)
     }
 
     @Test func lazyOfAnOptionalWhoseFactoryFailedResolvesAgainOnTheNextAccess() throws {
         let container = failingOnce()
-        let lazy = try #require(container.resolve(Lazy<Part?>.self))
+        let lazy = try #require(container.resolve(Lazy<Piece?>.self))
         #expect(lazy.instance == nil)
         let second = lazy.instance
         #expect(second != nil)
