@@ -71,6 +71,12 @@ struct Result {
     var overFloor: Double? { overFloors.first }
 }
 
+// The instruction gate (scripts/instruction-gate.sh) runs only Graft's workloads, under callgrind.
+if CommandLine.arguments.dropFirst().first == "--instruction-gate" {
+    try runInstructionGate(scenarios, only: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
+}
+
 // Profiling: GRAFT_BENCH_PROFILE=<part of a scenario name> runs only Graft's workload, 200,000
 // operations, for `valgrind --tool=callgrind` to count.
 if let profiled = ProcessInfo.processInfo.environment["GRAFT_BENCH_PROFILE"] {
