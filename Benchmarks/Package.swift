@@ -1,13 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Benchmarks Graft against Swinject 2.10.0 in one process. Kept apart from the root package so
-// `swift test` there never builds Swinject. Run: swift run -c release --package-path Benchmarks
+// Benchmarks Graft against Swinject 2.10.0 and swift-dependencies 1.17.1 in one process. Kept apart
+// from the root package so `swift test` there never builds them. Run:
+// swift run -c release --package-path Benchmarks
 let package = Package(
     name: "GraftBenchmarks",
     dependencies: [
         .package(name: "Graft", path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     ],
     targets: [
         .target(name: "MallocCounter"),
@@ -17,6 +19,7 @@ let package = Package(
                 "MallocCounter",
                 .product(name: "Graft", package: "Graft"),
                 .product(name: "Swinject", package: "Swinject"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
             ]
         ),
     ],

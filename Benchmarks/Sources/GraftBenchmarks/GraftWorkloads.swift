@@ -2,10 +2,14 @@ import Graft
 
 /// Graft's side of every scenario.
 enum GraftWorkloads {
+    /// The names of the 100 unrelated registrations of the containers made next: `fillerNames`,
+    /// except while the instruction gate builds workloads with other names.
+    nonisolated(unsafe) static var fillers = fillerNames  // main thread only
+
     /// A container holding the 100 unrelated registrations every scenario has.
     static func container(parent: Container? = nil) -> Container {
         let container = Container(parent: parent)
-        for name in fillerNames { container.register(Filler.self, name: name) { _ in Filler() } }
+        for name in fillers { container.register(Filler.self, name: name) { _ in Filler() } }
         return container
     }
 

@@ -125,6 +125,9 @@ enum Floor: String {
     case mutex = "lock + lookup + unlock"
     /// The 10-node graph built by hand (same classes, same sharing), in a function not inlined.
     case handWiredGraph = "hand-wired graph"
+    /// `Service()` alone, in a function not inlined: the allocation a transient resolve must make,
+    /// and the call it costs at least.
+    case bareAllocation = "bare allocation behind a call"
 
     func workload() -> (Int) -> Void {
         var factories: [ObjectIdentifier: () -> AnyObject] = [:]
@@ -155,9 +158,17 @@ enum Floor: String {
             return { count in
                 for _ in 0..<count { BlackHole.consume(buildGraphByHand(singleton)) }
             }
+        case .bareAllocation:
+            return { count in
+                for _ in 0..<count { BlackHole.consume(makeService()) }
+            }
         }
     }
 }
+
+/// The bare-allocation floor: the object a transient resolve returns, made behind a call.
+@inline(never)
+func makeService() -> Service { Service() }
 
 /// A few distinct types so the floor's dictionary is not trivially small.
 enum FillerKey {

@@ -1,7 +1,7 @@
 // The services both libraries build. Identical classes, so only the containers differ.
 
 final class Service {}
-final class Singleton {}
+final class Singleton: Sendable {}  // Sendable: swift-dependencies' values must be
 final class Filler {}
 final class Named {
     let index: Int

@@ -1,54 +1,80 @@
 import Foundation
 
-// Graft against Swinject 2.10.0, interleaved in one process: each round times a repetition of
-// Swinject, then of Graft, then of the matching floor, and every ratio is the median of the
-// per-round ratios, so the machine's speed changes cancel out.
+// Graft against Swinject 2.10.0 and swift-dependencies 1.17.1, interleaved in one process: each
+// round times a repetition of Swinject, then of Graft, then of swift-dependencies, then of each
+// matching floor, and every ratio is the median of the per-round ratios, so the machine's speed
+// changes cancel out.
 
 struct Scenario {
     let name: String
+    /// Operations per timed repetition.
     let operations: Int
-    let floor: Floor?
+    /// What Graft's time is divided by, first the one the targets use.
+    let floors: [Floor]
     let graft: () -> Workload
     let swinject: () -> Workload
+    /// `nil` where swift-dependencies has no equivalent.
+    let dependencies: (() -> Workload)?
 }
 
 let scenarios: [Scenario] = [
-    Scenario(name: "transient resolve", operations: 6_000, floor: .allocation,
-             graft: GraftWorkloads.transient, swinject: SwinjectWorkloads.transient),
-    Scenario(name: "container-scoped resolve", operations: 8_000, floor: .mutex,
-             graft: GraftWorkloads.containerScoped, swinject: SwinjectWorkloads.containerScoped),
-    Scenario(name: "10-node graph (18 resolves)", operations: 400, floor: .handWiredGraph,
-             graft: GraftWorkloads.graph, swinject: SwinjectWorkloads.graph),
-    Scenario(name: "1 of 10 named", operations: 6_000, floor: .allocation,
-             graft: GraftWorkloads.named, swinject: SwinjectWorkloads.named),
-    Scenario(name: "1 argument", operations: 5_000, floor: .allocation,
-             graft: GraftWorkloads.oneArgument, swinject: SwinjectWorkloads.oneArgument),
-    Scenario(name: "3 arguments", operations: 5_000, floor: .allocation,
-             graft: GraftWorkloads.threeArguments, swinject: SwinjectWorkloads.threeArguments),
-    Scenario(name: "from a grandchild", operations: 5_000, floor: .allocation,
-             graft: GraftWorkloads.grandchild, swinject: SwinjectWorkloads.grandchild),
-    Scenario(name: "synchronized transient", operations: 5_000, floor: .allocation,
-             graft: GraftWorkloads.synchronizedTransient, swinject: SwinjectWorkloads.synchronizedTransient),
-    Scenario(name: "synchronized container-scoped", operations: 5_000, floor: .mutex,
-             graft: GraftWorkloads.synchronizedContainerScoped, swinject: SwinjectWorkloads.synchronizedContainerScoped),
-    Scenario(name: "2 threads, one synchronized view", operations: 8_000, floor: .mutex,
-             graft: { GraftWorkloads.threads(2) }, swinject: { SwinjectWorkloads.threads(2) }),
-    Scenario(name: "8 threads, one synchronized view", operations: 8_000, floor: .mutex,
-             graft: { GraftWorkloads.threads(8) }, swinject: { SwinjectWorkloads.threads(8) }),
-    Scenario(name: "registration (1,000 via assembler)", operations: 10_000, floor: nil,
-             graft: GraftWorkloads.registration, swinject: SwinjectWorkloads.registration),
-    Scenario(name: "failed resolution, logging off", operations: 500, floor: nil,
-             graft: GraftWorkloads.failedResolution, swinject: SwinjectWorkloads.failedResolution),
-    Scenario(name: "start-up: 10,000 services, 100 assemblies", operations: 1, floor: nil,
-             graft: GraftWorkloads.startUp, swinject: SwinjectWorkloads.startUp),
+    Scenario(name: "transient resolve", operations: 6_000, floors: [.allocation, .bareAllocation],
+             graft: GraftWorkloads.transient, swinject: SwinjectWorkloads.transient,
+             dependencies: DependenciesWorkloads.transient),
+    Scenario(name: "container-scoped resolve", operations: 8_000, floors: [.mutex],
+             graft: GraftWorkloads.containerScoped, swinject: SwinjectWorkloads.containerScoped,
+             dependencies: DependenciesWorkloads.containerScoped),
+    Scenario(name: "10-node graph (18 resolves)", operations: 400, floors: [.handWiredGraph],
+             graft: GraftWorkloads.graph, swinject: SwinjectWorkloads.graph, dependencies: nil),
+    Scenario(name: "1 of 10 named", operations: 6_000, floors: [.allocation],
+             graft: GraftWorkloads.named, swinject: SwinjectWorkloads.named, dependencies: nil),
+    Scenario(name: "1 argument", operations: 5_000, floors: [.allocation],
+             graft: GraftWorkloads.oneArgument, swinject: SwinjectWorkloads.oneArgument,
+             dependencies: DependenciesWorkloads.oneArgument),
+    Scenario(name: "3 arguments", operations: 5_000, floors: [.allocation],
+             graft: GraftWorkloads.threeArguments, swinject: SwinjectWorkloads.threeArguments,
+             dependencies: DependenciesWorkloads.threeArguments),
+    Scenario(name: "from a grandchild", operations: 5_000, floors: [.allocation],
+             graft: GraftWorkloads.grandchild, swinject: SwinjectWorkloads.grandchild,
+             dependencies: DependenciesWorkloads.grandchild),
+    // swift-dependencies has one form of read, safe from any thread: the same workloads as the
+    // two rows above without a synchronized view.
+    Scenario(name: "synchronized transient", operations: 5_000, floors: [.allocation],
+             graft: GraftWorkloads.synchronizedTransient, swinject: SwinjectWorkloads.synchronizedTransient,
+             dependencies: DependenciesWorkloads.transient),
+    Scenario(name: "synchronized container-scoped", operations: 5_000, floors: [.mutex],
+             graft: GraftWorkloads.synchronizedContainerScoped, swinject: SwinjectWorkloads.synchronizedContainerScoped,
+             dependencies: DependenciesWorkloads.containerScoped),
+    Scenario(name: "2 threads, one synchronized view", operations: 8_000, floors: [.mutex],
+             graft: { GraftWorkloads.threads(2) }, swinject: { SwinjectWorkloads.threads(2) },
+             dependencies: { DependenciesWorkloads.threads(2) }),
+    Scenario(name: "8 threads, one synchronized view", operations: 8_000, floors: [.mutex],
+             graft: { GraftWorkloads.threads(8) }, swinject: { SwinjectWorkloads.threads(8) },
+             dependencies: { DependenciesWorkloads.threads(8) }),
+    Scenario(name: "registration (1,000 via assembler)", operations: 10_000, floors: [],
+             graft: GraftWorkloads.registration, swinject: SwinjectWorkloads.registration, dependencies: nil),
+    Scenario(name: "failed resolution, logging off", operations: 500, floors: [],
+             graft: GraftWorkloads.failedResolution, swinject: SwinjectWorkloads.failedResolution, dependencies: nil),
+    Scenario(name: "start-up: 10,000 services, 100 assemblies", operations: 1, floors: [],
+             graft: GraftWorkloads.startUp, swinject: SwinjectWorkloads.startUp, dependencies: nil),
 ]
 
 struct Result {
     let scenario: Scenario
     let graft: Double
     let swinject: Double
+    let dependencies: Double?
     let speedUp: Double
-    let overFloor: Double?
+    let dependenciesSpeedUp: Double?
+    /// Graft's time over each of the scenario's floors, in the same order.
+    let overFloors: [Double]
+    var overFloor: Double? { overFloors.first }
+}
+
+// The instruction gate (scripts/instruction-gate.sh) runs only Graft's workloads, under callgrind.
+if CommandLine.arguments.dropFirst().first == "--instruction-gate" {
+    try runInstructionGate(scenarios, only: CommandLine.arguments.dropFirst(2).first)
+    exit(0)
 }
 
 // Profiling: GRAFT_BENCH_PROFILE=<part of a scenario name> runs only Graft's workload, 200,000
@@ -76,50 +102,66 @@ var failed = false
 var memoryFlat: Bool?
 var containerAllocations: Double?
 var startUpBytes: (Double, Double)?
+func ratioText(_ ratio: Double?) -> String { ratio.map { String(format: "%.1fx", $0) } ?? "-" }
+func nsText(_ ns: Double?) -> String { ns.map { String(format: "%.1f", $0) } ?? "-" }
+func floorsText(_ result: Result) -> String {
+    let parts = zip(result.scenario.floors, result.overFloors).map { String(format: "%.2fx (%@)", $1, $0.rawValue) }
+    return parts.isEmpty ? "-" : parts.joined(separator: "; ")
+}
+
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
     let graft = scenario.graft()
     let swinject = scenario.swinject()
+    let dependencies = scenario.dependencies?()
     do {
         try graft.check()
         try swinject.check()
+        try dependencies?.check()
     } catch {
         print("WRONG ANSWER in '\(scenario.name)': \(error)")
         failed = true
         continue
     }
-    let floor = scenario.floor?.workload()
+    let floors = scenario.floors.map { $0.workload() }
     // Warm-up repetitions, untimed.
     graft.run(scenario.operations)
     swinject.run(scenario.operations)
-    floor?(scenario.operations)
+    dependencies?.run(scenario.operations)
+    for floor in floors { floor(scenario.operations) }
 
-    var graftTimes: [Double] = [], swinjectTimes: [Double] = [], speedUps: [Double] = [], overFloors: [Double] = []
+    var graftTimes: [Double] = [], swinjectTimes: [Double] = [], dependenciesTimes: [Double] = []
+    var speedUps: [Double] = [], dependenciesSpeedUps: [Double] = []
+    var overFloors = [[Double]](repeating: [], count: floors.count)
     for _ in 0..<rounds {
         let s = measure(scenario.operations, swinject.run)
         let g = measure(scenario.operations, graft.run)
         swinjectTimes.append(s)
         graftTimes.append(g)
         speedUps.append(s / g)
-        if let floor { overFloors.append(g / measure(scenario.operations, floor)) }
+        if let dependencies {
+            let d = measure(scenario.operations, dependencies.run)
+            dependenciesTimes.append(d)
+            dependenciesSpeedUps.append(d / g)
+        }
+        for (index, floor) in floors.enumerated() { overFloors[index].append(g / measure(scenario.operations, floor)) }
     }
     let result = Result(
         scenario: scenario, graft: median(graftTimes), swinject: median(swinjectTimes),
-        speedUp: median(speedUps), overFloor: overFloors.isEmpty ? nil : median(overFloors))
+        dependencies: dependenciesTimes.isEmpty ? nil : median(dependenciesTimes),
+        speedUp: median(speedUps), dependenciesSpeedUp: dependenciesSpeedUps.isEmpty ? nil : median(dependenciesSpeedUps),
+        overFloors: overFloors.map(median))
     results.append(result)
-    let floorText = result.overFloor.map { String(format: "%.2fx %@", $0, scenario.floor!.rawValue) } ?? "-"
-    print(String(format: "%-36@ %10.1f %12.1f %9.1fx   %@", scenario.name as NSString, result.graft, result.swinject,
-                 result.speedUp, floorText as NSString))
+    print(String(format: "%-36@ %10.1f %12.1f %9.1fx %12@ %9@   %@", scenario.name as NSString, result.graft, result.swinject,
+                 result.speedUp, nsText(result.dependencies) as NSString, ratioText(result.dependenciesSpeedUp) as NSString,
+                 floorsText(result) as NSString))
 }
 
-func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
-
 print("\n## Results (\(rounds) interleaved rounds, medians; ns per operation)\n")
-print("| scenario | Graft ns/op | Swinject ns/op | Swinject / Graft | Graft / floor |")
-print("| --- | ---: | ---: | ---: | --- |")
+print("| scenario | Graft ns/op | Swinject ns/op | swift-dependencies ns/op | Swinject / Graft | swift-dependencies / Graft | Graft / floor |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
 for result in results {
-    let floorText = result.overFloor.map { String(format: "%.2fx (%@)", $0, result.scenario.floor!.rawValue) } ?? "-"
-    print(String(format: "| %@ | %.1f | %.1f | %.1fx | %@ |", result.scenario.name, result.graft, result.swinject,
-                 result.speedUp, floorText))
+    print(String(format: "| %@ | %.1f | %.1f | %@ | %.1fx | %@ | %@ |", result.scenario.name, result.graft, result.swinject,
+                 nsText(result.dependencies), result.speedUp, ratioText(result.dependenciesSpeedUp), floorsText(result)))
 }
 
 // Start-up at scale, per registration.
@@ -166,7 +208,7 @@ if only == nil || "layers".contains(only!) {
 }
 
 // Floors, measured alone for reference.
-for floor in [Floor.allocation, .mutex, .handWiredGraph] {
+for floor in [Floor.allocation, .bareAllocation, .mutex, .handWiredGraph] {
     let run = floor.workload()
     run(10_000)
     print(String(format: "floor %@: %.1f ns", floor.rawValue, median((0..<rounds).map { _ in measure(20_000, run) })))
@@ -175,12 +217,14 @@ for floor in [Floor.allocation, .mutex, .handWiredGraph] {
 // Heap allocations per operation, counted by the benchmark's malloc.
 if only == nil {
     print("\n## Heap allocations per operation\n")
-    print("| scenario | Graft | Swinject |")
-    print("| --- | ---: | ---: |")
+    print("| scenario | Graft | Swinject | swift-dependencies |")
+    print("| --- | ---: | ---: | ---: |")
     for scenario in scenarios.prefix(9) {
         let graft = allocations(10_000, scenario.graft().run)
         let swinject = allocations(1_000, scenario.swinject().run)
-        print(String(format: "| %@ | %.2f | %.2f |", scenario.name, graft, swinject))
+        let dependencies = scenario.dependencies.map { allocations(10_000, $0().run) }
+        print(String(format: "| %@ | %.2f | %.2f | %@ |", scenario.name, graft, swinject,
+                     dependencies.map { String(format: "%.2f", $0) } ?? "-"))
     }
 
     print("\n## Memory: resident bytes added by 1,000,000 resolutions of a 4-node graph\n")
