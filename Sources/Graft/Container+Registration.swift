@@ -128,6 +128,7 @@ extension Container {
     @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         if let viewed { return addThroughView(viewed, entry) }
+        hierarchy.assertUserCodeMayRun("a registration")
         // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
         // may be a subclass): the fast path returns the cell's contents as the key's type.
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)

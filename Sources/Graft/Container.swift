@@ -118,9 +118,13 @@ public class Container {
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
         if let viewed { return onViewed(viewed) { $0.removeAll() } }
-        let removed = (mainActorRegistrations, asyncRegistrations)
-        mainActorRegistrations = []
-        asyncRegistrations = AsyncRegistry()
+        let removed = hierarchy.uncheckedSection { () -> ([MainActorRegistration], AsyncRegistry) in
+            defer {
+                mainActorRegistrations = []
+                asyncRegistrations = AsyncRegistry()
+            }
+            return (mainActorRegistrations, asyncRegistrations)
+        }
         services.removeAll()
         if parent != nil { hierarchy.forgetChildRegistrations(of: link) }
         withExtendedLifetime(removed) {}  // released once this container is consistent

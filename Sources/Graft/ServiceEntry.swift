@@ -250,16 +250,18 @@ public final class ServiceEntry<Service> {
     }
 
     private func setObjectScope(_ objectScope: ObjectScopeProtocol) {
-        let newStorage = ObjectScope.storage(for: objectScope)
-        var dropped: [Any] = []
-        if hasInstance { dropped.append(cell.moveInstance(Service.self)) }
-        if hasGraphInstance { dropped.append(cell.takeGraphSlot(Service.self)) }
-        let oldStorage = storage
-        keptGeneration &+= 1
-        self.scope = objectScope
-        (scopeKind, storage) = newStorage
-        weakInstance = nil
-        withExtendedLifetime((dropped, oldStorage)) {}  // released once the entry is consistent
+        let newStorage = ObjectScope.storage(for: objectScope)  // user code: a custom scope's storage
+        let dropped = link.hierarchy.uncheckedSection { () -> (Any?, Any?, InstanceStorage?, ObjectScopeProtocol) in
+            let instance: Any? = hasInstance ? cell.moveInstance(Service.self) : nil
+            let graphInstance: Any? = hasGraphInstance ? cell.takeGraphSlot(Service.self) : nil
+            let replaced = (instance, graphInstance, storage, scope)
+            keptGeneration &+= 1
+            self.scope = objectScope
+            (scopeKind, storage) = newStorage
+            weakInstance = nil
+            return replaced
+        }
+        withExtendedLifetime(dropped) {}  // released once the entry is consistent
     }
 
     /// Adds an action run after each new instance is created and stored in its scope, before the
@@ -349,10 +351,12 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     func resetKeptInstance() {
         // Graph instances stay: a reset inside a factory must not split the graph being resolved.
-        keptGeneration &+= 1
-        let dropped: Service? = hasInstance ? cell.moveInstance(Service.self) : nil
-        weakInstance = nil
-        storage?.instance = nil
+        let dropped = link.hierarchy.uncheckedSection { () -> Service? in
+            keptGeneration &+= 1
+            weakInstance = nil
+            return hasInstance ? cell.moveInstance(Service.self) : nil
+        }
+        storage?.instance = nil  // user code: a custom scope's storage
         withExtendedLifetime(dropped) {}
     }
 

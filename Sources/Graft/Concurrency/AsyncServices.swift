@@ -372,7 +372,7 @@ extension Container {
         }
         let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
         let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
-        let replaced = asyncRegistrations.set(entry, for: key)
+        let replaced = hierarchy.uncheckedSection { asyncRegistrations.set(entry, for: key) }
         let label = entry.label
         entry.gate = register(serviceType, name: name) { (_: Resolver) throws -> Service in
             guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label) }

@@ -86,14 +86,15 @@ extension Container {
         ) { target in
             target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
         }
-        var old: MainActorRegistration?
-        if let replaced {
-            old = mainActorRegistrations[replaced]
-            mainActorRegistrations[replaced] = registration
-        } else {
-            mainActorRegistrations.append(registration)
+        let old = hierarchy.uncheckedSection { () -> MainActorRegistration? in
+            guard let replaced else {
+                mainActorRegistrations.append(registration)
+                return nil
+            }
+            defer { mainActorRegistrations[replaced] = registration }
+            return mainActorRegistrations[replaced]
         }
-        withExtendedLifetime(old) {}
+        withExtendedLifetime(old) {}  // released once this container is consistent
         return gate
     }
 }

@@ -120,6 +120,10 @@ final class Hierarchy {
     private var childSweepThreshold = 256
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) private var isMovingOut = false
+    #if DEBUG
+        /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
+        @usableFromInline var openUncheckedSections = 0
+    #endif
 
     /// Frames deeper than this fail the resolution (runaway recursion), as in Swinject.
     static let maximumDepth = 200
@@ -216,6 +220,38 @@ final class Hierarchy {
         mutex.withLock { (childRegistrations[service] ?? []).filter { $0.link.isLinked } }
     }
 
+    // MARK: Unchecked sections
+
+    /// Runs `store`, a change to fields whose exclusivity is not checked in release builds, as a
+    /// section in which no user code may run: a `deinit`, factory or logging function that ran
+    /// here and reached this hierarchy again would access those fields while they change.
+    ///
+    /// The idiom: a section only moves values (it stores new ones and returns the ones it
+    /// replaced, or takes them into a local); what it returns is released by the caller after the
+    /// section, once every field is consistent. Debug builds count open sections, and every place
+    /// user code enters or is called (``assertUserCodeMayRun()``) stops the program while one is
+    /// open; release builds run `store` alone.
+    @inline(__always)
+    func uncheckedSection<T>(_ store: () -> T) -> T {
+        #if DEBUG
+            openUncheckedSections += 1
+            defer { openUncheckedSections -= 1 }
+        #endif
+        return store()
+    }
+
+    /// Stops a debug build when user code runs (or Graft is entered) inside an unchecked section
+    /// or while instances are moved out of their cells. Compiled out of release builds.
+    @inlinable @inline(__always)
+    func assertUserCodeMayRun(_ what: @autoclosure () -> String = "user code") {
+        #if DEBUG
+            if openUncheckedSections != 0 {
+                fatalError(
+                    "Graft: \(what()) ran inside an unchecked section (a store to a field whose access is not checked)")
+            }
+        #endif
+    }
+
     // MARK: Locking and logging
 
     /// Runs `body` under the mutex, then delivers the log messages it produced once the mutex is
@@ -248,6 +284,7 @@ final class Hierarchy {
 
     /// Logs now, or once the mutex is released if a synchronized call holds it.
     func log(_ message: () -> String) {
+        assertUserCodeMayRun("the logging function")
         guard lockedCalls > 0 else { return Container.log(message) }
         if Container.isLogging { heldMessages.append(message()) }
     }
@@ -257,6 +294,7 @@ final class Hierarchy {
     @inline(__always)
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
         assert(!isMovingOut, "Hierarchy: a factory ran while instances were being moved out")
+        assertUserCodeMayRun("a factory or initCompleted action")
         stack.push(Unmanaged.passUnretained(entry))
         return stack.count - 1
     }
@@ -327,6 +365,7 @@ final class Hierarchy {
 
     @inline(__always)
     func beginRequest() -> Request {
+        assertUserCodeMayRun("a resolution")
         let suspends = hasFailed
         if suspends, let failure {
             suspendedFailures.append(failure)
@@ -356,7 +395,10 @@ final class Hierarchy {
     private func endRequestInGeneral(_ request: Request) -> Bool {
         let succeeded = !hasFailed
         if !succeeded, let failure { record(failure) }
-        failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil
+        let ended = uncheckedSection { () -> ResolutionError? in
+            defer { failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil }
+            return failure
+        }
         depth -= 1
         var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
         if succeeded {
@@ -369,13 +411,14 @@ final class Hierarchy {
         }
         if depth == 0 { detachGraph(into: &teardown) }
         finish(&teardown)
+        Self.release(ended)
         return succeeded
     }
 
     /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
     func fail(_ error: ResolutionError) {
         guard !hasFailed else { return }
-        failure = error
+        uncheckedSection { failure = error }  // replaces `nil`: releases nothing
         record(error)
     }
 
@@ -388,15 +431,21 @@ final class Hierarchy {
         // Outside any resolution (a forwarded `.container` hit of the wrong type records with no
         // request open), it is released right after the store, through a call the optimizer
         // cannot move the store past (found by a cold read: parked there, errors piled up).
-        let replaced = lastError
-        lastError = error
-        errorCount &+= 1
+        let replaced = uncheckedSection { () -> ResolutionError? in
+            defer {
+                lastError = error
+                errorCount &+= 1
+            }
+            return lastError
+        }
         guard let replaced else { return }
         if depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
     }
 
+    /// Releases what an unchecked section returned, through a call the optimizer cannot move the
+    /// section's stores past.
     @inline(never)
-    private static func release(_ error: __owned ResolutionError) {
+    private static func release(_ error: __owned ResolutionError?) {
         withExtendedLifetime(error) {}
     }
 
@@ -522,6 +571,7 @@ final class Hierarchy {
                 teardown.storages.append((storage, nil))
             }
         }
+        if !teardown.storages.isEmpty { assertUserCodeMayRun("a custom scope's storage") }
         for (storage, graph) in teardown.storages {
             if let graph { storage.setInstance(nil, inGraph: graph) } else { storage.graphResolutionCompleted() }
         }
