@@ -138,6 +138,18 @@ private func makeContainer() -> Container {
         #expect((container ~> Wanderer?.self) == nil)
     }
 
+    @Test func validationSeesWhatTheOperatorsResolve() {
+        let container = makeContainer()
+        container.register(Keeper.self) { r in Keeper(pet: r ~> (Pet.self, name: "named"), bowl: r~>) }
+
+        let report = container.validate()
+
+        #expect(report.isValid)
+        let keeper = report.graph.nodes.first { $0.serviceType == "Keeper" }?.id
+        let requested = Set(report.graph.edges.filter { $0.from == keeper && $0.to != nil }.map(\.requested))
+        #expect(requested == ["Bowl", "Pet (name: \"named\")"])
+    }
+
     @Test func unresolvableDependencyStopsNamingItAndTheServiceBeingMade() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = Container()

@@ -29,7 +29,7 @@ postfix operator ~>
 /// - Returns: The resolved instance.
 @inlinable
 public postfix func ~> <Service>(resolver: any Resolver) -> Service {
-    resolveOrStop(resolver, Service.self, name: nil, operatorForm: "r~>")
+    resolveOrStop(resolver, Service.self, name: nil, form: .postfix)
 }
 
 /// Resolves `serviceType`: `r ~> Cat.self` is `r.resolve(Cat.self)!` with Graft's message on failure.
@@ -41,7 +41,7 @@ public postfix func ~> <Service>(resolver: any Resolver) -> Service {
 /// Failure stops the program, as for the postfix `~>`.
 @inlinable
 public func ~> <Service>(resolver: any Resolver, serviceType: Service.Type) -> Service {
-    resolveOrStop(resolver, serviceType, name: nil, operatorForm: "r ~> \(Service.self).self")
+    resolveOrStop(resolver, serviceType, name: nil, form: .type)
 }
 
 /// Resolves the registration of a type under a name: `r ~> (Cat.self, name: "mimi")`.
@@ -49,7 +49,7 @@ public func ~> <Service>(resolver: any Resolver, serviceType: Service.Type) -> S
 /// Failure stops the program, as for the postfix `~>`.
 @inlinable
 public func ~> <Service>(resolver: any Resolver, service: (service: Service.Type, name: String)) -> Service {
-    resolveOrStop(resolver, Service.self, name: service.name, operatorForm: "r ~> (\(Service.self).self, name:)")
+    resolveOrStop(resolver, Service.self, name: service.name, form: .named)
 }
 
 /// Resolves the registration whose factory takes one argument of `argument`'s type:
@@ -61,9 +61,8 @@ public func ~> <Service, Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, argument: Argument)
 ) -> Service {
-    resolveOrStop(
-        resolver, Service.self, name: nil, operatorForm: "r ~> (\(Service.self).self, argument:)",
-        arguments: service.argument)
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: nil, form: .argument, arguments: service.argument)
 }
 
 /// Resolves the registration under a name whose factory takes one argument of `argument`'s type:
@@ -75,9 +74,8 @@ public func ~> <Service, Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, name: String, argument: Argument)
 ) -> Service {
-    resolveOrStop(
-        resolver, Service.self, name: service.name, operatorForm: "r ~> (\(Service.self).self, name:, argument:)",
-        arguments: service.argument)
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: service.name, form: .namedArgument, arguments: service.argument)
 }
 
 /// Resolves the registration whose factory takes the arguments of the tuple, any number of them:
@@ -89,9 +87,8 @@ public func ~> <Service, each Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, arguments: (repeat each Argument))
 ) -> Service {
-    resolveOrStop(
-        resolver, Service.self, name: nil, operatorForm: "r ~> (\(Service.self).self, arguments:)",
-        arguments: repeat each service.arguments)
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: nil, form: .arguments, arguments: repeat each service.arguments)
 }
 
 /// Resolves the registration under a name whose factory takes the arguments of the tuple:
@@ -103,8 +100,8 @@ public func ~> <Service, each Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, name: String, arguments: (repeat each Argument))
 ) -> Service {
-    resolveOrStop(
-        resolver, Service.self, name: service.name, operatorForm: "r ~> (\(Service.self).self, name:, arguments:)",
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: service.name, form: .namedArguments,
         arguments: repeat each service.arguments)
 }
 
@@ -153,19 +150,56 @@ public func ~> <Service, Argument1, Argument2, Argument3>(
     resolver ~> (service.0, name: service.name, arguments: (service.arguments, service.3, service.4))
 }
 
-/// The operators' one path: `require`, and on failure a stop that says why and where.
+/// Which `~>` was used, for the message of a failure.
+@usableFromInline
+enum OperatorForm {
+    case postfix, type, named, argument, namedArgument, arguments, namedArguments
+
+    /// The call as written, with `serviceType` in it: `r ~> (Cat.self, name:)`.
+    func text(for serviceType: Any.Type) -> String {
+        switch self {
+        case .postfix: "r~>"
+        case .type: "r ~> \(serviceType).self"
+        case .named: "r ~> (\(serviceType).self, name:)"
+        case .argument: "r ~> (\(serviceType).self, argument:)"
+        case .namedArgument: "r ~> (\(serviceType).self, name:, argument:)"
+        case .arguments: "r ~> (\(serviceType).self, arguments:)"
+        case .namedArguments: "r ~> (\(serviceType).self, name:, arguments:)"
+        }
+    }
+}
+
+/// The path of the operators without arguments: `require`, and on failure a stop that says why
+/// and where. (Type names are printed out of line, from an `Any.Type`: interpolated in code
+/// specialized for a private type, an optimized build prints it with its file's discriminator,
+/// `(Tag in _F256…)`.)
 @inlinable
-func resolveOrStop<Service, each Argument>(
+func resolveOrStop<Service>(
     _ resolver: any Resolver,
     _ serviceType: Service.Type,
     name: String?,
-    operatorForm: @autoclosure () -> String,
+    form: OperatorForm
+) -> Service {
+    do {
+        return try resolver.require(serviceType, name: name)
+    } catch {
+        stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
+    }
+}
+
+/// The path of the operators with arguments; see `resolveOrStop(_:_:name:form:)`.
+@inlinable
+func resolveWithArgumentsOrStop<Service, each Argument>(
+    _ resolver: any Resolver,
+    _ serviceType: Service.Type,
+    name: String?,
+    form: OperatorForm,
     arguments: repeat each Argument
 ) -> Service {
     do {
         return try resolver.require(serviceType, name: name, arguments: repeat each arguments)
     } catch {
-        stopOnOperatorFailure(error, resolver: resolver, operatorForm: operatorForm(), serviceType: Service.self)
+        stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
     }
 }
 
@@ -174,7 +208,7 @@ func resolveOrStop<Service, each Argument>(
 func stopOnOperatorFailure(
     _ error: ResolutionError,
     resolver: any Resolver,
-    operatorForm: String,
+    form: OperatorForm,
     serviceType: Any.Type
 ) -> Never {
     // The frames still running are those of the factory that used the operator (the failed
@@ -182,7 +216,7 @@ func stopOnOperatorFailure(
     let container = resolver as? Container
     let building = container.flatMap { container in container.hierarchy.locked { container.hierarchy.path.last } }
     stop(
-        "Graft: \(operatorForm) could not resolve \(serviceType)"
+        "Graft: \(form.text(for: serviceType)) could not resolve \(serviceType)"
             + (building.map { " while making \($0)" } ?? "") + "; `~>` cannot report a failure, so it stops.\n"
             + error.description
             + "\nRegister what is missing; or, to have the failure returned by resolve, thrown by require and "
