@@ -38,6 +38,7 @@ if ! command -v valgrind >/dev/null; then
         || { echo "FAIL: instruction gate: could not install valgrind"; exit 1; }
 fi
 
+mkdir -p "$SCRATCH"
 swift build -c release --package-path Benchmarks >"$SCRATCH/build.log" 2>&1 || { cat "$SCRATCH/build.log"; echo "FAIL: instruction gate: the benchmarks did not build"; exit 1; }
 BINARY="$(swift build -c release --package-path Benchmarks --show-bin-path)/GraftBenchmarks"
 

@@ -210,6 +210,12 @@ final class Invoice {
     init(total: Int) { self.total = total }
 }
 
+final class Digest {
+    let mailer: Mailer
+    let greeting: Greeting
+    init(mailer: Mailer, greeting: Greeting) { self.mailer = mailer; self.greeting = greeting }
+}
+
 @Suite struct DocumentationExamplesTests {
     @Test func threadSafety() async {
         let container = Container()
@@ -378,6 +384,19 @@ final class Invoice {
         let invoice = container.resolve(Invoice.self, arguments: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)!
         // invoice.total == 55
         #expect(invoice.total == 55)
+    }
+
+    @Test func usingSwinjectAutoregistration() {
+        let container = Container()
+        container.register(MessageStore.self) { _ in MemoryStore() }.inObjectScope(.container)
+        container.autoregister(Mailer.self, initializer: Mailer.init)  // resolves its MessageStore
+        container.autoregister(Greeting.self, arguments: Bool.self, String.self, initializer: Greeting.init)
+        container.register(Digest.self) { r in Digest(mailer: r~>, greeting: r ~> (Greeting.self, arguments: (true, "Ada"))) }
+
+        let digest = container.resolve(Digest.self)!
+        // digest.greeting.text == "Hello, Ada!"
+        #expect(digest.greeting.text == "Hello, Ada!")
+        #expect(digest.mailer.store === container.resolve(MessageStore.self))
     }
 
     // MARK: DiagnosingFailures.md

@@ -1,0 +1,158 @@
+// Graft — MIT License.
+
+extension Container {
+    /// Registers `serviceType` to be made by `initializer`, each of whose parameters is resolved
+    /// from the container by its type.
+    ///
+    /// ```swift
+    /// container.autoregister(Database.self, initializer: Database.init)
+    /// container.autoregister(UserService.self, initializer: UserService.init(database:logger:))
+    /// ```
+    ///
+    /// The initializer may take any number of parameters. A parameter of an `Optional` type, or
+    /// implicitly unwrapped (`Logger!`), is resolved as ``Resolver/resolve(_:)`` resolves an
+    /// `Optional`: `nil` when its wrapped type cannot be resolved. Any other parameter must
+    /// resolve: when one cannot, the registration fails as a throwing factory does, so `resolve`
+    /// returns `nil` (and logs why), ``Resolver/require(_:name:)`` throws the
+    /// ``ResolutionError`` of that parameter with its path (`UserService -> Logger`), and
+    /// ``validate()`` lists it. An error the initializer throws fails the resolution in the same way.
+    ///
+    /// Name a particular initializer when the type has several with the same number of
+    /// parameters (`UserService.init(database:logger:)`), or convert it (`Cat.init as () -> Cat`).
+    ///
+    /// - Parameters:
+    ///   - serviceType: The type to register.
+    ///   - name: A name telling apart registrations of the same type.
+    ///   - initializer: Makes the service from its dependencies, usually the type's `init`.
+    /// - Returns: The registration, to chain ``ServiceEntry/inObjectScope(_:)-(ObjectScope)``,
+    ///   ``ServiceEntry/initCompleted(_:)`` and ``ServiceEntry/implements(_:name:)``.
+    @inlinable  // specialized in the caller, as `register` is: each dependency's `require` too
+    @discardableResult
+    public func autoregister<Service, each Dependency>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        initializer: @escaping (repeat each Dependency) throws -> Service
+    ) -> ServiceEntry<Service> {
+        register(serviceType, name: name) { (resolver: Resolver) throws -> Service in
+            try initializer(repeat resolver.require((each Dependency).self))
+        }
+    }
+
+    /// Registers `serviceType` to be made by `initializer` from one argument given to `resolve`
+    /// and dependencies resolved from the container.
+    ///
+    /// ```swift
+    /// container.autoregister(PetOwner.self, argument: String.self, initializer: PetOwner.init(name:pet:))
+    /// let owner = container.resolve(PetOwner.self, argument: "Michael")
+    /// ```
+    ///
+    /// The argument goes to the initializer's parameter of its type, wherever that parameter is;
+    /// the other parameters are resolved as ``autoregister(_:name:initializer:)`` resolves them.
+    /// See ``autoregister(_:name:arguments:_:initializer:)`` for how an argument finds its parameter.
+    ///
+    /// - Parameters:
+    ///   - serviceType: The type to register.
+    ///   - name: A name telling apart registrations of the same type and argument types.
+    ///   - argumentType: The type of the argument `resolve` passes.
+    ///   - initializer: Makes the service from the argument and its dependencies.
+    /// - Returns: The registration, to chain settings on.
+    @inlinable
+    @discardableResult
+    public func autoregister<Service, Argument, each Dependency>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        argument argumentType: Argument.Type,
+        initializer: @escaping (repeat each Dependency) throws -> Service
+    ) -> ServiceEntry<Service> {
+        autoregister(serviceType, name: name, arguments: argumentType, initializer: initializer)
+    }
+
+    /// Registers `serviceType` to be made by `initializer` from arguments given to `resolve` and
+    /// dependencies resolved from the container.
+    ///
+    /// ```swift
+    /// container.autoregister(PetOwner.self, arguments: Animal.self, String.self, initializer: PetOwner.init(name:pet:))
+    /// let owner = container.resolve(PetOwner.self, arguments: pet as Animal, "Michael")
+    /// ```
+    ///
+    /// Arguments are matched to the initializer's parameters by type, not by position, so they
+    /// may be listed in any order; `resolve` passes them in the order listed here, which is part
+    /// of the registration's identity, as for a factory that takes arguments.
+    ///
+    /// A parameter takes the argument of exactly its type; failing that, the first argument whose
+    /// value casts to the parameter's type (a `Cat` argument for an `Animal` parameter, a `String`
+    /// for a `String?`); failing that, it is resolved from the container. One argument may go to
+    /// several parameters of its type. Two arguments of the same type could not be told apart:
+    /// registering them stops the program with a message.
+    ///
+    /// ``validate()`` lists such a registration as skipped: it cannot make up the arguments.
+    ///
+    /// - Parameters:
+    ///   - serviceType: The type to register.
+    ///   - name: A name telling apart registrations of the same type and argument types.
+    ///   - firstType: The type of the first argument `resolve` passes.
+    ///   - moreTypes: The types of the arguments after it, each different from the others.
+    ///   - initializer: Makes the service from the arguments and its dependencies.
+    /// - Returns: The registration, to chain settings on.
+    @inlinable
+    @discardableResult
+    public func autoregister<Service, First, each More, each Dependency>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        arguments firstType: First.Type,
+        _ moreTypes: repeat (each More).Type,
+        initializer: @escaping (repeat each Dependency) throws -> Service
+    ) -> ServiceEntry<Service> {
+        var argumentTypes: [Any.Type] = [First.self]
+        repeat argumentTypes.append((each More).self)
+        checkAutoregisteredArguments(argumentTypes, of: Service.self)
+        let sources = (repeat AutoregisteredDependency<each Dependency>(argumentTypes: argumentTypes))
+        return register(serviceType, name: name) {
+            (resolver: Resolver, first: First, more: repeat each More) throws -> Service in
+            // Boxed once per resolution: each parameter then picks its argument by position or cast.
+            var arguments: [Any] = [first]
+            repeat arguments.append(each more)
+            return try initializer(repeat (each sources).value(from: resolver, arguments: arguments))
+        }
+    }
+
+    /// Stops on two arguments of one type: neither parameter of that type could be told which.
+    @usableFromInline
+    final func checkAutoregisteredArguments(_ argumentTypes: [Any.Type], of serviceType: Any.Type) {
+        var seen = Set<ObjectIdentifier>()
+        for type in argumentTypes where !seen.insert(ObjectIdentifier(type)).inserted {
+            stop(
+                "Graft: autoregister(\(serviceType).self, arguments: "
+                    + argumentTypes.map { "\($0).self" }.joined(separator: ", ")
+                    + ") lists \(type) more than once; arguments reach the initializer's parameters by type, "
+                    + "so each needs a type of its own. Register the service with register(_:name:factory:), "
+                    + "whose factory receives the arguments by position.")
+        }
+    }
+}
+
+/// Where one parameter of an autoregistered initializer gets its value from, decided at
+/// registration: the argument of exactly its type, if one is listed; else, at each resolution,
+/// the first argument that casts to it, or the container.
+@usableFromInline
+struct AutoregisteredDependency<Dependency> {
+    /// The position of the argument of exactly this parameter's type, or -1.
+    @usableFromInline let argumentIndex: Int
+
+    @usableFromInline
+    init(argumentTypes: [Any.Type]) {
+        let type = ObjectIdentifier(Dependency.self)
+        argumentIndex = argumentTypes.firstIndex { ObjectIdentifier($0) == type } ?? -1
+    }
+
+    /// The parameter's value: its argument, else an argument that casts to it, else resolved.
+    @inlinable
+    func value(from resolver: Resolver, arguments: [Any]) throws(ResolutionError) -> Dependency {
+        // Boxed from a value of this very type, the cast cannot fail.
+        if argumentIndex >= 0, let exact = arguments[argumentIndex] as? Dependency { return exact }
+        for argument in arguments {
+            if let match = argument as? Dependency { return match }
+        }
+        return try resolver.require(Dependency.self)
+    }
+}

@@ -1,0 +1,225 @@
+// Graft — MIT License.
+
+// The `~>` operators: a short way to write a dependency inside a factory whose type the
+// initializer's parameter already says.
+//
+//     container.register(PetOwner.self) { r in PetOwner(pet: r~>, food: r ~> (Food.self, name: "dry")) }
+//
+// They cannot throw: a dependency that cannot be resolved stops the program with the reason and
+// the path, as a force-unwrapped `resolve` would, but with a message. The standard library
+// declares the infix `~>` already; the postfix one is Graft's.
+
+/// Marks the postfix `~>`, which resolves the type its context asks for.
+postfix operator ~>
+
+/// Resolves the type the context asks for: `PetOwner(pet: r~>)` resolves the parameter's type.
+///
+/// ```swift
+/// container.register(PetOwner.self) { r in PetOwner(pet: r~>) }
+/// ```
+///
+/// An `Optional` type (`let pet: Animal? = r~>`) is `nil` when its wrapped type cannot be
+/// resolved, as ``Resolver/resolve(_:)`` makes an `Optional`. Any other type that cannot be
+/// resolved stops the program with ``Resolver/require(_:name:)``'s reason and path, naming the
+/// service whose factory asked: the operator cannot report a failure. Where a failure should be
+/// reported instead (to `resolve`, `require` and ``Container/validate()``), write
+/// `try r.require(Animal.self)` in a factory, or use ``Container/autoregister(_:name:initializer:)``.
+///
+/// - Parameter resolver: The resolver a factory receives, or a container.
+/// - Returns: The resolved instance.
+@inlinable
+public postfix func ~> <Service>(resolver: any Resolver) -> Service {
+    resolveOrStop(resolver, Service.self, name: nil, form: .postfix)
+}
+
+/// Resolves `serviceType`: `r ~> Cat.self` is `r.resolve(Cat.self)!` with Graft's message on failure.
+///
+/// ```swift
+/// container.register(PetOwner.self) { r in PetOwner(pet: r ~> Cat.self) }
+/// ```
+///
+/// Failure stops the program, as for the postfix `~>`.
+@inlinable
+public func ~> <Service>(resolver: any Resolver, serviceType: Service.Type) -> Service {
+    resolveOrStop(resolver, serviceType, name: nil, form: .type)
+}
+
+/// Resolves the registration of a type under a name: `r ~> (Cat.self, name: "mimi")`.
+///
+/// Failure stops the program, as for the postfix `~>`.
+@inlinable
+public func ~> <Service>(resolver: any Resolver, service: (service: Service.Type, name: String)) -> Service {
+    resolveOrStop(resolver, Service.self, name: service.name, form: .named)
+}
+
+/// Resolves the registration whose factory takes one argument of `argument`'s type:
+/// `r ~> (Cat.self, argument: "Mimi")`.
+///
+/// Failure stops the program, as for the postfix `~>`.
+@inlinable
+public func ~> <Service, Argument>(
+    resolver: any Resolver,
+    service: (service: Service.Type, argument: Argument)
+) -> Service {
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: nil, form: .argument, arguments: service.argument)
+}
+
+/// Resolves the registration under a name whose factory takes one argument of `argument`'s type:
+/// `r ~> (Cat.self, name: "mimi", argument: "Mimi")`.
+///
+/// Failure stops the program, as for the postfix `~>`.
+@inlinable
+public func ~> <Service, Argument>(
+    resolver: any Resolver,
+    service: (service: Service.Type, name: String, argument: Argument)
+) -> Service {
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: service.name, form: .namedArgument, arguments: service.argument)
+}
+
+/// Resolves the registration whose factory takes the arguments of the tuple, any number of them:
+/// `r ~> (Cat.self, arguments: ("Mimi", 3))`.
+///
+/// Failure stops the program, as for the postfix `~>`.
+@inlinable
+public func ~> <Service, each Argument>(
+    resolver: any Resolver,
+    service: (service: Service.Type, arguments: (repeat each Argument))
+) -> Service {
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: nil, form: .arguments, arguments: repeat each service.arguments)
+}
+
+/// Resolves the registration under a name whose factory takes the arguments of the tuple:
+/// `r ~> (Cat.self, name: "mimi", arguments: ("Mimi", 3))`.
+///
+/// Failure stops the program, as for the postfix `~>`.
+@inlinable
+public func ~> <Service, each Argument>(
+    resolver: any Resolver,
+    service: (service: Service.Type, name: String, arguments: (repeat each Argument))
+) -> Service {
+    resolveWithArgumentsOrStop(
+        resolver, Service.self, name: service.name, form: .namedArguments,
+        arguments: repeat each service.arguments)
+}
+
+/// Resolves with two arguments listed after the name, the form SwinjectAutoregistration deprecated.
+///
+/// As in SwinjectAutoregistration, a call of this form does not compile: Swift can also read the
+/// tuple reordered, as the three-argument form with the name among the arguments, and reports the
+/// call as ambiguous. Declared so that it stays an error, rather than resolving the wrong
+/// registration; pass the arguments as a tuple.
+@available(
+    *, deprecated,
+    message: "pass the arguments as a tuple: ~> (Service.self, name: \"name\", arguments: (argument1, argument2))"
+)
+@inlinable
+public func ~> <Service, Argument1, Argument2>(
+    resolver: any Resolver,
+    service: (Service.Type, name: String, arguments: Argument1, Argument2)
+) -> Service {
+    resolver ~> (service.0, name: service.name, arguments: (service.arguments, service.3))
+}
+
+/// Resolves with three arguments listed, the form SwinjectAutoregistration deprecated.
+@available(
+    *, deprecated,
+    message: "pass the arguments as a tuple: ~> (Service.self, arguments: (argument1, argument2, argument3))"
+)
+@inlinable
+public func ~> <Service, Argument1, Argument2, Argument3>(
+    resolver: any Resolver,
+    service: (Service.Type, arguments: Argument1, Argument2, Argument3)
+) -> Service {
+    resolver ~> (service.0, arguments: (service.arguments, service.2, service.3))
+}
+
+/// Resolves with three arguments listed after the name, the form SwinjectAutoregistration deprecated.
+@available(
+    *, deprecated,
+    message:
+        "pass the arguments as a tuple: ~> (Service.self, name: \"name\", arguments: (argument1, argument2, argument3))"
+)
+@inlinable
+public func ~> <Service, Argument1, Argument2, Argument3>(
+    resolver: any Resolver,
+    service: (Service.Type, name: String, arguments: Argument1, Argument2, Argument3)
+) -> Service {
+    resolver ~> (service.0, name: service.name, arguments: (service.arguments, service.3, service.4))
+}
+
+/// Which `~>` was used, for the message of a failure.
+@usableFromInline
+enum OperatorForm {
+    case postfix, type, named, argument, namedArgument, arguments, namedArguments
+
+    /// The call as written, with `serviceType` in it: `r ~> (Cat.self, name:)`.
+    func text(for serviceType: Any.Type) -> String {
+        switch self {
+        case .postfix: "r~>"
+        case .type: "r ~> \(serviceType).self"
+        case .named: "r ~> (\(serviceType).self, name:)"
+        case .argument: "r ~> (\(serviceType).self, argument:)"
+        case .namedArgument: "r ~> (\(serviceType).self, name:, argument:)"
+        case .arguments: "r ~> (\(serviceType).self, arguments:)"
+        case .namedArguments: "r ~> (\(serviceType).self, name:, arguments:)"
+        }
+    }
+}
+
+/// The path of the operators without arguments: `require`, and on failure a stop that says why
+/// and where. (Type names are printed out of line, from an `Any.Type`: interpolated in code
+/// specialized for a private type, an optimized build prints it with its file's discriminator,
+/// `(Tag in _F256…)`.)
+@inlinable
+func resolveOrStop<Service>(
+    _ resolver: any Resolver,
+    _ serviceType: Service.Type,
+    name: String?,
+    form: OperatorForm
+) -> Service {
+    do {
+        return try resolver.require(serviceType, name: name)
+    } catch {
+        stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
+    }
+}
+
+/// The path of the operators with arguments; see `resolveOrStop(_:_:name:form:)`.
+@inlinable
+func resolveWithArgumentsOrStop<Service, each Argument>(
+    _ resolver: any Resolver,
+    _ serviceType: Service.Type,
+    name: String?,
+    form: OperatorForm,
+    arguments: repeat each Argument
+) -> Service {
+    do {
+        return try resolver.require(serviceType, name: name, arguments: repeat each arguments)
+    } catch {
+        stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
+    }
+}
+
+/// Stops with the failure of a `~>` resolution, naming the service whose factory asked, if any.
+@usableFromInline
+func stopOnOperatorFailure(
+    _ error: ResolutionError,
+    resolver: any Resolver,
+    form: OperatorForm,
+    serviceType: Any.Type
+) -> Never {
+    // The frames still running are those of the factory that used the operator (the failed
+    // resolution has ended); under the mutex, as a view's frames may be another thread's otherwise.
+    let container = resolver as? Container
+    let building = container.flatMap { container in container.hierarchy.locked { container.hierarchy.path.last } }
+    stop(
+        "Graft: \(form.text(for: serviceType)) could not resolve \(serviceType)"
+            + (building.map { " while making \($0)" } ?? "") + "; `~>` cannot report a failure, so it stops.\n"
+            + error.description
+            + "\nRegister what is missing; or, to have the failure returned by resolve, thrown by require and "
+            + "listed by validate(), resolve it with `try r.require(\(serviceType).self)` in a factory that "
+            + "throws, or autoregister the service.")
+}
