@@ -264,6 +264,10 @@ final class Hierarchy {
         return body()
     }
 
+    /// Whether a synchronized call holds the mutex (read by the mutex's holder, or on a plain
+    /// container's one thread).
+    var isInSynchronizedCall: Bool { lockedCalls > 0 }
+
     /// Takes the mutex for a synchronized call; pair with ``exitLocked()``. (No closure: in a debug
     /// build each closure frame on a deep resolution chain costs stack.)
     @inline(__always)
