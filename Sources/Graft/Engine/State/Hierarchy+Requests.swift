@@ -1,0 +1,176 @@
+// Graft — MIT License.
+
+/// Frames and requests: how a resolution nests, and what a request undoes when it fails.
+extension Hierarchy {
+    // MARK: Frames
+
+    @inline(__always)
+    func pushFactory(_ entry: AnyServiceEntry) -> Int {
+        assert(!isMovingOut, "Hierarchy: a factory ran while instances were being moved out")
+        assertUserCodeMayRun("a factory or initCompleted action")
+        stack.push(Unmanaged.passUnretained(entry))
+        return stack.count - 1
+    }
+
+    @inline(__always)
+    func popFactory(_ entry: AnyServiceEntry) {
+        assert(
+            stack.count > 0
+                && stack[stack.count - 1].toOpaque() == Unmanaged.passUnretained(entry as AnyObject).toOpaque(),
+            "Hierarchy: frame popped by an entry that did not push it")
+        stack.pop()
+    }
+
+    @inline(__always)
+    func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
+        let outer = completionFrame
+        completionFrame = pushFactory(entry)
+        body()
+        completionFrame = outer
+        popFactory(entry)
+    }
+
+    /// Re-entering `entry` while its own factory runs, with no `initCompleted` in between, can only
+    /// recurse forever: `A`'s factory needs `B`, whose factory needs `A`, and so on.
+    /// `factoryFrame` is the entry's own (its running factory's frame, or -1).
+    @inline(__always)
+    func isConstructorCycle(factoryFrame: Int) -> Bool {
+        factoryFrame >= 0 && completionFrame < factoryFrame
+    }
+
+    /// `A -> B -> A`, from the first frame of `entry` to the innermost.
+    func chain(reentering entry: AnyServiceEntry) -> String {
+        let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
+        let names =
+            (start..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
+            + [Self.label(entry)]
+        return names.joined(separator: " -> ")
+    }
+
+    static func label(_ entry: AnyServiceEntry) -> String {
+        serviceLabel(entry.serviceType, name: entry.name)
+    }
+
+    /// The services whose factories (or `initCompleted` actions) are running, outermost first.
+    var path: [String] {
+        (0..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
+    }
+
+    // MARK: Requests
+
+    /// Whether a resolution starting now is a request of its own.
+    @inline(__always)
+    var isAtRequestBase: Bool { stack.count == requestBase }
+
+    /// Where a request started, to undo exactly what it made. Trivial (no reference-counted
+    /// field), so making and passing one costs no retain.
+    @usableFromInline
+    struct Request {
+        let keptMark: Int
+        let graphMark: Int
+        /// Whether an enclosing request had failed (its message is on `suspendedFailures`).
+        let suspendsFailure: Bool
+    }
+
+    @inline(__always)
+    func beginRequest() -> Request {
+        assertUserCodeMayRun("a resolution")
+        let suspends = hasFailed
+        if suspends, let failure {
+            suspendedFailures.append(failure)
+            self.failure = nil
+        }
+        depth += 1
+        return Request(keptMark: keptEntries.count, graphMark: graphEntries.count, suspendsFailure: suspends)
+    }
+
+    /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
+    /// - Returns: Whether the request succeeded.
+    @inline(__always)
+    func endRequest(_ request: Request) -> Bool {
+        // The common case, inlined: an outermost request that succeeded and made nothing to drop.
+        if depth == 1 && !hasFailed && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty
+            && !mayHaveLaterReleases
+        {
+            depth = 0
+            graph = nil
+            graphEscaped = false
+            recalled = nil
+            return true
+        }
+        return endRequestInGeneral(request)
+    }
+
+    func endRequestInGeneral(_ request: Request) -> Bool {
+        let succeeded = !hasFailed
+        if !succeeded, let failure { record(failure) }
+        let ended = uncheckedSection { () -> ResolutionError? in
+            defer { failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil }
+            return failure
+        }
+        depth -= 1
+        var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
+        if succeeded {
+            // What a request that succeeded kept is final: no enclosing request rolls it back (a
+            // `Lazy` resolved inside a factory that later fails keeps its instance, and so does
+            // the container).
+            take(&keptEntries, from: request.keptMark, into: &teardown)
+        } else {
+            rollBack(request, into: &teardown)
+        }
+        if depth == 0 { detachGraph(into: &teardown) }
+        finish(&teardown)
+        Self.release(ended)
+        return succeeded
+    }
+
+    /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
+    func fail(_ error: ResolutionError) {
+        guard !hasFailed else { return }
+        uncheckedSection { failure = error }  // replaces `nil`: releases nothing
+        record(error)
+    }
+
+    /// Notes why a resolution returned `nil` without failing the request (a forwarded type whose
+    /// instance is of another type), for a `require` waiting on it.
+    func record(_ error: ResolutionError) {
+        // The error replaced may hold the last reference to a factory's error, whose `deinit` is
+        // user code that may fail a resolution of its own and come back here: released once the
+        // outermost resolution is consistent, never inside this store (found by a cold read).
+        // Outside any resolution (a forwarded `.container` hit of the wrong type records with no
+        // request open), it is released right after the store, through a call the optimizer
+        // cannot move the store past (found by a cold read: parked there, errors piled up).
+        let replaced = uncheckedSection { () -> ResolutionError? in
+            defer {
+                lastError = error
+                errorCount &+= 1
+            }
+            return lastError
+        }
+        guard let replaced else { return }
+        if depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
+    }
+
+    /// Releases what an unchecked section returned, through a call the optimizer cannot move the
+    /// section's stores past.
+    @inline(never)
+    static func release(_ error: __owned ResolutionError?) {
+        withExtendedLifetime(error) {}
+    }
+
+    /// Keeps `value` until the outermost resolution ends, then releases it.
+    func releaseLater(_ value: Any) {
+        laterReleases.append(value)
+        mayHaveLaterReleases = true
+    }
+
+    @inline(__always)
+    func holdsGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
+        graphEntries.append(GraphMember(entry: entry, cell: cell))
+    }
+
+    @inline(__always)
+    func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
+        keptEntries.append(KeptMember(entry: entry, generation: generation))
+    }
+}
