@@ -1,16 +1,16 @@
 import Graft
 import Testing
 
-private protocol Pet: AnyObject {}
-private final class Kitten: Pet {
+private protocol Housepet: AnyObject {}
+private final class Kitten: Housepet {
     let name: String
     init(name: String = "Mimi") { self.name = name }
 }
 private final class Bowl {}
 private final class Keeper {
-    let pet: Pet
+    let pet: Housepet
     let bowl: Bowl
-    init(pet: Pet, bowl: Bowl) {
+    init(pet: Housepet, bowl: Bowl) {
         self.pet = pet
         self.bowl = bowl
     }
@@ -51,8 +51,8 @@ private struct ForwardingResolver: Resolver {
 
 private func makeContainer() -> Container {
     let container = Container()
-    container.register(Pet.self) { _ in Kitten() }
-    container.register(Pet.self, name: "named") { _ in Kitten(name: "Named") }
+    container.register(Housepet.self) { _ in Kitten() }
+    container.register(Housepet.self, name: "named") { _ in Kitten(name: "Named") }
     container.register(Bowl.self) { _ in Bowl() }.inObjectScope(.container)
     container.register(Tag.self) { _, text in Tag(text: text) }
     container.register(Tag.self, name: "loud") { (_, text: String) in Tag(text: text.uppercased()) }
@@ -81,8 +81,8 @@ private func makeContainer() -> Container {
     @Test func infixOperatorResolvesATypeOrANamedRegistration() {
         let container = makeContainer()
 
-        let pet = container ~> Pet.self
-        let named = container ~> (Pet.self, name: "named")
+        let pet = container ~> Housepet.self
+        let named = container ~> (Housepet.self, name: "named")
 
         #expect((pet as? Kitten)?.name == "Mimi")
         #expect((named as? Kitten)?.name == "Named")
@@ -105,7 +105,7 @@ private func makeContainer() -> Container {
         for resolver in resolvers {
             let bowl: Bowl = resolver~>
             #expect(bowl === container.resolve(Bowl.self))
-            #expect(((resolver ~> (Pet.self, name: "named")) as? Kitten)?.name == "Named")
+            #expect(((resolver ~> (Housepet.self, name: "named")) as? Kitten)?.name == "Named")
             #expect((resolver ~> (Tag.self, arguments: ("x", 3))).text == "xxx")
         }
     }
@@ -113,7 +113,7 @@ private func makeContainer() -> Container {
     @Test func operatorsInsideAFactoryOfASynchronizedView() async {
         let container = makeContainer()
         let resolver = container.synchronize()
-        resolver.register(Keeper.self) { r in Keeper(pet: r ~> (Pet.self, name: "named"), bowl: r~>) }
+        resolver.register(Keeper.self) { r in Keeper(pet: r ~> (Housepet.self, name: "named"), bowl: r~>) }
 
         let bowls = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<8 {
@@ -140,14 +140,14 @@ private func makeContainer() -> Container {
 
     @Test func validationSeesWhatTheOperatorsResolve() {
         let container = makeContainer()
-        container.register(Keeper.self) { r in Keeper(pet: r ~> (Pet.self, name: "named"), bowl: r~>) }
+        container.register(Keeper.self) { r in Keeper(pet: r ~> (Housepet.self, name: "named"), bowl: r~>) }
 
         let report = container.validate()
 
         #expect(report.isValid)
         let keeper = report.graph.nodes.first { $0.serviceType == "Keeper" }?.id
         let requested = Set(report.graph.edges.filter { $0.from == keeper && $0.to != nil }.map(\.requested))
-        #expect(requested == ["Bowl", "Pet (name: \"named\")"])
+        #expect(requested == ["Bowl", "Housepet (name: \"named\")"])
     }
 
     @Test func unresolvableDependencyStopsNamingItAndTheServiceBeingMade() async throws {
