@@ -17,6 +17,7 @@ import Testing
                 container.register(Int.self) { _ in 1 }
                 var held: ResolvesOnDeinit? = ResolvesOnDeinit(container)
                 container.hierarchy.uncheckedSection { held = nil }
+                _ = held
             }
             let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
             #expect(stderr.contains("a resolution ran inside an unchecked section"))
