@@ -337,28 +337,21 @@ extension ServiceEntry {
     ) throws(ResolutionFailed) -> Service {
         let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
         let result = Result { () throws(ResolutionFailed) -> Service in
-            if let stored = try storedInstance(in: hierarchy) { return stored }
+            if let stored = storedInstance(in: hierarchy) { return stored }
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
         }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return try result.get()
     }
 
-    /// What the custom storage holds for the current graph. The storage's `Any?` is checked for
-    /// `nil` before the cast: for an `Optional`, `Any` or `AnyObject` service a cast of `nil`
-    /// would succeed and the factory would never run.
-    private func storedInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service? {
+    /// What the custom storage holds for the current graph, if it is a `Service`. A value of
+    /// another type (a storage shared by the registrations of a custom scope, or filled by its
+    /// owner) counts as none, as in Swinject: the factory runs and its instance replaces it.
+    /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
+    /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
+    private func storedInstance(in hierarchy: Hierarchy) -> Service? {
         guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return nil }
-        guard let instance = stored as? Service else {
-            let error = ResolutionError(
-                .wrongType, path: hierarchy.path + [serviceLabel(Service.self, name: name)],
-                message: "Graft: resolution failed: \(Service.self)'s storage holds a \(type(of: stored)), "
-                    + "not a \(Service.self).")
-            hierarchy.fail(error)
-            hierarchy.log { error.description }
-            throw ResolutionFailed()
-        }
-        return instance
+        return stored as? Service
     }
 
     /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
@@ -641,7 +634,7 @@ extension ServiceEntry {
         case .graph: hasGraphInstance
         case .container: hasInstance
         case .weak: hasGraphInstance || weakInstance != nil
-        case .custom: storage?.instance(inGraph: hierarchy.currentGraph) != nil
+        case .custom: storedInstance(in: hierarchy) != nil
         }
     }
 
@@ -655,7 +648,7 @@ extension ServiceEntry {
             if hasGraphInstance { return graphInstance }
             if let object = weakInstance, let instance = object as? Service { return instance }
         case .custom:
-            if let stored = try storedInstance(in: hierarchy) { return stored }
+            if let stored = storedInstance(in: hierarchy) { return stored }
         case .transient: break
         }
         throw ResolutionFailed()
