@@ -36,6 +36,8 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
     public var description: String
     /// ``description`` without the path.
     let message: String
+    /// Whether this failure was logged already (as the failure of a request, it is logged once).
+    var isLogged = false
 
     /// Makes an error; `message` is the first part of ``description``, followed by the path.
     init(_ reason: Reason, path: [String], message: String) {
