@@ -4,14 +4,22 @@ extension Container {
     /// A function that receives Graft's diagnostic messages.
     public typealias LoggingFunctionType = (String) -> Void
 
-    /// Receives a message for each failed resolution: what was asked for, and which registrations
-    /// of that type exist under other names or argument types. Set `nil` to silence it.
+    /// Receives a message for each resolution that returns `nil` for a reason: what was asked
+    /// for and what is registered nearby, a cycle, a factory that threw, with the path that asked.
+    /// Set `nil` to silence it.
+    ///
+    /// What returns `nil` on purpose is not logged: an `Optional` asked for (`r.resolve(X?.self)`)
+    /// whose type is not registered, or `GraphIdentifier` outside a resolution. Nor is a failure
+    /// that is thrown (`require`) or that stops the program with its reason (a `Lazy`, a
+    /// `Provider`, an `@Injected`): the error carries the message.
     ///
     /// By default messages go to standard error when the environment variable
     /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
     /// Graft calls it holding no lock of its own, so it may resolve; calls from different
     /// hierarchies (or plain containers on different threads) may overlap, so a function that
-    /// keeps state guards it itself.
+    /// keeps state guards it itself. While ``validate()`` runs, each failure is delivered at once,
+    /// also to standard error, even under the hierarchy's mutex: a factory that force-unwraps
+    /// it (`r.resolve(X.self)!`) stops the process right after.
     ///
     /// ```swift
     /// Container.loggingFunction = { message in logger.warning("\(message)") }
@@ -30,6 +38,10 @@ extension Container {
 
     /// Whether anyone reads messages (so they are worth building).
     static var isLogging: Bool { logSink.hasFunction }
+
+    /// Whether the logging function is the default one, writing to standard error
+    /// (`GRAFT_LOGGING_ENABLED=1`).
+    static var logsToStandardError: Bool { logSink.writesToStandardError }
 
     /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
     static func deliver(_ messages: [String]) {
@@ -89,12 +101,17 @@ extension Container {
 final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched under `mutex`
     private let mutex = RecursiveMutex()
     private var storedFunction: Container.LoggingFunctionType?
+    /// Whether `storedFunction` is the default one, which writes to standard error.
+    private var storedFunctionWritesToStandardError = false
 
     init() {
         if Platform.environmentValue("GRAFT_LOGGING_ENABLED") == "1" {
             storedFunction = { Platform.writeToStandardError($0) }
+            storedFunctionWritesToStandardError = true
         }
     }
+
+    var writesToStandardError: Bool { mutex.withLock { storedFunctionWritesToStandardError } }
 
     var function: Container.LoggingFunctionType? {
         get { mutex.withLock { storedFunction } }
@@ -103,7 +120,10 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
             // container, whose `deinit` takes its hierarchy's mutex, while a synchronized call
             // holding that mutex waits here to read the function (a lock-order inversion).
             let old = mutex.withLock { () -> Container.LoggingFunctionType? in
-                defer { storedFunction = newValue }
+                defer {
+                    storedFunction = newValue
+                    storedFunctionWritesToStandardError = false
+                }
                 return storedFunction
             }
             withExtendedLifetime(old) {}

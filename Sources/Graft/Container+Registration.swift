@@ -27,7 +27,7 @@ extension Container {
     ) -> ServiceEntry<Service> {
         add(
             ServiceEntry(
-                serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+                serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
                 container: self, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
     }
 
@@ -62,7 +62,7 @@ extension Container {
         let isPlain = key == noArgumentsKey
         return add(
             ServiceEntry(
-                serviceType: serviceType, argumentsType: (repeat each Argument).self,
+                serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: key, name: name, container: self,
                 argumentTypeNames: {
                     var names: [String] = []
@@ -89,7 +89,7 @@ extension Container {
     ) -> ServiceEntry<Service> {
         add(
             ServiceEntry(
-                serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+                serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
                 container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
                 throwingFactory: { resolver, _ in try factory(resolver) }))
     }
@@ -105,7 +105,7 @@ extension Container {
         let key = argumentsKey(repeat (each Argument).self)
         return add(
             ServiceEntry(
-                serviceType: serviceType, argumentsType: (repeat each Argument).self,
+                serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: key, name: name, container: self,
                 argumentTypeNames: {
                     var names: [String] = []

@@ -44,10 +44,17 @@ extension Container {
     ///
     /// Inlinable: called on a concrete `Container`, a `.container`-scoped hit is specialized in the
     /// caller and costs a table probe and a copy, retaining nothing but the instance returned.
+    /// `handsFailureToCaller` is a constant at each call site (`true` for `require`, which throws
+    /// its failure rather than logging it): `resolve`'s copy of the path does not test it.
     @inlinable
-    func resolveWithoutArguments<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
+    func resolveWithoutArguments<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        handsFailureToCaller: Bool = false
+    ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
         guard let slot = slot(for: key) else {
+            if handsFailureToCaller { return resolveUnregisteredHandingFailureToCaller(serviceType, key: key) }
             return resolveUnregistered(serviceType, key: key, resolver: self)
         }
         // `directCell` is set only where the key's service type is the entry's own `Service`, and
@@ -57,8 +64,11 @@ extension Container {
                 cell.countResolution()
                 return cell.instance(as: Service.self)
             }
-            if cell.plan != InstanceCell.planGeneral { return resolvePlanned(slot, cell: cell, as: serviceType) }
+            if !handsFailureToCaller && cell.plan != InstanceCell.planGeneral {
+                return resolvePlanned(slot, cell: cell, as: serviceType)
+            }
         }
+        if handsFailureToCaller { return resolveHandingFailureToCaller(slot, as: serviceType) }
         return resolve(slot, as: serviceType, resolver: self)
     }
 
@@ -130,11 +140,16 @@ extension Container {
     /// Resolves `serviceType` with `arguments`, passing `resolver` to the factories that run.
     /// Inlinable so that, specialized in the caller, the argument tuple's type costs no lookup;
     /// transparent so that debug builds inline it too (one frame less per level of a deep chain).
+    /// The two flags are constants at each call site: `handsFailureToCaller` for `require` (see
+    /// ``resolveWithoutArguments(_:name:handsFailureToCaller:)``), `reportsMiss` off for the
+    /// `Optional` wrapper, whose missing registration is a deliberate "maybe".
     @_transparent @usableFromInline
     func resolveService<Service, each Argument>(
         _ serviceType: Service.Type,
         name: String?,
         resolver: Resolver,
+        handsFailureToCaller: Bool = false,
+        reportsMiss: Bool = true,
         arguments: repeat each Argument
     ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
@@ -143,9 +158,42 @@ extension Container {
             var values: (repeat each Argument) = (repeat each arguments)
             // A pointer for the call's duration, without a closure: on a deep chain of resolutions
             // a closure frame per level adds up in a debug build.
+            if handsFailureToCaller {
+                let outer = hierarchy.beginCallHandingFailureToCaller()
+                defer { hierarchy.endCallHandingFailureToCaller(outer) }
+                return resolve(entry, as: Service.self, resolver: resolver, arguments: &values)
+            }
             return resolve(entry, as: Service.self, resolver: resolver, arguments: &values)
         }
-        return resolveUnregistered(serviceType, key: key, resolver: resolver, arguments: repeat each arguments)
+        if handsFailureToCaller {
+            let outer = hierarchy.beginCallHandingFailureToCaller()
+            defer { hierarchy.endCallHandingFailureToCaller(outer) }
+            return resolveUnregistered(
+                serviceType, key: key, resolver: resolver, reportsMiss: false, arguments: repeat each arguments)
+        }
+        return resolveUnregistered(
+            serviceType, key: key, resolver: resolver, reportsMiss: reportsMiss, arguments: repeat each arguments)
+    }
+
+    /// `require`'s resolution of a registered key, but a `.container` hit: its failure is thrown,
+    /// not logged (a failure met deeper, by a factory's own `resolve`, still is).
+    @usableFromInline
+    func resolveHandingFailureToCaller<Service>(
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
+        as serviceType: Service.Type
+    ) -> Service? {
+        let outer = hierarchy.beginCallHandingFailureToCaller()
+        defer { hierarchy.endCallHandingFailureToCaller(outer) }
+        return resolve(slot, as: serviceType, resolver: self)
+    }
+
+    /// `require`'s resolution of a key with no registration: a wrapper Graft makes, or a miss that
+    /// is thrown, not logged.
+    @usableFromInline
+    func resolveUnregisteredHandingFailureToCaller<Service>(_ serviceType: Service.Type, key: ServiceKey) -> Service? {
+        let outer = hierarchy.beginCallHandingFailureToCaller()
+        defer { hierarchy.endCallHandingFailureToCaller(outer) }
+        return resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false)
     }
 
     /// The slot of `key` in this container or the nearest ancestor that has one; valid until a
@@ -168,28 +216,34 @@ extension Container {
         return nil
     }
 
-    /// Nothing is registered under the key: answer what Graft itself provides, or report the miss.
+    /// Nothing is registered under the key: answer what Graft itself provides, or report the miss
+    /// (unless `reportsMiss` is off: an `Optional` asked for, a deliberate "maybe").
     @usableFromInline
     func resolveUnregistered<Service, each Argument>(
         _ serviceType: Service.Type,
         key: ServiceKey,
         resolver: Resolver,
+        reportsMiss: Bool = true,
         arguments: repeat each Argument
     ) -> Service? {
-        if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey,
-            let graph = hierarchy.escapedGraph
-        {
-            return graph as? Service
+        if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey {
+            // Outside a resolution there is no graph: `nil`, as in Swinject, and nothing to report.
+            return hierarchy.escapedGraph as? Service
         }
         if let wrapper = Service.self as? any ResolutionWrapper.Type,
             let wrapped = wrapper.wrap(from: self, resolver: resolver, name: key.name, arguments: repeat each arguments)
         {
             return wrapped as? Service
         }
-        hierarchy.log {
-            var names: [String] = []
-            repeat names.append(String(describing: (each Argument).self))
-            return resolutionFailureMessage(serviceType, name: key.name, argumentTypeNames: names)
+        if reportsMiss {
+            hierarchy.logMiss {
+                var names: [String] = []
+                repeat names.append(String(describing: (each Argument).self))
+                return ResolutionError(
+                    .notRegistered, path: hierarchy.path + [serviceLabel(Service.self, name: key.name)],
+                    message: resolutionFailureMessage(serviceType, name: key.name, argumentTypeNames: names)
+                ).description
+            }
         }
         if _slowPath(hierarchy.isValidating), key.arguments != noArgumentsKey {
             var names: [String] = []
@@ -286,7 +340,7 @@ extension ServiceEntry {
             message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
                 + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
         hierarchy.record(error)
-        hierarchy.log { error.description }
+        hierarchy.logMiss { error.description }
         return nil
     }
 
@@ -337,28 +391,21 @@ extension ServiceEntry {
     ) throws(ResolutionFailed) -> Service {
         let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
         let result = Result { () throws(ResolutionFailed) -> Service in
-            if let stored = try storedInstance(in: hierarchy) { return stored }
+            if let stored = storedInstance(in: hierarchy) { return stored }
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
         }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return try result.get()
     }
 
-    /// What the custom storage holds for the current graph. The storage's `Any?` is checked for
-    /// `nil` before the cast: for an `Optional`, `Any` or `AnyObject` service a cast of `nil`
-    /// would succeed and the factory would never run.
-    private func storedInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service? {
+    /// What the custom storage holds for the current graph, if it is a `Service`. A value of
+    /// another type (a storage shared by the registrations of a custom scope, or filled by its
+    /// owner) counts as none, as in Swinject: the factory runs and its instance replaces it.
+    /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
+    /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
+    private func storedInstance(in hierarchy: Hierarchy) -> Service? {
         guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return nil }
-        guard let instance = stored as? Service else {
-            let error = ResolutionError(
-                .wrongType, path: hierarchy.path + [serviceLabel(Service.self, name: name)],
-                message: "Graft: resolution failed: \(Service.self)'s storage holds a \(type(of: stored)), "
-                    + "not a \(Service.self).")
-            hierarchy.fail(error)
-            hierarchy.log { error.description }
-            throw ResolutionFailed()
-        }
-        return instance
+        return stored as? Service
     }
 
     /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
@@ -522,7 +569,10 @@ extension ServiceEntry {
         // The request in flight has failed: it will return nil and keep nothing, so running more
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
-        if hierarchy.hasFailed { return false }
+        if hierarchy.hasFailed {
+            if _slowPath(hierarchy.isValidating) { hierarchy.explainRefusal(of: self) }
+            return false
+        }
         if !takesArguments && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {
             failCycle(in: hierarchy)
             return false
@@ -596,7 +646,7 @@ extension ServiceEntry {
             message: "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
                 + "break the cycle by injecting one side in `initCompleted`.")
         hierarchy.fail(error)
-        hierarchy.log { error.description }
+        hierarchy.logFailure()
     }
 
     @inline(never)
@@ -606,21 +656,23 @@ extension ServiceEntry {
             .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
             message: "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)")
         hierarchy.fail(error)
-        hierarchy.log { error.description }
+        hierarchy.logFailure()
     }
 
     /// The factory threw: the request fails with that error (a `ResolutionError` from a nested
-    /// `require`, unchanged) or `.factoryFailed` with the path to this factory.
+    /// `require`, unchanged) or `.factoryFailed` with the path to this factory. Logged unless
+    /// logged already, or the call that ran this factory hands its failure to its caller.
     private func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
         if let error = thrown as? ResolutionError {
-            hierarchy.fail(error)  // reported where it happened
-        } else {
-            let error = ResolutionError(
-                .factoryFailed(thrown), path: hierarchy.path,  // with this factory still on the path
-                message: "Graft: resolution failed: the factory of \(Hierarchy.label(self)) threw \(thrown)")
             hierarchy.fail(error)
-            hierarchy.log { error.description }
+        } else if !hierarchy.hasFailed {
+            hierarchy.fail(
+                ResolutionError(
+                    .factoryFailed(thrown), path: hierarchy.path,  // with this factory still on the path
+                    message: "Graft: resolution failed: the factory of \(Hierarchy.label(self)) threw \(thrown)"))
         }
+        // The factory's frame is still pushed: the call that ran it is one level up.
+        hierarchy.logFailure(level: hierarchy.frameCount - 1)
     }
 
     private func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {
@@ -641,7 +693,7 @@ extension ServiceEntry {
         case .graph: hasGraphInstance
         case .container: hasInstance
         case .weak: hasGraphInstance || weakInstance != nil
-        case .custom: storage?.instance(inGraph: hierarchy.currentGraph) != nil
+        case .custom: storedInstance(in: hierarchy) != nil
         }
     }
 
@@ -655,7 +707,7 @@ extension ServiceEntry {
             if hasGraphInstance { return graphInstance }
             if let object = weakInstance, let instance = object as? Service { return instance }
         case .custom:
-            if let stored = try storedInstance(in: hierarchy) { return stored }
+            if let stored = storedInstance(in: hierarchy) { return stored }
         case .transient: break
         }
         throw ResolutionFailed()

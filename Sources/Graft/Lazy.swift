@@ -207,7 +207,9 @@ extension Provider: DeferredWrapper {
 }
 
 extension Optional: ResolutionWrapper {
-    /// `resolve(Dog?.self)` is `.some(dog)`, or `.some(nil)` when no `Dog` can be resolved.
+    /// `resolve(Dog?.self)` is `.some(dog)`, or `.some(nil)` when no `Dog` can be resolved. An
+    /// optional dependency is a deliberate "maybe": as in Swinject, no registration of `Dog` is
+    /// not logged (a `Dog` that is registered and fails is).
     static func wrap<each Argument>(
         from container: Container,
         resolver: Resolver,
@@ -215,7 +217,7 @@ extension Optional: ResolutionWrapper {
         arguments: repeat each Argument
     ) -> Any? {
         let wrapped: Wrapped? = container.resolveService(
-            Wrapped.self, name: name, resolver: resolver, arguments: repeat each arguments)
+            Wrapped.self, name: name, resolver: resolver, reportsMiss: false, arguments: repeat each arguments)
         return wrapped as Any
     }
 }

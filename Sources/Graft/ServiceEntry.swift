@@ -23,8 +23,10 @@ public final class ServiceEntry<Service> {
 
     /// The registered service type.
     public let serviceType: Any.Type
-    /// The tuple type of the factory's arguments (`Void` for none).
-    public var argumentsType: Any.Type { extras?.argumentsType ?? Void.self }
+    /// The type of the factory's whole argument list, as in Swinject: `(any Resolver).self` for a
+    /// factory without arguments, `(any Resolver, Int).self` for one taking an `Int`, and so on
+    /// (they print as `Resolver` and `(Resolver, Int)`).
+    public var argumentsType: Any.Type { extras?.argumentsType ?? (any Resolver).self }
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
@@ -123,7 +125,8 @@ public final class ServiceEntry<Service> {
     var madeExtras: EntryExtras<Service> {
         if let extras { return extras }
         let made = EntryExtras<Service>(
-            argumentsType: Void.self, argumentsKey: noArgumentsKey, argumentTypeNames: { [] }, argumentFactory: nil,
+            argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, argumentTypeNames: { [] },
+            argumentFactory: nil,
             throwingFactory: nil)
         extras = made
         return made
@@ -177,7 +180,7 @@ public final class ServiceEntry<Service> {
         self.plainFactory = plainFactory
         self.hasThrowingFactory = throwingFactory != nil
         self.takesArguments = argumentsKey != noArgumentsKey
-        let hasArgumentTypes = ObjectIdentifier(argumentsType) != ObjectIdentifier(Void.self)
+        let hasArgumentTypes = ObjectIdentifier(argumentsType) != ObjectIdentifier((any Resolver).self)
         if argumentFactory != nil || throwingFactory != nil || takesArguments || hasArgumentTypes {
             extras = EntryExtras(
                 argumentsType: argumentsType, argumentsKey: argumentsKey, argumentTypeNames: argumentTypeNames,

@@ -16,6 +16,28 @@ import Testing
         #expect(mew?.sleeping == true)
     }
 
+    /// As in Swinject, `argumentsType` is the factory's whole argument list, the resolver first.
+    @Test func argumentsTypeIsTheFactorysWholeArgumentList() {
+        let container = Container()
+        let plain = container.register(Animal.self) { _ in Cat() }
+        let one = container.register(Animal.self) { (_, age: Int) in Cat() }
+        let two = container.register(Animal.self) { (_, age: Int, name: String) in Cat(name: name) }
+        let throwing = container.register(Animal.self, name: "t") { (_, age: Int) throws in Cat() }
+        let pair = container.register(Animal.self) { (_, pair: (Int, String)) in Cat() }
+        let main = container.registerMain(Cat.self) { _ in Cat() }
+
+        #expect(ObjectIdentifier(plain.argumentsType) == ObjectIdentifier((any Resolver).self))
+        #expect(ObjectIdentifier(one.argumentsType) == ObjectIdentifier((any Resolver, Int).self))
+        #expect(ObjectIdentifier(two.argumentsType) == ObjectIdentifier((any Resolver, Int, String).self))
+        #expect(ObjectIdentifier(throwing.argumentsType) == ObjectIdentifier((any Resolver, Int).self))
+        #expect(ObjectIdentifier(pair.argumentsType) == ObjectIdentifier((any Resolver, (Int, String)).self))
+        #expect(ObjectIdentifier(main.argumentsType) == ObjectIdentifier((any Resolver).self))
+        #expect("\(plain.argumentsType)" == "Resolver")
+        #expect("\(one.argumentsType)" == "(Resolver, Int)")
+        #expect("\(two.argumentsType)" == "(Resolver, Int, String)")
+        #expect(plain.extras == nil)  // a plain registration still stores nothing for it
+    }
+
     @Test func oneToNineArguments() {
         let container = Container()
         container.register(String.self) { (_, a: String) in a }

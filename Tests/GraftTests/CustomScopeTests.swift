@@ -47,6 +47,38 @@ import Testing
         #expect(container.resolve(Int.self) == 7)
     }
 
+    /// A storage holding a value of another type counts as empty, as in Swinject: the factory
+    /// runs and its instance replaces the value.
+    @Test func aStorageSharedByTwoServicesHoldsTheLastOneMade() {
+        let shared = PermanentStorage()
+        let custom = ObjectScope(storageFactory: { shared }, description: "shared")
+        let container = Container()
+        container.register(Cat.self) { _ in Cat() }.inObjectScope(custom)
+        container.register(Dog.self) { _ in Dog() }.inObjectScope(custom)
+
+        let cat = container.resolve(Cat.self)
+        #expect(cat != nil)
+        #expect(container.resolve(Cat.self) === cat)
+        let dog = container.resolve(Dog.self)
+        #expect(dog != nil)
+        #expect(shared.instance as? Dog === dog)
+        let secondCat = container.resolve(Cat.self)
+        #expect(secondCat != nil && secondCat !== cat)
+        #expect(shared.instance as? Cat === secondCat)
+    }
+
+    @Test func aStorageFilledWithAnotherTypeIsReplacedWithoutAFailure() throws {
+        let storage = FakeStorage()
+        storage.instance = "not a dog"
+        let container = Container()
+        container.register(Dog.self) { _ in Dog(name: "Rex") }.inObjectScope(ObjectScope(storageFactory: { storage }))
+        container.register(PetOwner.self) { r in PetOwner(pet: r.resolve(Dog?.self) ?? nil) }
+
+        let owner = try container.require(PetOwner.self)
+        #expect(owner.pet?.name == "Rex")
+        #expect(storage.instance as? Dog === owner.pet)
+    }
+
     @Test func usesOneGraphIdentifierPerResolutionAndReportsItsEnd() {
         let spy = StorageSpy()
         let container = Container()

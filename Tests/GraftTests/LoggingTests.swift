@@ -8,6 +8,15 @@ private final class Wallet {}
 private final class Ticket {}
 private final class Badge {}
 private final class Stray {}
+private struct Jammed: Error {}
+private final class Gadget {}
+private final class Sprocket {}
+private final class Widget { init(_ sprocket: Sprocket?) {} }
+private final class OptionalGuest {}
+private final class Visitor { let guest: OptionalGuest?; init(guest: OptionalGuest?) { self.guest = guest } }
+private final class Fragile {}
+private final class Hinge {}
+private final class Door { init(_ hinge: Hinge?) {} }
 
 @Suite struct LoggingTests {
     @Test func unregisteredTypeReturnsNilAndSaysNothingExists() {
@@ -63,6 +72,67 @@ private final class Stray {}
         #expect(container.description == description)
         #expect(container.resolve(Badge.self) === badge)
         #expect(container.hierarchy.depth == 0)
+    }
+
+    /// `require` throws its failure: the caller has it, and logging it too would report a
+    /// failure the caller may have handled.
+    @Test func requireFailureIsThrownNotLogged() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Gadget.self) { _ in throw Jammed() }
+        container.register(Widget.self) { r in Widget(try r.require(Sprocket.self)) }
+
+        #expect(throws: ResolutionError.self) { try container.require(Gadget.self) }
+        #expect(throws: ResolutionError.self) { try container.synchronize().require(Gadget.self) }
+        #expect(throws: ResolutionError.self) { try container.require(Widget.self) }
+        #expect(throws: ResolutionError.self) { try container.require(Sprocket.self, argument: 1) }
+        #expect(log.messages(mentioning: "Gadget").isEmpty)
+        #expect(log.messages(mentioning: "Sprocket").isEmpty)
+    }
+
+    /// A failure that a factory caught from `require` still makes the outer `resolve` return
+    /// `nil`: that `nil` is logged, once.
+    @Test func caughtRequireFailureIsLoggedOnceWhenItsResolveReturnsNil() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Hinge.self) { _ in throw Jammed() }
+        container.register(Door.self) { r in Door(try? r.require(Hinge.self)) }
+
+        #expect(container.resolve(Door.self) == nil)
+        let messages = log.messages(mentioning: "the factory of Hinge threw Jammed()")
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("Path: Door -> Hinge") == true)
+    }
+
+    /// An optional dependency not registered is a deliberate "maybe", as in Swinject: no message,
+    /// at the top or inside a factory; nor for `GraphIdentifier` outside a resolution.
+    @Test func optionalNotRegisteredAndGraphIdentifierOutsideAResolutionAreNotLogged() throws {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Visitor.self) { r in Visitor(guest: r.resolve(OptionalGuest?.self) ?? nil) }
+
+        #expect(try #require(container.resolve(Visitor.self)).guest == nil)
+        #expect(container.resolve(OptionalGuest?.self) != nil)
+        #expect(container.synchronize().resolve(OptionalGuest?.self) != nil)
+        #expect(container.resolve(Lazy<OptionalGuest>?.self) != nil)
+        #expect(container.resolve(GraphIdentifier.self) == nil)
+        #expect(log.messages(mentioning: "OptionalGuest").isEmpty)
+        #expect(log.messages(mentioning: "no registration of GraphIdentifier taking no arguments").isEmpty)
+    }
+
+    /// An optional dependency that is registered but fails is logged: the whole resolution fails.
+    @Test func registeredOptionalThatFailsIsLoggedWithItsPath() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Fragile.self) { _ in throw Jammed() }
+        container.register(Stray.self) { r in
+            _ = r.resolve(Fragile?.self)
+            return Stray()
+        }
+        #expect(container.resolve(Stray.self) == nil)
+        let messages = log.messages(mentioning: "the factory of Fragile threw")
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("Path: Stray -> Fragile") == true)
     }
 
     @Test func silencedSinkBuildsNoMessage() {

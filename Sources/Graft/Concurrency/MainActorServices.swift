@@ -33,7 +33,7 @@ extension Container {
         // never handed to another thread, and its factory never runs there.
         let label = serviceLabel(Service.self, name: name)
         let isolated = ServiceEntry<Service>(
-            serviceType: serviceType, argumentsType: Void.self, argumentsKey: noArgumentsKey, name: name,
+            serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
             container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
             throwingFactory: { resolver, _ in
                 guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }

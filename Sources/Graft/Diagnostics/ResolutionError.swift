@@ -21,8 +21,8 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
         case factoryFailed(any Error)
         /// Factories nested deeper than 200 levels (a runaway recursion).
         case tooDeep
-        /// The instance made is not of the type asked for (a forwarded type, or a custom storage
-        /// holding a value of another type).
+        /// The instance made is not of the type asked for (a type it is forwarded to with
+        /// `implements` or `forward`).
         case wrongType
     }
 
@@ -36,6 +36,8 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
     public var description: String
     /// ``description`` without the path.
     let message: String
+    /// Whether this failure was logged already (as the failure of a request, it is logged once).
+    var isLogged = false
 
     /// Makes an error; `message` is the first part of ``description``, followed by the path.
     init(_ reason: Reason, path: [String], message: String) {

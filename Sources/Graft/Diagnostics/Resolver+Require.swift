@@ -78,7 +78,9 @@ extension Container {
         }
         defer { if isView { exitViewLock() } }
         let errors = errorCount
-        if let instance = resolveWithoutArguments(serviceType, name: name) { return instance }
+        if let instance = resolveWithoutArguments(serviceType, name: name, handsFailureToCaller: true) {
+            return instance
+        }
         throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: [])
     }
 
@@ -92,7 +94,9 @@ extension Container {
         if isView { enterViewLock() }
         defer { if isView { exitViewLock() } }
         let errors = errorCount
-        if let instance = resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments) {
+        if let instance = resolveService(
+            serviceType, name: name, resolver: self, handsFailureToCaller: true, arguments: repeat each arguments)
+        {
             return instance
         }
         var names: [String] = []

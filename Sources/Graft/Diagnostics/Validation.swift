@@ -129,10 +129,11 @@ extension Container {
     /// Factories really run, through a resolver of this container, but nothing they make is kept:
     /// each scope's instance lives in the validation's graph only, existing instances are left as
     /// they are, and afterwards the container resolves exactly as before (counts included).
-    /// A factory that force-unwraps a missing dependency (`r.resolve(X.self)!`) stops the process
-    /// there, as it would in production; write `try r.require(X.self)` to have it reported. While
-    /// validating, a missing registration is written to standard error if no logging function is
-    /// set, so such a stop is explained.
+    /// A factory that force-unwraps a dependency it cannot get (`r.resolve(X.self)!`) stops the
+    /// process there, as it would in production; write `try r.require(X.self)` to have every such
+    /// failure in the report instead. While validating, each `resolve` that fails is written at
+    /// once, before its `nil` is returned, to standard error and to ``loggingFunction``: what was
+    /// missing, or the cycle's chain, and the path that asked. So such a stop comes with its reason.
     ///
     /// ```swift
     /// let report = container.validate()
@@ -179,6 +180,9 @@ extension Container {
         var failures: [ResolutionError] = []
         var skipped: [String] = []
         hierarchy.beginValidation(recorder)
+        // Each registration's own failure goes to the report; what its factories' `resolve` calls
+        // meet is written as it happens (see `Hierarchy.explain(_:)`).
+        let outer = hierarchy.beginCallHandingFailureToCaller()
         for entry in entries[..<rootCount] {
             if asyncGates.contains(ObjectIdentifier(entry)) {
                 skipped.append(Hierarchy.label(entry) + " (async: its factory runs through resolveAsync)")
@@ -201,6 +205,7 @@ extension Container {
                 failures.append(error)
             }
         }
+        hierarchy.endCallHandingFailureToCaller(outer)
         hierarchy.endValidation()
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.objectScope === scope {
             entry.scopeKind = kind  // unless a factory changed the scope meanwhile
@@ -255,7 +260,6 @@ final class ValidationRecorder {
             add(from: node(for: from), to: node(for: entry), requested: requested, key: key)
         } else if !isWrapper && key.serviceType != GraphIdentifier.self {
             add(from: node(for: from), to: nil, requested: requested, key: key)
-            reportMissing(requested)
         }
     }
 
@@ -263,20 +267,12 @@ final class ValidationRecorder {
     func observeMissing(_ requested: String, in hierarchy: Hierarchy) {
         guard let from = hierarchy.innermostEntry else { return }
         add(from: node(for: from), to: nil, requested: requested, key: nil)
-        reportMissing(requested)
     }
 
     private func add(from: Int, to: Int?, requested: String, key: ServiceKey?) {
         guard edgeSet.insert("\(from)>\(to.map(String.init) ?? requested)").inserted else { return }
         edges.append(DependencyGraph.Edge(from: from, to: to, requested: requested, isInCycle: false, warning: nil))
         edgeKeys.append(key)
-    }
-
-    /// Without a logging function the message would be lost if the factory then force-unwraps.
-    private func reportMissing(_ requested: String) {
-        if !Container.isLogging {
-            Platform.writeToStandardError("Graft: validate(): nothing is registered for \(requested)")
-        }
     }
 
     private func level(of entry: AnyServiceEntry) -> Int {

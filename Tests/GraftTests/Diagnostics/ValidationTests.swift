@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Graft
@@ -19,6 +20,12 @@ private final class PreferencesReader {
     init(settings: Preferences) { self.settings = settings }
 }
 private final class PreferencesHolder { @Injected var settings: Preferences }
+
+private final class Lamp { let bulb: Bulb; init(bulb: Bulb) { self.bulb = bulb } }
+private final class Bulb {}
+private final class Tick { let tock: Tock; init(tock: Tock) { self.tock = tock } }
+private final class Tock { let tick: Tick; init(tick: Tick) { self.tick = tick } }
+private final class Shade { init(bulb: Bulb?) {} }
 
 /// Counts factory calls.
 private final class Calls { var count = 0 }
@@ -175,6 +182,55 @@ private final class Calls { var count = 0 }
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("validate() called during a resolution"))
+    }
+
+    /// A factory that force-unwraps a missing dependency stops the process, but the reason comes
+    /// first: what was missing and the path that asked, on standard error.
+    @Test func forceUnwrapOfAMissingDependencyIsExplainedBeforeTheStop() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            Container.loggingFunction = nil
+            let container = Container()
+            container.register(Lamp.self) { r in Lamp(bulb: r.resolve(Bulb.self)!) }
+            _ = container.validate()
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("no registration of Bulb taking no arguments"))
+        #expect(stderr.contains("Path: Lamp -> Bulb"))
+    }
+
+    /// A cycle met through a force unwrap, in a validation of a synchronized view (which holds the
+    /// hierarchy's mutex throughout): the chain is written before the stop, to standard error
+    /// and to the logging function.
+    @Test func forceUnwrapInACycleIsExplainedBeforeTheStop() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            Container.loggingFunction = { FileHandle.standardError.write(Data(("LOGGED " + $0 + "\n").utf8)) }
+            let container = Container()
+            container.register(Tick.self) { r in Tick(tock: r.resolve(Tock.self)!) }
+            container.register(Tock.self) { r in Tock(tick: try r.require(Tick.self)) }
+            _ = container.synchronize().validate()
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Graft: circular dependency: Tick -> Tock -> Tick"))
+        #expect(stderr.contains("LOGGED Graft: circular dependency: Tick -> Tock -> Tick"))
+    }
+
+    /// What the report holds is not written as well; a factory's own `resolve` that fails is, and
+    /// an optional dependency not registered is not.
+    @Test func reportedFailuresAreNotWrittenTwice() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            Container.loggingFunction = nil
+            let container = Container()
+            container.register(Lamp.self) { r in Lamp(bulb: try r.require(Bulb.self)) }
+            container.register(Shade.self) { r in Shade(bulb: r.resolve(Bulb?.self) ?? nil) }
+            container.register(Knobs.self) { r in
+                _ = r.resolve(Preferences.self)
+                return Knobs()
+            }
+            guard container.validate().failures.count == 1 else { fatalError("one failure expected") }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(!stderr.contains("Bulb"))
+        #expect(stderr.contains("no registration of Preferences taking no arguments"))
     }
 
     /// An `@Injected` or a `Lazy` first read during `validate()` keeps none of the validation's

@@ -103,7 +103,12 @@ extension Hierarchy {
 
     func endRequestInGeneral(_ request: Request) -> Bool {
         let succeeded = !hasFailed
-        if !succeeded, let failure { record(failure) }
+        if !succeeded, let failure {
+            // A failure no call has logged yet (each handed it to its caller, and a factory caught
+            // it): the request's own `resolve` returns `nil` for it now.
+            logFailure()
+            record(failure)
+        }
         let ended = uncheckedSection { () -> ResolutionError? in
             defer { failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil }
             return failure

@@ -99,6 +99,11 @@ final class Hierarchy {
     @exclusivity(unchecked) var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released `mutex`.
     @exclusivity(unchecked) var heldMessages: [String] = []
+    /// The frame count of the innermost call that hands its failure to its caller instead of
+    /// logging it (`require` throws it, a `Lazy` or `Provider` stops with it, `validate()`
+    /// reports it), or -1. A failure met by a call at another level, such as a factory's own
+    /// `resolve` returning `nil`, is logged.
+    @exclusivity(unchecked) var quietLevel = -1
     /// The validation running (``Container/validate()``), which observes every resolution.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         var validation: ValidationRecorder?
@@ -293,11 +298,63 @@ final class Hierarchy {
         Container.deliver(messages)
     }
 
-    /// Logs now, or once the mutex is released if a synchronized call holds it.
+    /// Logs now, or once the mutex is released if a synchronized call holds it. While a
+    /// validation runs, writes at once to standard error too (see ``explain(_:)``).
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
+        if _slowPath(isValidating) { return explain(message()) }
         guard lockedCalls > 0 else { return Container.log(message) }
         if Container.isLogging { heldMessages.append(message()) }
+    }
+
+    /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard
+    /// error and to the logging function, even under the mutex: a factory that force-unwraps the
+    /// `nil` (`r.resolve(X.self)!`) stops the process right after, and the message is all that
+    /// says why.
+    private func explain(_ message: String) {
+        if !Container.logsToStandardError { Platform.writeToStandardError(message) }
+        Container.log { message }
+    }
+
+    /// Marks the call starting now (at the current frame count) as one that hands its failure to
+    /// its caller; pair with ``endCallHandingFailureToCaller(_:)``, passing what this returned.
+    @usableFromInline
+    func beginCallHandingFailureToCaller() -> Int {
+        let outer = quietLevel
+        quietLevel = stack.count
+        return outer
+    }
+
+    @usableFromInline
+    func endCallHandingFailureToCaller(_ outer: Int) {
+        quietLevel = outer
+    }
+
+    /// Logs a resolution that returns `nil` without failing the request (nothing registered, a
+    /// forwarded instance of another type), unless its call hands its failure to its caller.
+    func logMiss(_ message: () -> String) {
+        guard stack.count != quietLevel else { return }
+        log(message)
+    }
+
+    /// Logs the failure of the request in flight, once, unless the call at `level` (a frame
+    /// count; the current one by default) hands its failure to its caller: then the next call out
+    /// that does not (a factory's `resolve`, the request's own) logs it, if any.
+    func logFailure(level: Int? = nil) {
+        guard (level ?? stack.count) != quietLevel, let failure, !failure.isLogged else { return }
+        uncheckedSection { self.failure?.isLogged = true }  // changes a flag in place: releases nothing
+        log { failure.description }
+    }
+
+    /// While validating: `entry` is not made because the request it belongs to failed already
+    /// (its `resolve` returns `nil`, and a force unwrap would stop the process here).
+    @inline(never)
+    func explainRefusal(of entry: AnyServiceEntry) {
+        guard stack.count != quietLevel, let failure else { return }
+        let reason = failure.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        explain(
+            "Graft: \(Self.label(entry)) was not made: the resolution it is part of failed already (\(reason))"
+                + (stack.count > 0 ? "\nPath: " + (path + [Self.label(entry)]).joined(separator: " -> ") : ""))
     }
 
     /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
