@@ -141,10 +141,10 @@ extension Hierarchy {
     func record(_ error: ResolutionError) {
         // The error replaced may hold the last reference to a factory's error, whose `deinit` is
         // user code that may fail a resolution of its own and come back here: released once the
-        // outermost resolution is consistent, never inside this store (found by a cold read).
-        // Outside any resolution (a forwarded `.container` hit of the wrong type records with no
-        // request open), it is released right after the store, through a call the optimizer
-        // cannot move the store past (found by a cold read: parked there, errors piled up).
+        // outermost resolution is consistent, never inside this store. Outside any resolution (a
+        // forwarded `.container` hit of the wrong type records with no request open), it is
+        // released right after the store, through a call the optimizer cannot move the store past
+        // (parked for a resolution that never comes, such errors would pile up).
         let replaced = uncheckedSection { () -> ResolutionError? in
             defer {
                 lastError = error
