@@ -5,14 +5,20 @@
 // of Tests/GraftTests/ModelBased (their one copy; see the README there).
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
+
+/// Graft's log messages are built for every failed resolution, then dropped.
+private let loggingDiscarded: Void = ContainerInterpreter.discardLogMessages()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func graftFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let program = ProgramGenerator.decode(Array(UnsafeBufferPointer(start: data, count: size)))
+    _ = loggingDiscarded
+    // libFuzzer calls on the main thread, where the main actor runs: programs may register
+    // main-actor services and resolve them with the plain `resolve`.
+    let program = ProgramGenerator.decode(Array(UnsafeBufferPointer(start: data, count: size)), features: .all)
     let modelled = ReferenceModel.run(program)
     let actual = ContainerInterpreter.run(modelled.program).trace
     guard let index = firstDifference(modelled.trace, actual) else { return 0 }
@@ -22,9 +28,10 @@ public func graftFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     }
     let model = ReferenceModel.run(shrunk)
     let trace = ContainerInterpreter.run(model.program).trace
-    let report = firstDifference(model.trace, trace).map {
-        describeDifference(program: model.program, expected: model.trace, actual: trace, at: $0)
-    } ?? describeDifference(program: modelled.program, expected: modelled.trace, actual: actual, at: index)
+    let report =
+        firstDifference(model.trace, trace).map {
+            describeDifference(program: model.program, expected: model.trace, actual: trace, at: $0)
+        } ?? describeDifference(program: modelled.program, expected: modelled.trace, actual: actual, at: index)
     print("Graft differs from the reference model (shrunk):\n\(report)")
     abort()
 }

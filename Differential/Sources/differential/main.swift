@@ -9,9 +9,9 @@ import ModelCore
 import SwinjectRunner
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Documented, intended differences (see Documentation/MigratingFromSwinject.md).
@@ -33,7 +33,8 @@ func environment(_ name: String) -> String? { getenv(name).map { String(cString:
 
 let arguments = CommandLine.arguments
 let count = (arguments.count > 1 ? Int(arguments[1]) : nil) ?? environment("DIFF_PROGRAMS").flatMap { Int($0) } ?? 1000
-let firstSeed = (arguments.count > 2 ? UInt64(arguments[2]) : nil) ?? environment("DIFF_SEED").flatMap { UInt64($0) } ?? 1
+let firstSeed =
+    (arguments.count > 2 ? UInt64(arguments[2]) : nil) ?? environment("DIFF_SEED").flatMap { UInt64($0) } ?? 1
 let verbose = environment("DIFF_VERBOSE") == "1"
 
 struct Comparison {
@@ -54,6 +55,12 @@ func stepKind(_ step: MStep) -> String {
     case .release: return "release"
     case .reset(_, _, let service): return service == nil ? "reset" : "reset(serviceType:)"
     case .removeAll: return "removeAll"
+    case .resolveThroughView(_, let request): return "resolveThroughView(\(request.wrapper))"
+    case .freeContainer: return "freeContainer"
+    case .dumpContainer: return "dumpContainer"
+    case .dumpSlot: return "dumpSlot"
+    case .countLive: return "countLive"
+    case .makeInjected: return "makeInjected"
     }
 }
 
@@ -69,6 +76,8 @@ func features(_ program: MProgram) -> String {
             if !r.completions.isEmpty { found.insert("initCompleted") }
             if !r.forwards.isEmpty { found.insert("implements") }
             if r.onDeinit != .none { found.insert("deinit:\(r.onDeinit)") }
+            if r.factoryAction != .none { found.insert("factory:\(r.factoryAction)") }
+            if r.dependencies.contains(where: { $0.wrapper == .discarded }) { found.insert("discarded") }
             if program.parents.count > 1 && r.container != 0 { found.insert("child-registration") }
         case .forward: found.insert("implements-later")
         case .reset(_, _, let service): found.insert(service == nil ? "reset" : "reset(serviceType:)")
@@ -77,6 +86,11 @@ func features(_ program: MProgram) -> String {
         case .access: found.insert("access")
         case .release: found.insert("release")
         case .resolve: break
+        case .resolveThroughView: found.insert("view")
+        case .freeContainer: found.insert("freeContainer")
+        case .dumpContainer, .dumpSlot: found.insert("dump")
+        case .countLive: found.insert("countLive")
+        case .makeInjected: found.insert("injected")
         }
     }
     return found.sorted().joined(separator: " ")
@@ -94,9 +108,11 @@ func compare(_ program: MProgram) -> Comparison? {
     } else {
         let e = index < model.count ? model[index] : nil
         let side =
-            e == (index < graft.count ? graft[index] : nil) ? "model agrees with Graft"
-            : e == (index < swinject.trace.count ? swinject.trace[index] : nil) ? "model agrees with Swinject"
-            : "model agrees with neither"
+            e == (index < graft.count ? graft[index] : nil)
+            ? "model agrees with Graft"
+            : e == (index < swinject.trace.count ? swinject.trace[index] : nil)
+                ? "model agrees with Swinject"
+                : "model agrees with neither"
         let resetsByServiceType = program.steps.contains {
             if case .reset(_, _, let service) = $0 { return service != nil }
             return false
@@ -119,7 +135,10 @@ var groups: [String: (count: Int, example: String, seeds: [UInt64])] = [:]
 var skippedSteps = 0
 for seed in firstSeed..<(firstSeed + UInt64(count)) {
     if verbose { print("seed \(seed)") }
-    let modelled = ReferenceModel.run(ProgramGenerator.generate(seed: seed))
+    // Only what Swinject has: no registerMain, @Injected, withResolver/withOverrides, views as
+    // parents, nor deinit actions that show in the trace (Swinject's interpreter runs no deinit
+    // action: Swinject 2.10 stops the process when a deinit resolves while a graph ends).
+    let modelled = ReferenceModel.run(ProgramGenerator.generate(seed: seed, features: .swinjectCompatible))
     skippedSteps += modelled.skipped.count
     guard let found = compare(modelled.program) else { continue }
     let minimized = ProgramShrinker.shrink(modelled.program, budget: 1500) { candidate in
@@ -129,7 +148,8 @@ for seed in firstSeed..<(firstSeed + UInt64(count)) {
     let final = compare(minimized) ?? found
     let group = final.kind + (intended[final.kind] == nil ? " | " + features(minimized) : "")
     if groups[group] == nil {
-        let example = "step \(final.index): Graft \(show(final.graft, final.index)), "
+        let example =
+            "step \(final.index): Graft \(show(final.graft, final.index)), "
             + "Swinject \(show(final.swinject, final.index)), model \(show(final.model, final.index))\n"
             + minimized.render()
         groups[group] = (0, example, [])

@@ -17,26 +17,64 @@ protocol ModelP: AnyObject {}
 protocol ModelQ: AnyObject {}
 
 /// What an instance holds: each dependency its factory resolved, then each `initCompleted` result.
+/// A `Lazy` or `Provider` is kept with a closure that reads it (and the wrapper itself, for `dump`).
 enum InterpreterField {
     case none
     case object(ModelNodeObject)
-    case lazy(() -> ModelNodeObject?)
-    case provider(() -> ModelNodeObject?)
+    case lazy(AnyObject, () -> ModelNodeObject?)
+    case provider(AnyObject, () -> ModelNodeObject?)
+    case injected(InjectedHolder)
     case graph(GraphIdentifier)
+}
+
+/// Counts the live model instances of one interpreter.
+final class LiveCounter {
+    var count = 0
 }
 
 class ModelNodeObject {
     let serial: Int
     var fields: [InterpreterField]
+    private let live: LiveCounter
     private let onDeinit: (() -> Void)?
 
-    init(serial: Int, fields: [InterpreterField], onDeinit: (() -> Void)?) {
+    init(serial: Int, fields: [InterpreterField], live: LiveCounter, onDeinit: (() -> Void)?) {
         self.serial = serial
         self.fields = fields
+        self.live = live
         self.onDeinit = onDeinit
+        live.count += 1
     }
 
-    deinit { onDeinit?() }
+    deinit {
+        live.count -= 1
+        onDeinit?()
+    }
+}
+
+/// An object with an `@Injected` property (made by a `makeInjected` step).
+class InjectedHolder {
+    func read() -> ModelNodeObject? { nil }
+}
+
+#if !INTERPRET_SWINJECT
+    final class InjectedHandle<T>: InjectedHolder {
+        @Injected var service: T?
+
+        init(name: String?) {
+            _service = Injected(name: name)
+        }
+
+        override func read() -> ModelNodeObject? {
+            service.flatMap { $0 as AnyObject as? ModelNodeObject }
+        }
+    }
+#endif
+
+/// Where `dump` writes: nowhere (the text is built, then dropped).
+struct DiscardingStream: TextOutputStream {
+    var characters = 0
+    mutating func write(_ string: String) { characters &+= string.utf8.count }
 }
 
 final class ModelA: ModelNodeObject, ModelP {}
@@ -85,12 +123,18 @@ struct ModelImplements<T>: ModelTypeVisitor {
 }
 
 public final class ContainerInterpreter {
-    private var containers: [Container] = []
+    /// `nil` once the program dropped its reference (`freeContainer`).
+    private var containers: [Container?] = []
     private var slots: [InterpreterField] = []
     private var forwarders: [(MForward) -> Void] = []
     private var graphs: [GraphIdentifier] = []
     private var nextSerial = 0
     private var scratchCount = 0
+    private let live = LiveCounter()
+    /// What `deinit` actions read during the current step, observed after the step's own.
+    private var deinitLog: [RawObservation] = []
+    private var deinitActionRunning = false
+    private var slotsAtStepStart = 0
     private let permanentScope = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
     private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
     #if INTERPRET_SWINJECT
@@ -101,11 +145,21 @@ public final class ContainerInterpreter {
         static let swinjectDeinitActions = false
     #endif
 
-    init(parents: [Int]) {
+    init(parents: [Int], childrenOfViews: Bool) {
         for parent in parents {
-            containers.append(parent < 0 ? Container() : Container(parent: containers[parent]))
+            if parent < 0 {
+                containers.append(Container())
+            } else {
+                #if INTERPRET_SWINJECT
+                    containers.append(Container(parent: containers[parent]))
+                #else
+                    let parentContainer = containers[parent]!
+                    containers.append(
+                        Container(parent: childrenOfViews ? parentContainer.synchronize() : parentContainer))
+                #endif
+            }
         }
-        let root = containers[0]
+        let root = containers[0]!
         root.register(ModelProbe.self) { r in ModelProbe(part: r.resolve(ModelProbePart.self)) }
             .inObjectScope(.transient)
         root.register(ModelProbePart.self) { _ in ModelProbePart() }
@@ -114,10 +168,13 @@ public final class ContainerInterpreter {
     /// Runs `program` and returns its trace; `abortedAt` is the step at which a Swinject run was
     /// cut short because it recursed (Swinject itself would stop the process there).
     public static func run(_ program: MProgram) -> (trace: Trace, abortedAt: Int?) {
-        let interpreter = ContainerInterpreter(parents: program.parents)
+        let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
         var raw: [[RawObservation]] = []
         for (index, step) in program.steps.enumerated() {
-            raw.append(interpreter.perform(step))
+            interpreter.slotsAtStepStart = interpreter.slots.count
+            let observed = interpreter.perform(step)
+            raw.append(observed + interpreter.deinitLog)
+            interpreter.deinitLog = []
             #if INTERPRET_SWINJECT
                 if interpreter.aborted { return (normalize(raw), index) }
             #endif
@@ -128,18 +185,19 @@ public final class ContainerInterpreter {
 
     // MARK: Steps
 
+    /// Sends Graft's log messages nowhere, but has them built (each failed resolution describes
+    /// what exists nearby). Process-wide: for the processes that run only these programs.
+    public static func discardLogMessages() {
+        #if !INTERPRET_SWINJECT
+            Container.loggingFunction = { _ in }
+        #endif
+    }
+
     func perform(_ step: MStep) -> [RawObservation] {
         switch step {
         case .register(let registration):
-            struct Register: ModelTypeVisitor {
-                let interpreter: ContainerInterpreter
-                let registration: MRegistration
-                func visit<T>(_ type: T.Type) -> (MForward) -> Void {
-                    interpreter.register(type, registration)
-                }
-            }
-            forwarders.append(
-                withModelType(registration.service, Register(interpreter: self, registration: registration)))
+            guard let container = containers[registration.container] else { return [.invalid("freed container")] }
+            forwarders.append(register(registration, into: container))
             return []
 
         case .forward(let registration, let forward):
@@ -148,11 +206,19 @@ public final class ContainerInterpreter {
             return []
 
         case .resolve(let container, let request):
-            let value = self.request(request, containers[container])
+            guard let container = containers[container] else { return [.invalid("freed container")] }
+            let value = self.request(request, container)
+            slots.append(value)
+            return observe(value)
+
+        case .resolveThroughView(let container, let request):
+            guard let container = containers[container] else { return [.invalid("freed container")] }
+            let value = self.request(request, container.synchronize())
             slots.append(value)
             return observe(value)
 
         case .withObjectGraph(let container, let slot, let field, let requests):
+            guard let container = containers[container] else { return [.invalid("freed container")] }
             guard !slots.isEmpty, case .object(let holder) = slots[slot % slots.count] else {
                 return [.invalid("no instance in the slot")]
             }
@@ -162,7 +228,7 @@ public final class ContainerInterpreter {
             }
             guard !held.isEmpty else { return [.invalid("no graph identifier held")] }
             let graph = held[field % held.count]
-            return containers[container].withObjectGraph(graph) { c in
+            return container.withObjectGraph(graph) { c in
                 var observed: [RawObservation] = []
                 for request in requests {
                     let value = self.request(request, c)
@@ -181,22 +247,21 @@ public final class ContainerInterpreter {
                 }
                 target = holder.fields[field % holder.fields.count]
             }
-            let made: ModelNodeObject?
-            switch target {
-            case .lazy(let instance): made = instance()
-            case .provider(let instance): made = instance()
-            default: return [.invalid("not a Lazy or Provider")]
-            }
+            guard let made = Self.read(target) else { return [.invalid("not a Lazy, Provider or @Injected")] }
             let value: InterpreterField = made.map { .object($0) } ?? .none
             slots.append(value)
             return observe(value)
 
         case .release(let slot):
             guard !slots.isEmpty else { return [.invalid("no slot")] }
+            // Moved out first: the `deinit`s it runs may read `slots`.
+            let dropped = slots[slot % slots.count]
             slots[slot % slots.count] = .none
+            withExtendedLifetime(dropped) {}
             return []
 
         case .reset(let container, let scope, let service):
+            guard let container = containers[container] else { return [.invalid("freed container")] }
             let object: ObjectScope
             switch scope.identity {
             case .transient: object = .transient
@@ -207,15 +272,114 @@ public final class ContainerInterpreter {
             case .graph, .unspecified: object = .graph
             }
             if let service {
-                containers[container].resetObjectScope(object, serviceType: modelMetatype(service))
+                container.resetObjectScope(object, serviceType: modelMetatype(service))
             } else {
-                containers[container].resetObjectScope(object)
+                container.resetObjectScope(object)
             }
             return []
 
         case .removeAll(let container):
-            containers[container].removeAll()
+            guard let container = containers[container] else { return [.invalid("freed container")] }
+            container.removeAll()
             return []
+
+        case .freeContainer(let index):
+            // Moved out first: the `deinit`s it runs may read `containers`.
+            let dropped = containers[index]
+            containers[index] = nil
+            withExtendedLifetime(dropped) {}
+            return []
+
+        case .dumpContainer(let container):
+            guard let container = containers[container] else { return [.invalid("freed container")] }
+            var sink = DiscardingStream()
+            dump(container, to: &sink)
+            return []
+
+        case .dumpSlot(let slot):
+            guard !slots.isEmpty else { return [.invalid("no slot")] }
+            var sink = DiscardingStream()
+            switch slots[slot % slots.count] {
+            case .none: dump(nil as Int?, to: &sink)
+            case .object(let node): dump(node, to: &sink)
+            case .lazy(let wrapper, _), .provider(let wrapper, _): dump(wrapper, to: &sink)
+            case .injected(let holder): dump(holder, to: &sink)
+            case .graph(let graph): dump(graph, to: &sink)
+            }
+            return []
+
+        case .countLive:
+            return [.count(live.count)]
+
+        case .makeInjected(let bindings, let request):
+            #if INTERPRET_SWINJECT
+                _ = (bindings, request)
+                return [.invalid("@Injected is Graft's")]
+            #else
+                let value = makeInjected(bindings[...], request)
+                slots.append(value)
+                return [observeField(value)]
+            #endif
+        }
+    }
+
+    /// Reads a `Lazy`, `Provider` or `@Injected`: `nil` when `field` is none of them.
+    private static func read(_ field: InterpreterField) -> ModelNodeObject?? {
+        switch field {
+        case .lazy(_, let instance), .provider(_, let instance): return .some(instance())
+        case .injected(let holder): return .some(holder.read())
+        default: return nil
+        }
+    }
+
+    #if !INTERPRET_SWINJECT
+        /// Makes the `@Injected` holder inside `bindings`, outermost first.
+        private func makeInjected(_ bindings: ArraySlice<MBinding>, _ request: MRequest) -> InterpreterField {
+            guard let binding = bindings.first else {
+                struct Make: ModelTypeVisitor {
+                    let name: String?
+                    func visit<T>(_ type: T.Type) -> InjectedHolder { InjectedHandle<T>(name: name) }
+                }
+                return .injected(withModelType(request.type, Make(name: request.name?.string)))
+            }
+            switch binding {
+            case .resolver(let container):
+                guard let container = containers[container] else { return .none }
+                return withResolver(container.synchronize()) { makeInjected(bindings.dropFirst(), request) }
+            case .overrides(let registration):
+                let override = { (copy: Container) in
+                    if let registration { _ = self.register(registration, into: copy) }
+                }
+                return withOverrides(override, operation: { makeInjected(bindings.dropFirst(), request) })
+            }
+        }
+    #endif
+
+    // MARK: Deinit actions
+
+    /// Runs a `deinit` action that shows in the trace, unless one is running already.
+    private func runDeinitAction(_ action: () -> Void) {
+        guard !deinitActionRunning else { return }
+        deinitActionRunning = true
+        action()
+        deinitActionRunning = false
+    }
+
+    /// Reads the wrapper `back` slots before the last one the step began with, and logs what it got.
+    private func deinitReadSlot(_ back: Int) {
+        runDeinitAction {
+            let index = slotsAtStepStart - 1 - back
+            guard index >= 0, index < slots.count else { return }
+            // Only the serial is kept: a `Provider`'s instance dies inside this action.
+            guard let serial = Self.read(slots[index]).map({ $0?.serial }) else { return }
+            deinitLog.append(serial.map { .object($0) } ?? .none)
+        }
+    }
+
+    private func deinitRegisterAgain(_ registration: MRegistration) {
+        runDeinitAction {
+            guard let container = containers[registration.container] else { return }
+            _ = register(registration, into: container)
         }
     }
 
@@ -230,6 +394,7 @@ public final class ContainerInterpreter {
         case .object(let node): return .object(node.serial)
         case .lazy: return .lazy
         case .provider: return .provider
+        case .injected: return .injected
         case .graph(let graph):
             if let index = graphs.firstIndex(of: graph) { return .graph(UInt64(index)) }
             graphs.append(graph)
@@ -239,8 +404,22 @@ public final class ContainerInterpreter {
 
     // MARK: Registration
 
-    func register<T>(_ type: T.Type, _ registration: MRegistration) -> (MForward) -> Void {
-        let container = containers[registration.container]
+    /// Registers `registration` in `container` (the one it names, or a copy `withOverrides` made);
+    /// returns what `implements` on its entry.
+    func register(_ registration: MRegistration, into container: Container) -> (MForward) -> Void {
+        struct Register: ModelTypeVisitor {
+            let interpreter: ContainerInterpreter
+            let registration: MRegistration
+            let container: Container
+            func visit<T>(_ type: T.Type) -> (MForward) -> Void {
+                interpreter.register(type, registration, into: container)
+            }
+        }
+        return withModelType(
+            registration.service, Register(interpreter: self, registration: registration, container: container))
+    }
+
+    func register<T>(_ type: T.Type, _ registration: MRegistration, into container: Container) -> (MForward) -> Void {
         let name = registration.name?.string
         let make: (Resolver) -> T = { [unowned self] r in
             // Every registered type is a class the made instance is (the generator ensures it).
@@ -248,6 +427,13 @@ public final class ContainerInterpreter {
         }
         let entry: ServiceEntry<T>
         switch registration.args {
+        #if !INTERPRET_SWINJECT
+            case .none where registration.isMain:
+                // Safe: main-actor registrations are generated only for interpreters that run on
+                // the main actor, so `make` (and this interpreter) stay on that one thread.
+                nonisolated(unsafe) let makeOnMain = make
+                entry = container.registerMain(type, name: name) { r in makeOnMain(r) }
+        #endif
         case .none: entry = container.register(type, name: name) { r in make(r) }
         case .int: entry = container.register(type, name: name) { (r: Resolver, _: Int) in make(r) }
         case .string: entry = container.register(type, name: name) { (r: Resolver, _: String) in make(r) }
@@ -285,6 +471,7 @@ public final class ContainerInterpreter {
     }
 
     private func make(_ registration: MRegistration, _ r: Resolver) -> ModelNodeObject {
+        runFactoryAction(registration)
         var fields: [InterpreterField] = []
         #if INTERPRET_SWINJECT
             depth += 1
@@ -307,20 +494,35 @@ public final class ContainerInterpreter {
         switch deinitAction {
         case .none: onDeinit = nil
         case .resolveProbe:
-            onDeinit = { [weak self] in _ = self?.containers[container].resolve(ModelProbe.self) }
+            onDeinit = { [weak self] in _ = self?.containers[container]?.resolve(ModelProbe.self) }
         case .registerScratch:
             onDeinit = { [weak self] in
-                guard let self else { return }
+                guard let self, let target = containers[container] else { return }
                 scratchCount += 1
-                containers[container].register(ModelScratch.self, name: "scratch\(scratchCount)") { _ in ModelScratch()
-                }
+                target.register(ModelScratch.self, name: "scratch\(scratchCount)") { _ in ModelScratch() }
             }
+        case .readSlot:
+            let back = registration.deinitSlot
+            onDeinit = { [weak self] in self?.deinitReadSlot(back) }
+        case .reregister:
+            onDeinit = { [weak self] in self?.deinitRegisterAgain(registration) }
         }
         switch registration.makes {
-        case .a: return ModelA(serial: nextSerial, fields: fields, onDeinit: onDeinit)
-        case .b: return ModelB(serial: nextSerial, fields: fields, onDeinit: onDeinit)
-        case .c: return ModelC(serial: nextSerial, fields: fields, onDeinit: onDeinit)
-        case .d: return ModelD(serial: nextSerial, fields: fields, onDeinit: onDeinit)
+        case .a: return ModelA(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
+        case .b: return ModelB(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
+        case .c: return ModelC(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
+        case .d: return ModelD(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
+        }
+    }
+
+    /// What a factory does first, on its registration's container (if the program still holds it).
+    private func runFactoryAction(_ registration: MRegistration) {
+        guard let container = containers[registration.container] else { return }
+        switch registration.factoryAction {
+        case .none: break
+        case .resetContainerScope: container.resetObjectScope(.container)
+        case .resetGraphScope: container.resetObjectScope(.graph)
+        case .reregister: _ = register(registration, into: container)
         }
     }
 
@@ -350,12 +552,15 @@ public final class ContainerInterpreter {
             return object(wrapped.flatMap { $0 })
         case .lazy:
             guard let lazy = resolve(Lazy<T>.self, name, request.args, r) else { return .none }
-            return .lazy { lazy.instance as AnyObject as? ModelNodeObject }
+            return .lazy(lazy) { lazy.instance as AnyObject as? ModelNodeObject }
         case .provider:
             guard let provider = resolve(Provider<T>.self, name, request.args, r) else { return .none }
-            return .provider { provider.instance as AnyObject as? ModelNodeObject }
+            return .provider(provider) { provider.instance as AnyObject as? ModelNodeObject }
         case .graphIdentifier:
             return r.resolve(GraphIdentifier.self).map { .graph($0) } ?? .none
+        case .discarded:
+            _ = resolve(T.self, name, request.args, r)
+            return .none
         }
     }
 

@@ -8,7 +8,8 @@ import Testing
 
 /// Runs seeded random programs on Graft and compares each step with `ReferenceModel`.
 /// `GRAFT_MODEL_PROGRAMS` (default 1000) and `GRAFT_MODEL_SEED` (default 1) choose the programs;
-/// `GRAFT_MODEL_TRACE=1` prints each program before it runs (to find one that crashes).
+/// `GRAFT_MODEL_TRACE=1` prints each program before it runs. A program that stops the process has
+/// its seed written to standard error first.
 @Suite struct ModelBasedTests {
     static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
@@ -25,19 +26,29 @@ import Testing
         )
     }
 
-    @Test func graftMatchesTheReferenceModel() {
+    /// On the main actor: programs register main-actor services and resolve them with the plain
+    /// `resolve`, which works there. Graft's log messages are built (and captured) for every failure.
+    @MainActor @Test func graftMatchesTheReferenceModel() {
+        _ = LogCapture()
         let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
         let firstSeed = Self.environment("GRAFT_MODEL_SEED").flatMap { UInt64($0) } ?? 1
         let trace = Self.environment("GRAFT_MODEL_TRACE") == "1"
         let stats = Self.environment("GRAFT_MODEL_STATS") == "1"
         var failures = 0
         var keptSteps = 0
+        var reentered: [UInt64] = []
         var skippedSteps: [String: Int] = [:]
+        let stopReport = StopReport()
+        defer { stopReport.remove() }
         for seed in firstSeed..<(firstSeed + UInt64(count)) {
+            stopReport.set(
+                "Graft model-based tests: the process stopped while running the program of seed \(seed); "
+                    + "rerun it with GRAFT_MODEL_SEED=\(seed) GRAFT_MODEL_PROGRAMS=1 GRAFT_MODEL_TRACE=1\n")
             let program = ProgramGenerator.generate(seed: seed)
             if stats {
                 let modelled = ReferenceModel.run(program)
                 keptSteps += modelled.program.steps.count
+                if modelled.reenteredFirstAccesses > 0 { reentered.append(seed) }
                 for reason in modelled.skipped { skippedSteps[reason, default: 0] += 1 }
             }
             if trace { print("seed \(seed):\n\(ReferenceModel.run(program).program.render())\n") }
@@ -48,7 +59,12 @@ import Testing
             Issue.record("seed \(seed): Graft differs from the model.\n\(report)")
             if failures >= 5 { break }
         }
-        if stats { print("modelled steps: \(keptSteps), skipped: \(skippedSteps)") }
+        if stats {
+            print("modelled steps: \(keptSteps), skipped: \(skippedSteps.sorted { $0.value > $1.value })")
+            print(
+                "programs with a first access re-entered by a deinit: \(reentered.count), seeds \(reentered.prefix(20))"
+            )
+        }
     }
 
     /// The model itself on hand-written programs whose answer is known.
@@ -78,4 +94,40 @@ import Testing
         #expect(trace[2] == [.new, .new, .same(1)])
         #expect(trace[4] == [.none])
     }
+}
+
+/// Writes a message to standard error if the process stops on a trap or an abort while it is
+/// installed, then lets the handler that was there before (the runtime's backtracer) run. The
+/// message is written into a fixed buffer beforehand: a signal handler may only call `write`.
+private final class StopReport {
+    private static let signals: [Int32] = [SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS]
+
+    init() {
+        for number in Self.signals {
+            stopReportPrevious[Int(number)] = signal(number) { number in stopReportHandler(number) }
+        }
+    }
+
+    func set(_ message: String) {
+        let bytes = Array(message.utf8.prefix(stopReportCapacity))
+        bytes.withUnsafeBufferPointer { stopReportBuffer.update(from: $0.baseAddress!, count: bytes.count) }
+        stopReportLength = bytes.count
+    }
+
+    func remove() {
+        stopReportLength = 0
+        for number in Self.signals { signal(number, stopReportPrevious[Int(number)]) }
+    }
+}
+
+private let stopReportCapacity = 512
+// Written by the test (one thread) before each program; read by the signal handler.
+nonisolated(unsafe) private let stopReportBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: stopReportCapacity)
+nonisolated(unsafe) private var stopReportLength = 0
+nonisolated(unsafe) private var stopReportPrevious = [(@convention(c) (Int32) -> Void)?](repeating: nil, count: 64)
+
+private func stopReportHandler(_ number: Int32) {
+    if stopReportLength > 0 { _ = write(2, stopReportBuffer, stopReportLength) }
+    signal(number, stopReportPrevious[Int(number)])
+    raise(number)
 }

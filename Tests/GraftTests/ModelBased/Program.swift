@@ -109,8 +109,10 @@ public enum MScope: Int, CaseIterable, Sendable {
 }
 
 /// How a request asks: the type itself, `Optional`, `Lazy`, `Provider`, or the graph's identifier.
+/// `discarded` (in factories only) resolves the type itself and drops the result at once, so a
+/// graph-scoped instance lives until its graph ends and no longer.
 public enum MWrapper: Int, CaseIterable, Sendable {
-    case plain, optional, lazy, provider, graphIdentifier
+    case plain, optional, lazy, provider, graphIdentifier, discarded
 }
 
 public struct MRequest: Hashable, Sendable, CustomStringConvertible {
@@ -134,6 +136,7 @@ public struct MRequest: Hashable, Sendable, CustomStringConvertible {
         case .lazy: return "r.resolve(Lazy<\(type)>.self\(nameText)\(args.callSource))"
         case .provider: return "r.resolve(Provider<\(type)>.self\(nameText)\(args.callSource))"
         case .graphIdentifier: return "r.resolve(GraphIdentifier.self)"
+        case .discarded: return "discard(r.resolve(\(type).self\(nameText)\(args.callSource)))"
         }
     }
 }
@@ -148,9 +151,22 @@ public struct MForward: Hashable, Sendable {
 }
 
 /// What an instance's `deinit` does: nothing, resolve the transient `Probe` (which needs a
-/// graph-scoped `ProbePart`), or register a `Scratch` under a fresh name in its container.
+/// graph-scoped `ProbePart`), register a `Scratch` under a fresh name in its container, read the
+/// `Lazy`, `Provider` or `@Injected` held in a recent slot (`MRegistration.deinitSlot`), or
+/// register its own registration again (replacing it). The last two change what later steps
+/// observe; a `deinit` that runs while another of those runs does nothing.
 public enum MDeinit: Int, CaseIterable, Sendable {
-    case none, resolveProbe, registerScratch
+    case none, resolveProbe, registerScratch, readSlot, reregister
+
+    /// Whether what it does shows in the trace.
+    public var isVisible: Bool { self == .readSlot || self == .reregister }
+}
+
+/// What a factory does before it makes its instance: nothing, `resetObjectScope(.container)` or
+/// `resetObjectScope(.graph)` on its registration's container, or register its own registration
+/// again (so the next resolution finds a new entry).
+public enum MFactoryAction: Int, CaseIterable, Sendable {
+    case none, resetContainerScope, resetGraphScope, reregister
 }
 
 public struct MRegistration: Hashable, Sendable {
@@ -166,10 +182,17 @@ public struct MRegistration: Hashable, Sendable {
     public var completions: [[MRequest]]
     public var forwards: [MForward]
     public var onDeinit: MDeinit
+    /// For `onDeinit == .readSlot`: which recent slot, counted back from the last one that existed
+    /// when the step began (0 is the last).
+    public var deinitSlot: Int
+    public var factoryAction: MFactoryAction
+    /// Registered with `registerMain` (no arguments, no `implements`); resolved on the main actor.
+    public var isMain: Bool
 
     public init(
         container: Int, service: MType, makes: MClass, name: MName?, args: MArgs, scope: MScope,
-        dependencies: [MRequest], completions: [[MRequest]], forwards: [MForward], onDeinit: MDeinit
+        dependencies: [MRequest], completions: [[MRequest]], forwards: [MForward], onDeinit: MDeinit,
+        deinitSlot: Int = 0, factoryAction: MFactoryAction = .none, isMain: Bool = false
     ) {
         self.container = container
         self.service = service
@@ -181,7 +204,18 @@ public struct MRegistration: Hashable, Sendable {
         self.completions = completions
         self.forwards = forwards
         self.onDeinit = onDeinit
+        self.deinitSlot = deinitSlot
+        self.factoryAction = factoryAction
+        self.isMain = isMain
     }
+}
+
+/// One level of `withResolver`/`withOverrides` nesting around the making of an `@Injected`, as test
+/// traits nest them: bind a view of a container, or copy the bound resolver's registrations and
+/// register one override (or none) in the copy.
+public enum MBinding: Hashable, Sendable {
+    case resolver(container: Int)
+    case overrides(MRegistration?)
 }
 
 /// One step. Indices of slots (results held by the program) and registrations are taken modulo
@@ -202,16 +236,34 @@ public enum MStep: Hashable, Sendable {
     case release(slot: Int)
     case reset(container: Int, scope: MScope, service: MType?)
     case removeAll(container: Int)
+    /// A top-level resolution through a synchronized view of the container (`synchronize()`).
+    case resolveThroughView(container: Int, MRequest)
+    /// Drops the program's reference to a container (never the root); it is freed once no child
+    /// container, view or unresolved `@Injected` holds it.
+    case freeContainer(Int)
+    /// `dump` of a container, into a sink that discards the text: it must not stop the process.
+    case dumpContainer(Int)
+    /// `dump` of what a slot holds (an instance, its fields, a `Lazy`, a `Provider`, an `@Injected`).
+    case dumpSlot(Int)
+    /// Observes how many model instances are alive.
+    case countLive
+    /// Makes an object with an `@Injected var service: T?` (type and name of the request) inside
+    /// the nested bindings (the first binds a resolver); it goes into a new slot, and `access`
+    /// reads it.
+    case makeInjected(bindings: [MBinding], MRequest)
 }
 
 public struct MProgram: Hashable, Sendable, CustomStringConvertible {
     /// `parents[i]` is the parent of container `i`; container 0 is the root (parent -1).
     public var parents: [Int]
     public var steps: [MStep]
+    /// Child containers are made with a synchronized view of their parent as `parent:`.
+    public var childrenOfViews: Bool
 
-    public init(parents: [Int], steps: [MStep]) {
+    public init(parents: [Int], steps: [MStep], childrenOfViews: Bool = false) {
         self.parents = parents
         self.steps = steps
+        self.childrenOfViews = childrenOfViews
     }
 
     public var description: String { render() }
@@ -219,41 +271,18 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
     /// Swift-like source of the program, one line per step.
     public func render() -> String {
         var lines: [String] = []
+        let viewText = childrenOfViews ? ".synchronize()" : ""
         for (index, parent) in parents.enumerated() {
-            lines.append(parent < 0 ? "let c\(index) = Container()" : "let c\(index) = Container(parent: c\(parent))")
+            lines.append(
+                parent < 0 ? "var c\(index) = Container()" : "var c\(index) = Container(parent: c\(parent)\(viewText))")
         }
         var registrations = 0
         var slots = 0
         for step in steps {
             switch step {
             case .register(let r):
-                let nameText = r.name.map { ", name: \($0.source)" } ?? ""
-                let params: String
-                switch r.args {
-                case .none: params = "r"
-                case .intString: params = "(r: Resolver, _: Int, _: String)"
-                default: params = "(r: Resolver, _: \(r.args.source))"
-                }
-                var body =
-                    "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ")
-                    + ")"
-                if r.service != .cls(r.makes) { body += " as \(r.service)" }
-                var line =
-                    "let e\(registrations) = c\(r.container).register(\(r.service).self\(nameText)) { \(params) in \(body) }\(r.scope.source)"
-                for completion in r.completions {
-                    line +=
-                        ".initCompleted { r, s in s.late += [" + completion.map(\.description).joined(separator: ", ")
-                        + "] }"
-                }
-                for forward in r.forwards {
-                    line +=
-                        ".implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")"
-                }
-                switch r.onDeinit {
-                case .none: break
-                case .resolveProbe: line += "  // deinit resolves Probe"
-                case .registerScratch: line += "  // deinit registers Scratch in c\(r.container)"
-                }
+                var line = "let e\(registrations) = " + Self.renderRegistration(r, in: "c\(r.container)")
+                line += Self.renderComments(r)
                 lines.append(line)
                 registrations += 1
             case .forward(let registration, let forward):
@@ -292,9 +321,82 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                         + ")")
             case .removeAll(let container):
                 lines.append("c\(container).removeAll()")
+            case .resolveThroughView(let container, let request):
+                lines.append(
+                    "let s\(slots) = " + request.description.replacingFirstResolver(with: "c\(container).synchronize()")
+                )
+                slots += 1
+            case .freeContainer(let container):
+                lines.append("c\(container) = nil")
+            case .dumpContainer(let container):
+                lines.append("dump(c\(container))")
+            case .dumpSlot(let slot):
+                lines.append(slots == 0 ? "dump(s?)" : "dump(s\(slot % slots))")
+            case .countLive:
+                lines.append("countLiveInstances()")
+            case .makeInjected(let bindings, let request):
+                var line = "let s\(slots) = "
+                var closing = ""
+                for binding in bindings {
+                    switch binding {
+                    case .resolver(let container):
+                        line += "withResolver(c\(container).synchronize()) { "
+                    case .overrides(let registration):
+                        line +=
+                            "withOverrides({ "
+                            + (registration.map { Self.renderRegistration($0, in: "$0") + Self.renderComments($0) }
+                                ?? "_ in") + " }) { "
+                    }
+                    closing += " }"
+                }
+                let nameText = request.name.map { "(name: \($0.source))" } ?? ""
+                line += "Holder { @Injected\(nameText) var service: \(request.type)? }" + closing
+                lines.append(line)
+                slots += 1
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    static func renderRegistration(_ r: MRegistration, in container: String) -> String {
+        let nameText = r.name.map { ", name: \($0.source)" } ?? ""
+        let params: String
+        switch r.args {
+        case .none: params = "r"
+        case .intString: params = "(r: Resolver, _: Int, _: String)"
+        default: params = "(r: Resolver, _: \(r.args.source))"
+        }
+        var body = ""
+        switch r.factoryAction {
+        case .none: break
+        case .resetContainerScope: body += "c\(r.container).resetObjectScope(.container); "
+        case .resetGraphScope: body += "c\(r.container).resetObjectScope(.graph); "
+        case .reregister: body += "c\(r.container).register(same again); "
+        }
+        body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
+        if r.service != .cls(r.makes) { body += " as \(r.service)" }
+        var line =
+            "\(container).\(r.isMain ? "registerMain" : "register")(\(r.service).self\(nameText)) { \(params) in \(body) }"
+            + r.scope.source
+        for completion in r.completions {
+            line +=
+                ".initCompleted { r, s in s.late += [" + completion.map(\.description).joined(separator: ", ") + "] }"
+        }
+        for forward in r.forwards {
+            line += ".implements(\(forward.type).self" + (forward.name.map { ", name: \($0.source)" } ?? "") + ")"
+        }
+        return line
+    }
+
+    static func renderComments(_ r: MRegistration) -> String {
+        switch r.onDeinit {
+        case .none: return ""
+        case .resolveProbe: return "  // deinit resolves Probe"
+        case .registerScratch: return "  // deinit registers Scratch in c\(r.container)"
+        case .readSlot:
+            return "  // deinit reads the Lazy/Provider/@Injected in the slot \(r.deinitSlot) back from the last"
+        case .reregister: return "  // deinit registers this again in c\(r.container)"
+        }
     }
 }
 
@@ -314,6 +416,9 @@ public enum RawObservation: Hashable, Sendable {
     case graph(UInt64)
     case lazy
     case provider
+    case injected
+    /// How many model instances are alive.
+    case count(Int)
     /// The interpreter could not perform the step as the model said it could.
     case invalid(String)
 }
@@ -327,6 +432,8 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     case sameGraph(Int)
     case lazy
     case provider
+    case injected
+    case count(Int)
     case invalid(String)
 
     public var description: String {
@@ -338,6 +445,8 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
         case .sameGraph(let k): return "graph:=#\(k)"
         case .lazy: return "Lazy"
         case .provider: return "Provider"
+        case .injected: return "Injected"
+        case .count(let n): return "alive:\(n)"
         case .invalid(let why): return "invalid(\(why))"
         }
     }
@@ -358,6 +467,8 @@ public func normalize(_ raw: [[RawObservation]]) -> Trace {
             case .none: observed.append(.none)
             case .lazy: observed.append(.lazy)
             case .provider: observed.append(.provider)
+            case .injected: observed.append(.injected)
+            case .count(let n): observed.append(.count(n))
             case .invalid(let why): observed.append(.invalid(why))
             case .object(let serial):
                 if let k = firstSeen[serial] {
@@ -451,84 +562,198 @@ extension ChoiceSource {
 
 // MARK: - Generation
 
+/// Which operations a generated program may use.
+public struct ProgramFeatures: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `registerMain` (the interpreter must run on the main actor).
+    public static let mainActor = ProgramFeatures(rawValue: 1 << 0)
+    /// Graft's own API: `@Injected` inside nested `withResolver`/`withOverrides`, resolutions
+    /// through synchronized views, child containers made from views.
+    public static let graftAPI = ProgramFeatures(rawValue: 1 << 1)
+    /// `deinit`s whose actions show in the trace (reading a `Lazy`/`Provider`/`@Injected`,
+    /// registering again).
+    public static let deinitEffects = ProgramFeatures(rawValue: 1 << 2)
+
+    /// Steps that observe how many instances are alive. The model follows Graft's lifetimes, which
+    /// are not Swinject 2.10's: there a singleton holding a `Lazy` of its own container outlives
+    /// that container's release, and after resolving a forwarded type the made instance is not,
+    /// Swinject leaves nothing alive where Graft keeps the reference cycle its `initCompleted`
+    /// actions formed.
+    public static let liveCounts = ProgramFeatures(rawValue: 1 << 3)
+
+    public static let all: ProgramFeatures = [.mainActor, .graftAPI, .deinitEffects, .liveCounts]
+    /// What Swinject 2.10 can run too.
+    public static let swinjectCompatible: ProgramFeatures = []
+}
+
 public enum ProgramGenerator {
     /// A random program from `seed`.
-    public static func generate(seed: UInt64, maxSteps: Int = 28) -> MProgram {
+    public static func generate(seed: UInt64, maxSteps: Int = 28, features: ProgramFeatures = .all) -> MProgram {
         var random = SplitMix64(seed: seed)
-        return generate(using: &random, maxSteps: maxSteps)
+        return generate(using: &random, maxSteps: maxSteps, features: features)
     }
 
     /// A program decoded from fuzzer bytes: every byte string is a valid program.
-    public static func decode(_ bytes: [UInt8], maxSteps: Int = 40) -> MProgram {
+    public static func decode(_ bytes: [UInt8], maxSteps: Int = 40, features: ProgramFeatures = .all) -> MProgram {
         var source = ByteSource(bytes)
-        return generate(using: &source, maxSteps: maxSteps)
+        return generate(using: &source, maxSteps: maxSteps, features: features)
     }
 
-    static func generate<Source: ChoiceSource>(using random: inout Source, maxSteps: Int) -> MProgram {
-        let shapes: [[Int]] = [[-1], [-1, 0], [-1, 0, 0], [-1, 0, 1], [-1, 0, 1, 0]]
-        let parents = random.pick(shapes)
-        let count = 4 + random.below(max(1, maxSteps - 3))
-        var steps: [MStep] = []
+    /// What the generator knows while it writes a program.
+    struct State {
+        var parents: [Int]
+        var features: ProgramFeatures
         var registered: [(MType, MName?, MArgs)] = []
         var registeredIn: [Int] = []
+        var mains: [MRegistration] = []
+        /// Slots the steps so far make (an estimate: the model may drop steps).
+        var slots = 0
+
+        /// A slot index: mostly one of the last two, where new `Lazy`s and instances are.
+        mutating func slot<Source: ChoiceSource>(_ random: inout Source) -> Int {
+            if slots > 0 && random.chance(60) { return max(0, slots - 1 - random.below(2)) }
+            return random.below(64)
+        }
+    }
+
+    static func generate<Source: ChoiceSource>(
+        using random: inout Source, maxSteps: Int, features: ProgramFeatures
+    ) -> MProgram {
+        let shapes: [[Int]] = [[-1], [-1, 0], [-1, 0, 0], [-1, 0, 1], [-1, 0, 1, 0], [-1, 0, 1, 2]]
+        let parents = random.pick(shapes)
+        let childrenOfViews = features.contains(.graftAPI) && parents.count > 1 && random.chance(25)
+        let count = 4 + random.below(max(1, maxSteps - 3))
+        var steps: [MStep] = []
+        var state = State(parents: parents, features: features)
         while steps.count < count && !(random.exhausted && steps.count > 0) {
             let roll = random.below(100)
-            if roll < 30 || registered.isEmpty {
-                let registration = makeRegistration(&random, containers: parents.count, registered: registered)
-                registered.append((registration.service, registration.name, registration.args))
-                registeredIn.append(registration.container)
+            if roll < 28 || state.registered.isEmpty {
+                var registration: MRegistration
+                if !state.mains.isEmpty && random.chance(20) {
+                    // The same main-actor key again, in the same container: it replaces the first.
+                    registration = random.pick(state.mains)
+                    registration.scope = random.pick(MScope.allCases)
+                } else {
+                    registration = makeRegistration(
+                        &random, containers: parents.count, registered: state.registered, features: features)
+                }
+                if registration.isMain { state.mains.append(registration) }
+                state.registered.append((registration.service, registration.name, registration.args))
+                state.registeredIn.append(registration.container)
                 for forward in registration.forwards {
-                    registered.append((forward.type, forward.name, registration.args))
-                    registeredIn.append(registration.container)
+                    state.registered.append((forward.type, forward.name, registration.args))
+                    state.registeredIn.append(registration.container)
                 }
                 steps.append(.register(registration))
-            } else if roll < 58 {
-                // Mostly a registered key, from its container or a descendant.
-                if random.chance(85) {
-                    let index = random.below(registered.count)
-                    let (type, name, args) = registered[index]
-                    let descendants = parents.indices.filter { c in
-                        var level = c
-                        while level >= 0 && level != registeredIn[index] { level = parents[level] }
-                        return level >= 0
-                    }
-                    var request = makeRequest(&random, registered: [], topLevel: true)
-                    request.type = type
-                    request.name = name
-                    request.args = args
-                    steps.append(.resolve(container: random.pick(descendants), request))
+            } else if roll < 52 {
+                let (container, request) = makeTopLevelResolution(&random, &state)
+                if features.contains(.graftAPI) && random.chance(20) {
+                    steps.append(.resolveThroughView(container: container, request))
                 } else {
-                    steps.append(
-                        .resolve(
-                            container: random.below(parents.count),
-                            makeRequest(&random, registered: registered, topLevel: true)))
+                    steps.append(.resolve(container: container, request))
                 }
-            } else if roll < 65 {
+                state.slots += 1
+            } else if roll < 58 {
                 let requests = (0...random.below(3)).map { _ in
-                    makeRequest(&random, registered: registered, topLevel: true)
+                    makeRequest(&random, registered: state.registered, topLevel: true)
                 }
                 steps.append(
                     .withObjectGraph(
-                        container: random.below(parents.count), slot: random.below(64), field: random.below(8), requests
-                    ))
-            } else if roll < 76 {
-                steps.append(.access(slot: random.below(64), field: random.chance(40) ? nil : random.below(8)))
-            } else if roll < 85 {
-                steps.append(.release(slot: random.below(64)))
-            } else if roll < 91 {
+                        container: random.below(parents.count), slot: state.slot(&random), field: random.below(8),
+                        requests))
+                state.slots += requests.count
+            } else if roll < 69 {
+                steps.append(.access(slot: state.slot(&random), field: random.chance(40) ? nil : random.below(8)))
+                state.slots += 1
+            } else if roll < 77 {
+                steps.append(.release(slot: state.slot(&random)))
+            } else if roll < 81 {
                 let scopes: [MScope] = [.transient, .graph, .container, .weak, .customPermanent, .customGraph]
                 steps.append(
                     .reset(
                         container: random.below(parents.count), scope: random.pick(scopes),
                         service: random.chance(40) ? random.pick(MType.all) : nil))
-            } else if roll < 94 {
+            } else if roll < 83 {
                 steps.append(.removeAll(container: random.below(parents.count)))
-            } else {
+            } else if roll < 85 {
                 steps.append(
                     .forward(registration: random.below(64), makeForward(&random, transient: false, makes: nil)))
+            } else if roll < 88 {
+                if parents.count > 1 { steps.append(.freeContainer(1 + random.below(parents.count - 1))) }
+            } else if roll < 91 {
+                // Dumps are dear (a container's reaches its whole hierarchy): one step in 70.
+                if random.chance(50) {
+                    steps.append(
+                        random.chance(50)
+                            ? .dumpContainer(random.below(parents.count)) : .dumpSlot(state.slot(&random)))
+                }
+            } else if roll < 94 {
+                if features.contains(.liveCounts) { steps.append(.countLive) }
+            } else if features.contains(.graftAPI) {
+                steps.append(makeInjected(&random, &state))
+                state.slots += 1
             }
         }
-        return MProgram(parents: parents, steps: steps)
+        if features.contains(.liveCounts) { steps.append(.countLive) }
+        return MProgram(parents: parents, steps: steps, childrenOfViews: childrenOfViews)
+    }
+
+    /// A top-level request: mostly a registered key, from its container or a descendant.
+    static func makeTopLevelResolution<Source: ChoiceSource>(
+        _ random: inout Source, _ state: inout State
+    ) -> (Int, MRequest) {
+        guard random.chance(85) else {
+            return (
+                random.below(state.parents.count),
+                makeRequest(&random, registered: state.registered, topLevel: true)
+            )
+        }
+        let index = random.below(state.registered.count)
+        let (type, name, args) = state.registered[index]
+        let descendants = state.parents.indices.filter { c in
+            var level = c
+            while level >= 0 && level != state.registeredIn[index] { level = state.parents[level] }
+            return level >= 0
+        }
+        var request = makeRequest(&random, registered: [], topLevel: true)
+        request.type = type
+        request.name = name
+        request.args = args
+        return (random.pick(descendants), request)
+    }
+
+    /// An `@Injected` made inside one to three levels of bindings, the first a resolver.
+    static func makeInjected<Source: ChoiceSource>(_ random: inout Source, _ state: inout State) -> MStep {
+        let unargumented = state.registered.filter { $0.2 == .none }
+        let type: MType
+        let name: MName?
+        if !unargumented.isEmpty && random.chance(75) {
+            (type, name, _) = random.pick(unargumented)
+        } else {
+            (type, name) = (random.pick(MType.all), makeName(&random))
+        }
+        var bindings: [MBinding] = [.resolver(container: random.below(state.parents.count))]
+        for _ in 0..<random.below(3) {
+            if random.chance(25) {
+                bindings.append(.resolver(container: random.below(state.parents.count)))
+            } else if random.chance(20) {
+                bindings.append(.overrides(nil))
+            } else {
+                var override = makeRegistration(
+                    &random, containers: state.parents.count, registered: state.registered, features: state.features)
+                if random.chance(60) {
+                    override.service = type
+                    override.makes = random.pick(MClass.allCases.filter { type.isSatisfied(by: $0) })
+                    override.name = name
+                    override.args = .none
+                    override.forwards = override.forwards.filter { $0.type.isSatisfied(by: override.makes) }
+                }
+                bindings.append(.overrides(override))
+            }
+        }
+        return .makeInjected(bindings: bindings, MRequest(type: type, name: name, args: .none, wrapper: .plain))
     }
 
     static func makeName<Source: ChoiceSource>(_ random: inout Source) -> MName? {
@@ -547,7 +772,7 @@ public enum ProgramGenerator {
     }
 
     static func makeRegistration<Source: ChoiceSource>(
-        _ random: inout Source, containers: Int, registered: [(MType, MName?, MArgs)]
+        _ random: inout Source, containers: Int, registered: [(MType, MName?, MArgs)], features: ProgramFeatures
     ) -> MRegistration {
         let service = random.pick(MType.all)
         let makes = random.pick(MClass.allCases.filter { service.isSatisfied(by: $0) })
@@ -558,15 +783,24 @@ public enum ProgramGenerator {
         let completions =
             random.chance(25)
             ? [(0...random.below(2)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }] : []
+        let isMain = features.contains(.mainActor) && random.chance(20)
         let forwards =
-            random.chance(25)
+            !isMain && random.chance(25)
             ? (0...random.below(2)).map { _ in makeForward(&random, transient: scope == .transient, makes: makes) } : []
         let roll = random.below(100)
-        let onDeinit: MDeinit = roll < 10 ? .resolveProbe : roll < 15 ? .registerScratch : .none
+        var onDeinit: MDeinit = roll < 8 ? .resolveProbe : roll < 12 ? .registerScratch : .none
+        if features.contains(.deinitEffects) && onDeinit == .none {
+            onDeinit = roll < 27 ? .readSlot : roll < 31 ? .reregister : .none
+        }
+        let actionRoll = random.below(100)
+        let factoryAction: MFactoryAction =
+            actionRoll < 4
+            ? .resetContainerScope : actionRoll < 8 ? .resetGraphScope : actionRoll < 12 ? .reregister : .none
         return MRegistration(
             container: random.below(containers), service: service, makes: makes, name: makeName(&random),
-            args: makeArgs(&random), scope: scope, dependencies: dependencies, completions: completions,
-            forwards: forwards, onDeinit: onDeinit)
+            args: isMain ? .none : makeArgs(&random), scope: scope, dependencies: dependencies,
+            completions: completions, forwards: forwards, onDeinit: onDeinit, deinitSlot: random.below(2),
+            factoryAction: factoryAction, isMain: isMain)
     }
 
     static func makeRequest<Source: ChoiceSource>(
@@ -575,11 +809,13 @@ public enum ProgramGenerator {
         let roll = random.below(100)
         let wrapper: MWrapper
         if topLevel {
-            wrapper = roll < 60 ? .plain : roll < 70 ? .optional : roll < 85 ? .lazy : .provider
+            wrapper = roll < 55 ? .plain : roll < 65 ? .optional : roll < 85 ? .lazy : .provider
         } else {
             wrapper =
-                roll < 62
-                ? .plain : roll < 70 ? .optional : roll < 80 ? .lazy : roll < 88 ? .provider : .graphIdentifier
+                roll < 50
+                ? .plain
+                : roll < 58
+                    ? .optional : roll < 67 ? .lazy : roll < 74 ? .provider : roll < 81 ? .graphIdentifier : .discarded
         }
         if !registered.isEmpty && random.chance(75) {
             let (type, name, args) = random.pick(registered)
@@ -618,6 +854,11 @@ public enum ProgramShrinker {
             smaller.steps = smaller.steps.map { $0.mappingContainers { $0 % limit } }
             result.append(smaller)
         }
+        if program.childrenOfViews {
+            var smaller = program
+            smaller.childrenOfViews = false
+            result.append(smaller)
+        }
         // Simplify inside steps.
         for (index, step) in steps.enumerated() {
             for simpler in simplifications(step) {
@@ -649,11 +890,13 @@ public enum ProgramShrinker {
                 out.append(s)
             }
             if r.onDeinit != .none { var s = r; s.onDeinit = .none; out.append(s) }
+            if r.factoryAction != .none { var s = r; s.factoryAction = .none; out.append(s) }
+            if r.isMain { var s = r; s.isMain = false; out.append(s) }
             if r.scope != .unspecified { var s = r; s.scope = .unspecified; out.append(s) }
             if r.name != nil { var s = r; s.name = nil; out.append(s) }
             if r.container != 0 { var s = r; s.container = 0; out.append(s) }
             for (i, request) in r.dependencies.enumerated()
-            where request.wrapper != .plain && request.wrapper != .graphIdentifier {
+            where request.wrapper != .plain && request.wrapper != .graphIdentifier && request.wrapper != .discarded {
                 var s = r
                 s.dependencies[i].wrapper = .plain
                 out.append(s)
@@ -673,6 +916,16 @@ public enum ProgramShrinker {
             return container == 0 ? [] : [.resolve(container: 0, request)]
         case .reset(let container, let scope, let service):
             return service == nil ? [] : [.reset(container: container, scope: scope, service: nil)]
+        case .resolveThroughView(let container, let request):
+            return [.resolve(container: container, request)]
+        case .makeInjected(let bindings, let request):
+            var out: [MStep] = []
+            for i in bindings.indices where i > 0 {
+                var smaller = bindings
+                smaller.remove(at: i)
+                out.append(.makeInjected(bindings: smaller, request))
+            }
+            return out
         default:
             return []
         }
@@ -710,6 +963,20 @@ extension MStep {
             return .withObjectGraph(container: map(c), slot: slot, field: field, requests)
         case .reset(let c, let scope, let service): return .reset(container: map(c), scope: scope, service: service)
         case .removeAll(let c): return .removeAll(container: map(c))
+        case .resolveThroughView(let c, let request): return .resolveThroughView(container: map(c), request)
+        case .freeContainer(let c): return .freeContainer(map(c))
+        case .dumpContainer(let c): return .dumpContainer(map(c))
+        case .makeInjected(let bindings, let request):
+            return .makeInjected(
+                bindings: bindings.map { binding in
+                    switch binding {
+                    case .resolver(let c): return .resolver(container: map(c))
+                    case .overrides(let r):
+                        guard var moved = r else { return .overrides(nil) }
+                        moved.container = map(moved.container)
+                        return .overrides(moved)
+                    }
+                }, request)
         default: return self
         }
     }

@@ -6,7 +6,11 @@
 //   - a failed resolution keeps no instance it made, in any scope (also inside `withObjectGraph`);
 //   - graph memory: a graph-scoped instance is found again when its graph is re-entered (a `Lazy`,
 //     `withObjectGraph`) while it is alive, whatever other graphs did meanwhile.
-// Lifetimes follow ARC: every strong reference is counted, a cycle stays alive.
+// Lifetimes follow ARC: every strong reference is counted, a cycle stays alive. A container lives
+// while the program, a child container or an unresolved `@Injected` holds it; when it goes, its
+// registrations go, and resolving through its parent goes on as before. `deinit` actions that show
+// in the trace run when the step's objects die; a step whose timing could change what they see is
+// dropped. A first access re-entered by such a `deinit` hands out one instance.
 // Steps it cannot predict exactly are reported as skipped and removed from the program
 // (`sanitize`), so the programs run on real containers stay inside what is modelled.
 // No Graft, Testing or Foundation import: Differential/ and Fuzz/ compile this file too.
@@ -30,6 +34,8 @@ enum ModelField: Hashable {
 
 struct ModelEntry {
     var registration: MRegistration
+    /// The container whose table it was registered in (a copy made by `withOverrides`, for one).
+    var home: Int
     var refs = 0
     var alive = true
     /// The instance a `.container` or permanent custom scope keeps (a strong reference).
@@ -44,6 +50,12 @@ enum ModelNodeKind: Equatable {
     case instance(MClass)
     case lazy
     case provider
+    case injected
+
+    var isInstance: Bool {
+        if case .instance = self { return true }
+        return false
+    }
 }
 
 struct ModelNode {
@@ -57,6 +69,11 @@ struct ModelNode {
     var requested: MType = .cls(.a)
     var graph: Int?
     var cached: Int?
+    /// Instances: the entry that made it (-1 for none).
+    var madeBy = -1
+    /// `@Injected`: the name asked for, and whether a value (maybe `nil`) is kept.
+    var name: MName?
+    var isResolved = false
 }
 
 struct ModelContext {
@@ -67,6 +84,12 @@ struct ModelContext {
     var frames: [(entry: Int, completion: Bool)] = []
     var failed = false
     var undo: [ModelUndo] = []
+    /// A factory whose instances' `deinit` shows in the trace ran in this request (if the request
+    /// fails, Graft's factories still made instances, which die while the resolution unwinds).
+    var ranVisibleDeinitFactory = false
+    /// A factory with `initCompleted` ran in this request: if the request fails, what its instances
+    /// hold may form a cycle the model does not follow.
+    var ranCompletingFactory = false
 }
 
 enum ModelUndo {
@@ -78,12 +101,39 @@ enum ModelUndo {
 public struct ReferenceModel {
     var parents: [Int]
     var tables: [[ModelKey: Int]]
+    /// Main-actor registrations each container keeps apart from its table (until the same key is
+    /// registered with `registerMain` again, `removeAll()`, or the container goes).
+    var mainRegistrations: [[ModelKey: Int]]
+    /// Whether the program holds the container (it can name it in steps).
+    var held: [Bool]
+    var containerAlive: [Bool]
     var entries: [ModelEntry] = []
     var registrationEntries: [Int] = []
     var nodes: [ModelNode] = []
     var slots: [ModelField] = []
     var nextGraph = 1
     var stepIndex = 0
+    // Per step:
+    var slotsAtStepStart = 0
+    var nodesAtStepStart = 0
+    /// Something was released in the middle of a resolution (a reset or a registration in a
+    /// factory, a transient result dropped): a `deinit` shown in the trace would run earlier there.
+    var releasedMidStep = false
+    /// The step ends more than one graph (`withObjectGraph` with several requests).
+    var endsSeveralGraphs = false
+    /// A `GraphStorage` custom scope let an instance go: `GraphStorage.graphResolutionCompleted()`
+    /// releases it inside its store to `instance`, so a `deinit` that resolves the same entry there
+    /// stops the process (an exclusivity violation). Not modelled.
+    var graphStorageReleased = false
+    /// The step registers: what the replaced registration releases dies inside `register`, before
+    /// the new entry has its scope, `initCompleted` and forwards.
+    var registersThisStep = false
+    /// The `Lazy` or `@Injected` whose first access this step made.
+    var firstAccessed: Int?
+    /// A failed request left objects the model does not follow (see `ranCompletingFactory`).
+    var liveCountUnknown = false
+    /// First accesses that a `deinit` re-entered (for statistics).
+    var reenteredFirstAccesses = 0
 
     /// Deeper resolutions are not modelled (Graft stops at 200, Swinject crashes at 200).
     static let maximumFrames = 60
@@ -91,12 +141,19 @@ public struct ReferenceModel {
     public init(parents: [Int]) {
         self.parents = parents
         tables = Array(repeating: [:], count: parents.count)
+        mainRegistrations = tables
+        held = Array(repeating: true, count: parents.count)
+        containerAlive = held
     }
 
     /// Runs `program`, dropping the steps the model cannot predict (and those that would crash a
     /// correct container, such as reading a `Lazy` whose resolution fails). Returns the program
     /// that was modelled, its trace, and why each dropped step was dropped.
-    public static func run(_ program: MProgram) -> (program: MProgram, trace: Trace, skipped: [String]) {
+    public static func run(
+        _ program: MProgram
+    ) -> (
+        program: MProgram, trace: Trace, skipped: [String], reenteredFirstAccesses: Int
+    ) {
         var model = ReferenceModel(parents: program.parents)
         var kept: [MStep] = []
         var raw: [[RawObservation]] = []
@@ -104,11 +161,18 @@ public struct ReferenceModel {
         for step in program.steps {
             let saved = model
             do {
+                model.slotsAtStepStart = model.slots.count
+                model.nodesAtStepStart = model.nodes.count
+                model.releasedMidStep = false
+                model.endsSeveralGraphs = false
+                model.registersThisStep = false
+                model.graphStorageReleased = false
+                model.firstAccessed = nil
                 let observed = try model.perform(step)
-                model.sweep()
+                let logged = try model.sweepRunningDeinits()
                 model.stepIndex += 1
                 kept.append(step)
-                raw.append(observed)
+                raw.append(observed + logged)
             } catch let error as Unmodelable {
                 model = saved
                 skipped.append(error.reason)
@@ -117,7 +181,10 @@ public struct ReferenceModel {
                 skipped.append("\(error)")
             }
         }
-        return (MProgram(parents: program.parents, steps: kept), normalize(raw), skipped)
+        return (
+            MProgram(parents: program.parents, steps: kept, childrenOfViews: program.childrenOfViews), normalize(raw),
+            skipped, model.reenteredFirstAccesses
+        )
     }
 
     // MARK: Steps
@@ -125,13 +192,9 @@ public struct ReferenceModel {
     mutating func perform(_ step: MStep) throws -> [RawObservation] {
         switch step {
         case .register(let registration):
-            let entry = entries.count
-            entries.append(ModelEntry(registration: registration))
-            registrationEntries.append(entry)
-            insert(
-                ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args),
-                entry: entry, in: registration.container)
-            for forward in registration.forwards { try addForward(forward, to: entry) }
+            try requireHeld(registration.container)
+            registersThisStep = true
+            registrationEntries.append(try register(registration, in: registration.container))
             return []
 
         case .forward(let registration, let forward):
@@ -139,15 +202,19 @@ public struct ReferenceModel {
             let entry = registrationEntries[registration % registrationEntries.count]
             // The program holds the entry weakly: once nothing else does, `implements` is not modelled.
             guard entries[entry].alive else { throw Unmodelable("forward: the entry is gone") }
+            guard !entries[entry].registration.isMain else { throw Unmodelable("forward: a main-actor entry") }
+            try requireHeld(entries[entry].home)
             try addForward(forward, to: entry)
             return []
 
-        case .resolve(let container, let request):
+        case .resolve(let container, let request), .resolveThroughView(let container, let request):
+            try requireHeld(container)
             let value = try resolveTop(container: container, request: request, graph: newGraph(), topLevelGraph: nil)
             hold(value)
             return observe(value)
 
         case .withObjectGraph(let container, let slot, let field, let requests):
+            try requireHeld(container)
             guard !slots.isEmpty, case .node(let holder) = slots[slot % slots.count] else {
                 throw Unmodelable("withObjectGraph: no instance in the slot")
             }
@@ -157,6 +224,7 @@ public struct ReferenceModel {
             }
             guard !graphs.isEmpty else { throw Unmodelable("withObjectGraph: no graph identifier held") }
             let graph = graphs[field % graphs.count]
+            endsSeveralGraphs = requests.count > 1
             var observed: [RawObservation] = []
             for request in requests {
                 let value = try resolveTop(container: container, request: request, graph: graph, topLevelGraph: graph)
@@ -175,24 +243,11 @@ public struct ReferenceModel {
                 else { throw Unmodelable("access: no wrapper in the field") }
                 wrapper = inner
             }
-            let node = nodes[wrapper]
-            switch node.kind {
-            case .instance: throw Unmodelable("access: not a wrapper")
-            case .lazy:
-                if let cached = node.cached {
-                    hold(.node(cached))
-                    return observe(.node(cached))
-                }
-                let value = try resolveDeferred(node, graph: node.graph ?? newGraph())
-                nodes[wrapper].cached = value
-                retain(.node(value))
-                hold(.node(value))
-                return observe(.node(value))
-            case .provider:
-                let value = try resolveDeferred(node, graph: newGraph())
-                hold(.node(value))
-                return observe(.node(value))
+            guard let value = try read(wrapper, firstAccessHere: true) else {
+                throw Unmodelable("access: not a wrapper")
             }
+            hold(value)
+            return observe(value)
 
         case .release(let slot):
             guard !slots.isEmpty else { throw Unmodelable("release: no slot") }
@@ -202,23 +257,187 @@ public struct ReferenceModel {
             return []
 
         case .reset(let container, let scope, let service):
-            var level = container
-            while level >= 0 {
-                let keys = tables[level].keys.filter { service == nil || $0.type == service }
-                // Graft walks every ancestor; Swinject stops at the first container without a
-                // registration of the service type (an intended difference, MigratingFromSwinject.md).
-                for key in keys {
-                    let entry = tables[level][key]!
-                    if entries[entry].registration.scope.identity == scope.identity { drop(entry) }
-                }
-                level = parents[level]
-            }
+            try requireHeld(container)
+            reset(container: container, scope: scope, service: service)
             return []
 
         case .removeAll(let container):
-            for entry in tables[container].values { releaseEntry(entry) }
-            tables[container] = [:]
+            try requireHeld(container)
+            removeAll(container)
             return []
+
+        case .freeContainer(let container):
+            guard container > 0 else { throw Unmodelable("free: the root stays") }
+            try requireHeld(container)
+            held[container] = false
+            return []
+
+        case .dumpContainer(let container):
+            try requireHeld(container)
+            return []
+
+        case .dumpSlot:
+            guard !slots.isEmpty else { throw Unmodelable("dump: no slot") }
+            return []
+
+        case .countLive:
+            if liveCountUnknown { throw Unmodelable("countLive: a failed request left objects not followed") }
+            return [.count(nodes.filter { $0.alive && $0.madeBy >= 0 }.count)]
+
+        case .makeInjected(let bindings, let request):
+            guard case .resolver(let first) = bindings.first else { throw Unmodelable("injected: no resolver bound") }
+            try requireHeld(first)
+            var current = first
+            for binding in bindings {
+                switch binding {
+                case .resolver(let container):
+                    try requireHeld(container)
+                    current = container
+                case .overrides(let registration):
+                    current = copyOfRegistrations(current)
+                    if let registration { _ = try register(registration, in: current) }
+                }
+            }
+            var node = ModelNode(kind: .injected)
+            node.container = current
+            node.requested = request.type
+            node.name = request.name
+            nodes.append(node)
+            hold(.node(nodes.count - 1))
+            return [.injected]
+        }
+    }
+
+    func requireHeld(_ container: Int) throws {
+        guard container < held.count, held[container] else { throw Unmodelable("the program freed the container") }
+    }
+
+    /// Registers `registration` in `container` (and its forwards); returns the new entry.
+    mutating func register(_ registration: MRegistration, in container: Int) throws -> Int {
+        let entry = entries.count
+        entries.append(ModelEntry(registration: registration, home: container))
+        let key = ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args)
+        insert(key, entry: entry, in: container)
+        if registration.isMain {
+            entries[entry].refs += 1
+            if let old = mainRegistrations[container].updateValue(entry, forKey: key) { releaseEntry(old) }
+        }
+        for forward in registration.forwards { try addForward(forward, to: entry) }
+        return entry
+    }
+
+    mutating func reset(container: Int, scope: MScope, service: MType?) {
+        var level = container
+        while level >= 0 {
+            // Graft walks every ancestor; Swinject stops at the first container without a
+            // registration of the service type (an intended difference, MigratingFromSwinject.md).
+            // Main-actor registrations shadowed in the table are reset too.
+            let all = tables[level].merging(mainRegistrations[level]) { table, _ in table }
+            var done: Set<Int> = []
+            for (key, entry) in all where service == nil || key.type == service {
+                if entries[entry].registration.scope.identity == scope.identity && done.insert(entry).inserted {
+                    drop(entry)
+                }
+            }
+            for (key, entry) in mainRegistrations[level]
+            where (service == nil || key.type == service) && !done.contains(entry) {
+                if entries[entry].registration.scope.identity == scope.identity { drop(entry) }
+            }
+            level = parents[level]
+        }
+    }
+
+    mutating func removeAll(_ container: Int) {
+        for entry in tables[container].values { releaseEntry(entry) }
+        for entry in mainRegistrations[container].values { releaseEntry(entry) }
+        tables[container] = [:]
+        mainRegistrations[container] = [:]
+    }
+
+    /// `withOverrides`: a new chain of containers with the registrations (not the instances) of
+    /// `container` and its ancestors; returns the copy of `container`.
+    mutating func copyOfRegistrations(_ container: Int) -> Int {
+        var chain: [Int] = []
+        var level = container
+        while level >= 0 {
+            chain.append(level)
+            level = parents[level]
+        }
+        var copied: [Int: Int] = [:]
+        var parent = -1
+        for original in chain.reversed() {
+            let copy = parents.count
+            parents.append(parent)
+            tables.append([:])
+            mainRegistrations.append([:])
+            held.append(false)
+            containerAlive.append(true)
+            func copyEntry(_ entry: Int) -> Int {
+                if let done = copied[entry] { return done }
+                entries.append(ModelEntry(registration: entries[entry].registration, home: copy))
+                copied[entry] = entries.count - 1
+                return entries.count - 1
+            }
+            for (key, entry) in mainRegistrations[original] {
+                let made = copyEntry(entry)
+                entries[made].refs += 1
+                mainRegistrations[copy][key] = made
+            }
+            for (key, entry) in tables[original] {
+                let made = copyEntry(entry)
+                entries[made].refs += 1
+                tables[copy][key] = made
+            }
+            parent = copy
+        }
+        return parent
+    }
+
+    /// Reads a `Lazy`, `Provider` or `@Injected`: the value, or `nil` if `wrapper` is an instance.
+    /// `firstAccessHere`: the step's own access (not a `deinit`'s).
+    mutating func read(_ wrapper: Int, firstAccessHere: Bool) throws -> ModelField? {
+        let node = nodes[wrapper]
+        switch node.kind {
+        case .instance:
+            return nil
+        case .lazy:
+            if let cached = node.cached { return .node(cached) }
+            guard containerAlive[node.container] else {
+                throw Unmodelable("Lazy read after its container is gone: the access would stop the program")
+            }
+            if firstAccessHere { firstAccessed = wrapper }
+            let value = try resolveDeferred(node, graph: node.graph ?? newGraph())
+            nodes[wrapper].cached = value
+            retain(.node(value))
+            return .node(value)
+        case .provider:
+            guard containerAlive[node.container] else {
+                throw Unmodelable("Provider read after its container is gone: the access would stop the program")
+            }
+            return .node(try resolveDeferred(node, graph: newGraph()))
+        case .injected:
+            if node.isResolved { return node.cached.map(ModelField.node) ?? ModelField.none }
+            if firstAccessHere { firstAccessed = wrapper }
+            let key = ModelKey(type: node.requested, name: node.name?.canonical, args: .none)
+            guard let entry = lookup(key, from: node.container) else {
+                nodes[wrapper].isResolved = true  // the nil of a service not registered is kept
+                return ModelField.none
+            }
+            var context = ModelContext(graph: newGraph(), resolver: node.container, topLevelGraph: nil)
+            let value = try resolveEntry(entry, as: node.requested, &context)
+            guard !context.failed, case .node(let made) = value else {
+                if context.ranVisibleDeinitFactory {
+                    throw Unmodelable("deinit: a failed request made objects with actions")
+                }
+                if context.ranCompletingFactory { liveCountUnknown = true }
+                releasedMidStep = true
+                rollBack(context.undo)
+                return ModelField.none  // a failure is not kept: the next access resolves again
+            }
+            nodes[wrapper].isResolved = true
+            nodes[wrapper].cached = made
+            retain(.node(made))
+            return .node(made)
         }
     }
 
@@ -234,7 +453,7 @@ public struct ReferenceModel {
         }
         insert(
             ModelKey(type: forward.type, name: forward.name?.canonical, args: registration.args),
-            entry: entry, in: registration.container)
+            entry: entry, in: entries[entry].home)
     }
 
     mutating func insert(_ key: ModelKey, entry: Int, in container: Int) {
@@ -259,6 +478,7 @@ public struct ReferenceModel {
             switch nodes[n].kind {
             case .lazy: return [.lazy]
             case .provider: return [.provider]
+            case .injected: return [.injected]
             case .instance:
                 return [.object(n)]
                     + nodes[n].fields.map { field -> RawObservation in
@@ -270,6 +490,7 @@ public struct ReferenceModel {
                             case .instance: return .object(m)
                             case .lazy: return .lazy
                             case .provider: return .provider
+                            case .injected: return .injected
                             }
                         }
                     }
@@ -306,8 +527,10 @@ public struct ReferenceModel {
         entries[entry].weakShare = nil
     }
 
-    /// Ends every object and entry nothing holds any more, as ARC would.
-    mutating func sweep() {
+    /// Ends every object, entry and container nothing holds any more, as ARC would; returns the
+    /// instances that died whose `deinit` action shows in the trace.
+    mutating func sweep() -> [Int] {
+        var visible: [Int] = []
         var changed = true
         while changed {
             changed = false
@@ -322,9 +545,80 @@ public struct ReferenceModel {
                 for field in nodes[index].fields { release(field) }
                 if nodes[index].entry >= 0 { releaseEntry(nodes[index].entry) }
                 if let cached = nodes[index].cached { release(.node(cached)) }
+                if nodes[index].madeBy >= 0 {
+                    let registration = entries[nodes[index].madeBy].registration
+                    if registration.onDeinit.isVisible { visible.append(index) }
+                    if registration.scope == .customGraph { graphStorageReleased = true }
+                }
+                changed = true
+            }
+            // Children hold their parent; an `@Injected` holds its resolver's container until it
+            // keeps a value. Children come after their parent.
+            for container in containerAlive.indices.reversed() where containerAlive[container] && !held[container] {
+                if parents.indices.contains(where: { parents[$0] == container && containerAlive[$0] }) { continue }
+                if nodes.contains(where: {
+                    $0.alive && $0.kind == .injected && !$0.isResolved && $0.container == container
+                }) {
+                    continue
+                }
+                containerAlive[container] = false
+                removeAll(container)
                 changed = true
             }
         }
+        return visible
+    }
+
+    /// `sweep`, then the one `deinit` action that shows in the trace, if any (what it reads is
+    /// observed after the step's own observations); objects that die while it runs run none.
+    mutating func sweepRunningDeinits() throws -> [RawObservation] {
+        // An `@Injected` that kept a value lets its resolver go only then: what that frees dies
+        // after the value is kept, not inside the first access.
+        var whileAccessing: [Int]
+        if let first = firstAccessed, nodes[first].kind == .injected, nodes[first].isResolved {
+            nodes[first].isResolved = false
+            whileAccessing = sweep()
+            nodes[first].isResolved = true
+        } else {
+            whileAccessing = sweep()
+        }
+        let visible = whileAccessing + sweep()
+        guard let dead = visible.first else { return [] }
+        if visible.count > 1 { throw Unmodelable("deinit: several visible deinit actions in one step (order)") }
+        if releasedMidStep { throw Unmodelable("deinit: an object released inside a resolution (timing)") }
+        if endsSeveralGraphs { throw Unmodelable("deinit: a withObjectGraph of several requests (timing)") }
+        if registersThisStep { throw Unmodelable("deinit: run inside register, before the entry is set up") }
+        if graphStorageReleased { throw Unmodelable("deinit: run while a GraphStorage lets its instance go") }
+        let registration = entries[nodes[dead].madeBy].registration
+        var logged: [RawObservation] = []
+        switch registration.onDeinit {
+        case .readSlot:
+            let index = slotsAtStepStart - 1 - registration.deinitSlot
+            guard index >= 0, case .node(let wrapper) = slots[index], !nodes[wrapper].kind.isInstance else { break }
+            if let first = firstAccessed, first == wrapper, whileAccessing.contains(dead) {
+                reenteredFirstAccesses += 1
+                // Re-entered first access: the instance made by the nested access is everyone's,
+                // and the outer one is made for nothing. Modelled when that changes nothing else.
+                guard dead >= nodesAtStepStart else { throw Unmodelable("deinit: re-entered by an older object") }
+                for made in nodesAtStepStart..<nodes.count where made != dead && nodes[made].madeBy >= 0 {
+                    let other = entries[nodes[made].madeBy].registration
+                    if other.onDeinit.isVisible || other.factoryAction != .none {
+                        throw Unmodelable("deinit: re-entered first access makes objects with actions twice")
+                    }
+                }
+            }
+            let value = try read(wrapper, firstAccessHere: false)
+            switch value {
+            case .node(let n): logged.append(.object(n))
+            default: logged.append(.none)
+            }
+        case .reregister:
+            if held[registration.container] { _ = try register(registration, in: registration.container) }
+        default:
+            break
+        }
+        _ = sweep()  // what dies now dies inside that action: no action of its own
+        return logged
     }
 
     func isAlive(_ node: Int?) -> Int? {
@@ -338,6 +632,12 @@ public struct ReferenceModel {
         var context = ModelContext(graph: graph, resolver: container, topLevelGraph: topLevelGraph)
         let value = try resolve(request, &context)
         if context.failed {
+            // What the failed request made dies where it failed, inside the resolution.
+            if context.ranVisibleDeinitFactory {
+                throw Unmodelable("deinit: a failed request made objects with actions")
+            }
+            if context.ranCompletingFactory { liveCountUnknown = true }
+            releasedMidStep = true
             rollBack(context.undo)
             return .none
         }
@@ -379,6 +679,15 @@ public struct ReferenceModel {
         case .plain, .optional:
             guard let entry = lookup(key, from: context.resolver) else { return .none }
             return try resolveEntry(entry, as: request.type, &context)
+        case .discarded:
+            guard let entry = lookup(key, from: context.resolver) else { return .none }
+            let before = nodes.count
+            _ = try resolveEntry(entry, as: request.type, &context)
+            // Nothing holds what it made: a graph-scoped instance lives until the graph ends, a
+            // transient or weak one dies in the factory.
+            let scope = entries[entry].registration.scope.identity
+            if nodes.count > before && (scope == .transient || scope == .weak) { releasedMidStep = true }
+            return .none
         case .lazy, .provider:
             guard let entry = lookup(key, from: context.resolver) else { return .none }
             var node = ModelNode(kind: request.wrapper == .lazy ? .lazy : .provider)
@@ -443,6 +752,20 @@ public struct ReferenceModel {
         }
     }
 
+    /// What a factory does before it resolves its dependencies, on its registration's container
+    /// (if the program still holds it).
+    mutating func runFactoryAction(_ registration: MRegistration) throws {
+        let container = registration.container
+        guard held[container] else { return }
+        switch registration.factoryAction {
+        case .none: return
+        case .resetContainerScope: reset(container: container, scope: .container, service: nil)
+        case .resetGraphScope: reset(container: container, scope: .graph, service: nil)
+        case .reregister: _ = try register(registration, in: container)
+        }
+        releasedMidStep = true
+    }
+
     mutating func resolveEntry(_ entry: Int, as type: MType, _ context: inout ModelContext) throws -> ModelField {
         if context.frames.count > Self.maximumFrames { throw Unmodelable("resolution too deep") }
         if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
@@ -457,13 +780,18 @@ public struct ReferenceModel {
             }
         }
         context.frames.append((entry, false))
+        if registration.onDeinit.isVisible { context.ranVisibleDeinitFactory = true }
+        if !registration.completions.isEmpty { context.ranCompletingFactory = true }
+        try runFactoryAction(registration)
         var fields: [ModelField] = []
         for dependency in registration.dependencies {
             fields.append(try resolve(dependency, &context))
         }
         context.frames.removeLast()
         if context.failed { return .none }
-        nodes.append(ModelNode(kind: .instance(registration.makes), fields: fields))
+        var node = ModelNode(kind: .instance(registration.makes), fields: fields)
+        node.madeBy = entry
+        nodes.append(node)
         let made = nodes.count - 1
         for field in fields { retain(field) }
         // A circular `initCompleted` may have kept an instance while the factory ran: that one wins.
@@ -481,6 +809,9 @@ public struct ReferenceModel {
             }
             context.frames.removeLast()
         }
-        return try cast(made, as: type, entry: entry)
+        let result = try cast(made, as: type, entry: entry)
+        // A transient instance of another type than the forwarded one asked for dies right here.
+        if case .none = result { releasedMidStep = true }
+        return result
     }
 }
