@@ -1,0 +1,87 @@
+// Graft — MIT License.
+import SQLiteNIO
+
+struct Account: Codable, Sendable {
+    var id: Int
+    var name: String
+    var email: String
+    var balanceCents: Int
+
+    init(row: SQLiteRow) throws {
+        id = try row.int("id")
+        name = try row.text("name")
+        email = try row.text("email")
+        balanceCents = try row.int("balance_cents")
+    }
+}
+
+struct Product: Codable, Sendable {
+    var id: Int
+    var name: String
+    var priceCents: Int
+
+    init(row: SQLiteRow) throws {
+        id = try row.int("id")
+        name = try row.text("name")
+        priceCents = try row.int("price_cents")
+    }
+}
+
+struct Order: Codable, Sendable {
+    var id: Int
+    var accountID: Int
+    var productID: Int
+    var quantity: Int
+    var totalCents: Int
+    /// Seconds since 1970.
+    var createdAt: Int
+
+    init(row: SQLiteRow) throws {
+        id = try row.int("id")
+        accountID = try row.int("account_id")
+        productID = try row.int("product_id")
+        quantity = try row.int("quantity")
+        totalCents = try row.int("total_cents")
+        createdAt = try row.int("created_at")
+    }
+}
+
+struct NewAccount: Codable, Sendable {
+    var name: String
+    var email: String
+    var balanceCents: Int
+}
+
+struct NewOrder: Codable, Sendable {
+    var accountID: Int
+    var productID: Int
+    var quantity: Int
+}
+
+struct Report: Codable, Sendable {
+    var name: String
+    var windowDays: Int
+    var orders: Int
+    var revenueCents: Int
+}
+
+struct ProductList: Codable, Sendable {
+    var products: [Product]
+}
+
+/// What a request asked for that cannot be done; the handlers turn it into a 4xx response.
+enum ShopError: Error, CustomStringConvertible {
+    case notFound(String)
+    case insufficientFunds(accountID: Int)
+    case unknownProduct(Int)
+    case invalid(String)
+
+    var description: String {
+        switch self {
+        case .notFound(let what): "\(what) not found"
+        case .insufficientFunds(let accountID): "account \(accountID) cannot pay for this order"
+        case .unknownProduct(let id): "no product \(id)"
+        case .invalid(let why): why
+        }
+    }
+}

@@ -1,0 +1,148 @@
+// Graft — MIT License.
+import Graft
+import Hummingbird
+import Logging
+
+/// The server wired by Graft. The application container holds the app-wide objects and data
+/// access; each feature's assembly is applied to a child of it. At start-up the server validates
+/// every feature's container and refuses to serve if one is broken, then captures one synchronized
+/// view per feature. A middleware binds the feature's view to each request (`withResolver`), and
+/// request-scoped code resolves through it (`@Injected`, `require`, `resolveAsync`).
+struct GraftServer {
+    let app = Container()
+    let accounts: Container
+    let orders: Container
+    let reports: Container
+
+    init(options: Options) {
+        _ = ContainerAssembler([AppAssembly(options: options), PersistenceAssembly()], container: app)
+        accounts = Self.feature(AccountsAssembly(), parent: app)
+        orders = Self.feature(OrdersAssembly(), parent: app)
+        reports = Self.feature(ReportsAssembly(), parent: app)
+    }
+
+    /// A child of `parent` with `assembly` applied.
+    private static func feature(_ assembly: any Assembly, parent: Container) -> Container {
+        let feature = Container(parent: parent)
+        _ = ContainerAssembler([assembly], container: feature)
+        return feature
+    }
+
+    var features: [(name: String, container: Container)] {
+        [("accounts", accounts), ("orders", orders), ("reports", reports)]
+    }
+
+    /// Every feature's validation report (each covers the application container too).
+    func validate() -> [(name: String, report: ValidationReport)] {
+        features.map { ($0.name, $0.container.validate()) }
+    }
+
+    /// The validation reports and dependency graphs, as `--print-graph` prints them.
+    static func describe(_ reports: [(name: String, report: ValidationReport)]) -> String {
+        reports.map { name, report in
+            "Feature '\(name)':\n\(report)\nDependency graph:\n\(report.graph)"
+        }.joined(separator: "\n\n")
+    }
+
+    func run(options: Options) async throws {
+        // Graft's diagnostics join the server's log, at debug level: each failure they describe
+        // reaches the log anyway, in the validation report or in the handler's error.
+        let diagnostics = Logger(label: "graft")
+        Container.loggingFunction = { message in diagnostics.debug("\(message)") }
+        let validation = validate()
+        if options.printGraph {
+            print(Self.describe(validation))
+            return
+        }
+        guard validation.allSatisfy(\.report.isValid) else {
+            printError(Self.describe(validation.filter { !$0.report.isValid }))
+            throw StartupError(message: "the dependency graph is broken; refusing to serve")
+        }
+
+        // Start-up: the app-wide objects, through the application container's synchronized view.
+        let appView = app.synchronize()
+        let services = try self.services()
+        let logger = services.logger
+        let pool = try appView.require(DatabasePool.self)
+        try await prepareDatabase(pool, logger: logger)
+
+        let router = Router(context: ShopContext.self)
+        Routes.health(router)
+        func group(_ path: RouterPath, _ feature: Container) -> RouterGroup<ShopContext> {
+            router.group(path).add(middleware: BindResolver(resolver: feature.synchronize()))
+        }
+        Routes.accounts(group("accounts", accounts), services: services)
+        Routes.orders(group("orders", orders), services: services)
+        Routes.reports(group("reports", reports), services: services)
+        Routes.products(group("products", app), services: services)
+        router.get("admin/registrations") { _, _ in Self.registrationCounts(appView) }
+
+        try await serve(router: router, options: options, logger: logger)
+        await pool.close()
+    }
+
+    /// What the handlers get their services from; resolves the app-wide objects they keep.
+    func services() throws -> GraftServices {
+        let appView = app.synchronize()
+        return GraftServices(config: try appView.require(AppConfig.self), logger: try appView.require(Logger.self))
+    }
+
+    /// The application container's singletons with how many instances each factory made, and the
+    /// catalog's builds; what the load test checks (one instance each).
+    static func registrationCounts(_ appView: SynchronizedResolver) -> String {
+        var lines: [String] = []
+        for info in appView.registrations
+        where info.containerLevel == 0 && info.objectScope === ObjectScope.container {
+            lines.append(
+                "\(info.serviceType) container instances=\(info.instanceCount) resolutions=\(info.resolutionCount)")
+        }
+        if let store = appView.resolve(CatalogStore.self) {
+            let counts = store.counts
+            lines.append("Catalog async instances=\(counts.loads) attempts=\(counts.attempts)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// How the handlers get their services through Graft.
+struct GraftServices: RequestServices {
+    let config: AppConfig
+    let logger: Logger
+
+    // The feature's graph is validated at start-up, so these resolve (a failure would stop the
+    // server with the reason, as `@Injected` does).
+    func accounts() -> AccountService { AccountsRequest().service }
+    func orders() -> OrderService { OrdersRequest().service }
+
+    // Its factory may throw (a definition the configuration got wrong): `require` says why.
+    func report(_ definition: ReportDefinition) throws -> ReportService {
+        try SynchronizedResolver.current.require(ReportService.self, argument: definition)
+    }
+
+    func catalog() async throws -> Catalog {
+        try await SynchronizedResolver.current.resolveAsync(Catalog.self)
+    }
+}
+
+/// A request of the accounts feature: its service, resolved through the resolver bound to the request.
+struct AccountsRequest {
+    @Injected var service: AccountService
+}
+
+/// A request of the orders feature: its service, resolved through the resolver bound to the request.
+struct OrdersRequest {
+    @Injected var service: OrderService
+}
+
+/// Binds a feature's synchronized view to every request of its route group: the request's code,
+/// and every task it starts, resolves through it.
+struct BindResolver: RouterMiddleware {
+    typealias Context = ShopContext
+    let resolver: SynchronizedResolver
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try await withResolver(resolver) { try await next(request, context) }
+    }
+}
