@@ -641,20 +641,42 @@ extension ServiceEntry {
     @inline(never)
     private func failCycle(in hierarchy: Hierarchy) {
         let chain = hierarchy.chain(reentering: self)
+        let label = Hierarchy.label(self)
+        let advice =
+            hierarchy.frameCount - factoryFrame == 1
+            ? "The factory of \(label) resolves \(label) again while it runs. If the recursion ends on its own "
+                + "(a counter, a tree of nodes), pass its state as an argument: a registration with arguments may "
+                + "resolve itself again. If the factory wants the instance it is making, keep the .graph scope and "
+                + "inject a Lazy<\(serviceType)>, read after the factory returns."
+            : "Each factory needs the next to be made first; break the cycle by injecting one side in "
+                + "`initCompleted`, or through a Lazy."
         let error = ResolutionError(
-            .circularDependency, path: hierarchy.path + [Hierarchy.label(self)],
-            message: "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
-                + "break the cycle by injecting one side in `initCompleted`.")
+            .circularDependency, path: hierarchy.path + [label],
+            message: "Graft: circular dependency: \(chain). " + advice)
         hierarchy.fail(error)
         hierarchy.logFailure()
     }
 
     @inline(never)
     private func failTooDeep(in hierarchy: Hierarchy) {
-        let chain = hierarchy.chain(reentering: self)
-        let error = ResolutionError(
-            .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
-            message: "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)")
+        let levels = "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels"
+        let error: ResolutionError
+        if let cycle = hierarchy.repeatingCycle(reentering: self) {
+            let advice =
+                cycle.isTransientThroughInitCompleted
+                ? " Each pass makes new transient instances, whose initCompleted actions resolve the next again, "
+                    + "without end: make one of them .graph (or .container), so that the cycle closes on the "
+                    + "instance being made."
+                : " A recursion that should end did not: check the condition that stops it."
+            error = ResolutionError(
+                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
+                shownPath: cycle.shownPath)
+        } else {
+            error = ResolutionError(
+                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                message: "\(levels): \(hierarchy.chain(reentering: self))")
+        }
         hierarchy.fail(error)
         hierarchy.logFailure()
     }
@@ -665,6 +687,11 @@ extension ServiceEntry {
     private func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
         if let error = thrown as? ResolutionError {
             hierarchy.fail(error)
+        } else if let refusal = thrown as? any GateRefusal {
+            hierarchy.fail(
+                ResolutionError(
+                    refusal.reason, path: hierarchy.path,  // the gate's frame is this service's
+                    message: "Graft: resolution failed: \(refusal.description)"))
         } else if !hierarchy.hasFailed {
             hierarchy.fail(
                 ResolutionError(
