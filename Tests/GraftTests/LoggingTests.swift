@@ -82,11 +82,11 @@ private final class Door { init(_ hinge: Hinge?) {} }
         let container = Container()
         #expect(log.capturing { container.resolve((any Shelf).self) } == nil)
         #expect(log.capturing { container.resolve(Crate.self) } == nil)
-        let shelf = log.messages(mentioning: "no registration of Shelf").first ?? ""
+        let shelf = log.messages(mentioning: "no registration of Shelf taking no arguments").first ?? ""
         #expect(shelf.contains("the Assembly that registers it was not applied to this container or an ancestor"))
         #expect(shelf.contains("register it as `Shelf.self`, or add `.implements(Shelf.self)`"))
         #expect(shelf.contains("it is registered in a child container, which its parent never sees"))
-        let crate = log.messages(mentioning: "no registration of Crate").first ?? ""
+        let crate = log.messages(mentioning: "no registration of Crate taking no arguments").first ?? ""
         #expect(crate.contains("the Assembly that registers it was not applied"))
         #expect(!crate.contains(".implements"))  // a class is not asked for as a protocol
     }

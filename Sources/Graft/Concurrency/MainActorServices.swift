@@ -191,6 +191,9 @@ final class MainInjectedBox<Service> {
     func value() -> Service {
         if isResolved { return resolved! }
         let resolver = self.resolver!
+        if resolver.isUnboundPlaceholder {
+            stopUnboundFirstAccess(wrapper: "MainInjected", service: serviceLabel(Service.self, name: name))
+        }
         let hierarchy = resolver.hierarchy
         let failures = hierarchy.locked { hierarchy.errorCount }
         let outcome = Platform.onMainActorCall { resolveInItsOwnRequest(Service.self, name: name, through: resolver) }
@@ -211,9 +214,9 @@ final class MainInjectedBox<Service> {
             }
             return made
         case .failure(let error):
-            let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
             stop(
-                "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
+                "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): "
+                    + error.descriptionWithoutPrefix)
         }
     }
 }

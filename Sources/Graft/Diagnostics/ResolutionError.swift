@@ -56,6 +56,11 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// ``description`` without its leading `Graft: `, to follow a message's own.
+    var descriptionWithoutPrefix: String {
+        description.hasPrefix("Graft: ") ? String(description.dropFirst("Graft: ".count)) : description
+    }
+
     /// This error as the request that needed the failed one sees it: `label` first on the path.
     func prefixed(by label: String) -> ResolutionError {
         ResolutionError(reason, path: [label] + path, message: message)

@@ -118,8 +118,7 @@ extension Container {
         name: String?,
         argumentTypeNames: [String]
     ) -> ResolutionError {
-        if hierarchy.errorCount != errors, let error = hierarchy.lastError { return error }
-        if let error = hierarchy.failure { return error }
+        if let error = hierarchy.failure(since: errors) { return error }
         return ResolutionError(
             .notRegistered, path: hierarchy.path + [serviceLabel(serviceType, name: name)],
             message: resolutionFailureMessage(serviceType, name: name, argumentTypeNames: argumentTypeNames))

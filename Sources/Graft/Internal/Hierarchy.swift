@@ -459,6 +459,14 @@ final class Hierarchy {
         return succeeded
     }
 
+    /// Why a resolution started when ``errorCount`` was `errors` returned `nil`: the failure
+    /// recorded since (a failed request, a wrong type), else the failure of the request in flight
+    /// (a resolution refused because its request had failed); `nil` for a missing registration.
+    func failure(since errors: Int) -> ResolutionError? {
+        if errorCount != errors, let lastError { return lastError }
+        return failure
+    }
+
     /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
     func fail(_ error: ResolutionError) {
         guard !hasFailed else { return }
