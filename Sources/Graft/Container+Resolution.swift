@@ -44,13 +44,20 @@ extension Container {
     ///
     /// Inlinable: called on a concrete `Container`, a `.container`-scoped hit is specialized in the
     /// caller and costs a table probe and a copy, retaining nothing but the instance returned.
-    /// `handsFailureToCaller` is a constant at each call site (`true` for `require`, which throws
-    /// its failure rather than logging it): `resolve`'s copy of the path does not test it.
     @inlinable
+    func resolveWithoutArguments<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
+        resolveWithoutArguments(serviceType, name: name, handsFailureToCaller: false)
+    }
+
+    /// The path of ``resolveWithoutArguments(_:name:)``, and of `require` with
+    /// `handsFailureToCaller` (its failure is thrown, not logged). Always inlined, so the flag is
+    /// a constant in each copy: `resolve`'s, specialized or not (the `Resolver` witness), never
+    /// tests it.
+    @inlinable @inline(__always)
     func resolveWithoutArguments<Service>(
         _ serviceType: Service.Type,
         name: String?,
-        handsFailureToCaller: Bool = false
+        handsFailureToCaller: Bool
     ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
         guard let slot = slot(for: key) else {
@@ -64,7 +71,12 @@ extension Container {
                 cell.countResolution()
                 return cell.instance(as: Service.self)
             }
-            if !handsFailureToCaller && cell.plan != InstanceCell.planGeneral {
+            if cell.plan != InstanceCell.planGeneral {
+                if handsFailureToCaller {
+                    let outer = hierarchy.beginCallHandingFailureToCaller()
+                    defer { hierarchy.endCallHandingFailureToCaller(outer) }
+                    return resolvePlanned(slot, cell: cell, as: serviceType)
+                }
                 return resolvePlanned(slot, cell: cell, as: serviceType)
             }
         }
