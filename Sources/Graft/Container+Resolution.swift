@@ -732,8 +732,17 @@ extension ServiceEntry {
         case .graph: hasGraphInstance
         case .container: hasInstance
         case .weak: hasGraphInstance || weakInstance != nil
-        case .custom: storedInstance(in: hierarchy) != nil
+        case .custom: storageHoldsAnInstance(in: hierarchy)
         }
+    }
+
+    /// Whether the custom storage holds a `Service` for the current graph (a value of another type
+    /// counts as none). Out of line, and asked with `is`: a `Service?` here would cost every
+    /// construction in unspecialized code a metadata lookup, custom scope or not.
+    @inline(never)
+    private func storageHoldsAnInstance(in hierarchy: Hierarchy) -> Bool {
+        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return false }
+        return stored is Service
     }
 
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.

@@ -148,7 +148,9 @@ final class InjectedBox<Service>: @unchecked Sendable {
     @usableFromInline
     func enterResolution(wrapper: StaticString) -> Int {
         hierarchy.enterLocked()
-        if let resolver, resolver.isUnboundPlaceholder {
+        // The placeholder's hierarchy is its own (no container joins it), so comparing identities
+        // tells, without retaining anything.
+        if _slowPath(ObjectIdentifier(hierarchy) == ResolverBinding.unboundHierarchy) {
             stopUnboundFirstAccess(wrapper: "\(wrapper)", service: serviceLabel(Service.self, name: name))
         }
         return hierarchy.errorCount
