@@ -59,15 +59,19 @@ extension Container {
         let typeName = "\(serviceType)"
         var sameType: [String] = []
         var sameName: [String] = []
+        var registeredNames: Set<String> = []
+        var otherTypes: Set<String> = []
         var container: Container? = self
         var level = "this container"
         while let current = container {
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
+                    if let registered = key.name { registeredNames.insert(registered) }
                 } else if "\(key.serviceType)" == typeName {
                     sameName.append(
                         "    { \(entry.entryDescription(for: key)) } in \(level) (a different type of the same name)")
+                    otherTypes.insert(String(reflecting: key.serviceType))
                 }
             }
             container = current.parent
@@ -85,14 +89,72 @@ extension Container {
         elsewhere = Array(Set(elsewhere))
         var lines = ["Graft: resolution failed: no registration of \(request)."]
         if (viewed ?? self) === ResolverBinding.unbound.viewed { lines.append(ResolverBinding.howToBind) }
+        if let name {
+            let near = registeredNames.filter { $0 != name && isNear($0, name) }.sorted()
+            if !near.isEmpty { lines.append("Did you mean \(near.map { "`\($0)`" }.joined(separator: " or "))?") }
+        }
+        if !otherTypes.isEmpty {
+            lines.append(
+                "Did you mean \(otherTypes.sorted().map { "`\($0)`" }.joined(separator: " or "))? The type asked for is "
+                    + "`\(String(reflecting: serviceType))`, a different type of the same name.")
+        }
         if sameType.isEmpty && sameName.isEmpty && elsewhere.isEmpty {
-            lines.append("No registration of \(typeName) exists in this container or its ancestors.")
+            lines.append("No registration of \(typeName) exists in this container or its ancestors. Likely causes:")
+            lines.append("    the Assembly that registers it was not applied to this container or an ancestor;")
+            if Self.isExistential(serviceType) {
+                lines.append(
+                    "    its implementation is registered as its concrete type (`register(Concrete.self)`): "
+                        + "register it as `\(typeName).self`, or add `.implements(\(typeName).self)` to that registration;"
+                )
+            }
+            lines.append("    it is registered in a child container, which its parent never sees.")
         } else {
             lines.append("Registrations of \(typeName) that exist:")
             lines += sameType.sorted() + sameName.sorted() + elsewhere.sorted()
+            if sameType.isEmpty && sameName.isEmpty {
+                lines.append(
+                    "A parent never sees the registrations of its children: resolve through the container that "
+                        + "holds it, or register it here.")
+            }
         }
         return lines.joined(separator: "\n")
     }
+
+    /// Whether `type` is a protocol type (`any P`, a composition, `Any`, `AnyObject`), read from
+    /// its mangled name, whose last letters say what kind of type it is.
+    static func isExistential(_ type: Any.Type) -> Bool {
+        guard let mangled = _mangledTypeName(type) else { return false }
+        return mangled.hasSuffix("p") || mangled.hasSuffix("Xl") || mangled.hasSuffix("Xc")
+    }
+}
+
+/// Whether two registration names are near enough to suggest one for the other: equal but for
+/// case, or an edit distance (insertions, deletions, substitutions, adjacent transpositions) of
+/// 1, or 2 for names of 6 characters or more.
+func isNear(_ candidate: String, _ asked: String) -> Bool {
+    if candidate.lowercased() == asked.lowercased() { return true }
+    let a = Array(candidate)
+    let b = Array(asked)
+    let limit = min(a.count, b.count) >= 6 ? 2 : 1
+    guard abs(a.count - b.count) <= limit else { return false }
+    guard !a.isEmpty && !b.isEmpty else { return true }  // the other is at most `limit` long
+    // Optimal string alignment distance, row by row: `previous` and `beforePrevious` are rows
+    // i - 1 and i - 2 of the table.
+    var beforePrevious = [Int](repeating: 0, count: b.count + 1)
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                current[j] = min(current[j], beforePrevious[j - 2] + 1)
+            }
+        }
+        (beforePrevious, previous, current) = (previous, current, beforePrevious)
+    }
+    return previous[b.count] <= limit
 }
 
 /// Holds the logging function. The function is read under `mutex` and called outside it: a

@@ -44,13 +44,20 @@ extension Container {
     ///
     /// Inlinable: called on a concrete `Container`, a `.container`-scoped hit is specialized in the
     /// caller and costs a table probe and a copy, retaining nothing but the instance returned.
-    /// `handsFailureToCaller` is a constant at each call site (`true` for `require`, which throws
-    /// its failure rather than logging it): `resolve`'s copy of the path does not test it.
     @inlinable
+    func resolveWithoutArguments<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
+        resolveWithoutArguments(serviceType, name: name, handsFailureToCaller: false)
+    }
+
+    /// The path of ``resolveWithoutArguments(_:name:)``, and of `require` with
+    /// `handsFailureToCaller` (its failure is thrown, not logged). Always inlined, so the flag is
+    /// a constant in each copy: `resolve`'s, specialized or not (the `Resolver` witness), never
+    /// tests it.
+    @inlinable @inline(__always)
     func resolveWithoutArguments<Service>(
         _ serviceType: Service.Type,
         name: String?,
-        handsFailureToCaller: Bool = false
+        handsFailureToCaller: Bool
     ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
         guard let slot = slot(for: key) else {
@@ -64,7 +71,12 @@ extension Container {
                 cell.countResolution()
                 return cell.instance(as: Service.self)
             }
-            if !handsFailureToCaller && cell.plan != InstanceCell.planGeneral {
+            if cell.plan != InstanceCell.planGeneral {
+                if handsFailureToCaller {
+                    let outer = hierarchy.beginCallHandingFailureToCaller()
+                    defer { hierarchy.endCallHandingFailureToCaller(outer) }
+                    return resolvePlanned(slot, cell: cell, as: serviceType)
+                }
                 return resolvePlanned(slot, cell: cell, as: serviceType)
             }
         }
@@ -641,20 +653,42 @@ extension ServiceEntry {
     @inline(never)
     private func failCycle(in hierarchy: Hierarchy) {
         let chain = hierarchy.chain(reentering: self)
+        let label = Hierarchy.label(self)
+        let advice =
+            hierarchy.frameCount - factoryFrame == 1
+            ? "The factory of \(label) resolves \(label) again while it runs. If the recursion ends on its own "
+                + "(a counter, a tree of nodes), pass its state as an argument: a registration with arguments may "
+                + "resolve itself again. If the factory wants the instance it is making, keep the .graph scope and "
+                + "inject a Lazy<\(serviceType)>, read after the factory returns."
+            : "Each factory needs the next to be made first; break the cycle by injecting one side in "
+                + "`initCompleted`, or through a Lazy."
         let error = ResolutionError(
-            .circularDependency, path: hierarchy.path + [Hierarchy.label(self)],
-            message: "Graft: circular dependency: \(chain). Each factory needs the next to be made first; "
-                + "break the cycle by injecting one side in `initCompleted`.")
+            .circularDependency, path: hierarchy.path + [label],
+            message: "Graft: circular dependency: \(chain). " + advice)
         hierarchy.fail(error)
         hierarchy.logFailure()
     }
 
     @inline(never)
     private func failTooDeep(in hierarchy: Hierarchy) {
-        let chain = hierarchy.chain(reentering: self)
-        let error = ResolutionError(
-            .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
-            message: "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels: \(chain)")
+        let levels = "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels"
+        let error: ResolutionError
+        if let cycle = hierarchy.repeatingCycle(reentering: self) {
+            let advice =
+                cycle.isTransientThroughInitCompleted
+                ? " Each pass makes new transient instances, whose initCompleted actions resolve the next again, "
+                    + "without end: make one of them .graph (or .container), so that the cycle closes on the "
+                    + "instance being made."
+                : " A recursion that should end did not: check the condition that stops it."
+            error = ResolutionError(
+                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
+                shownPath: cycle.shownPath)
+        } else {
+            error = ResolutionError(
+                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                message: "\(levels): \(hierarchy.chain(reentering: self))")
+        }
         hierarchy.fail(error)
         hierarchy.logFailure()
     }
@@ -665,6 +699,11 @@ extension ServiceEntry {
     private func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
         if let error = thrown as? ResolutionError {
             hierarchy.fail(error)
+        } else if let refusal = thrown as? any GateRefusal {
+            hierarchy.fail(
+                ResolutionError(
+                    refusal.reason, path: hierarchy.path,  // the gate's frame is this service's
+                    message: "Graft: resolution failed: \(refusal.description)"))
         } else if !hierarchy.hasFailed {
             hierarchy.fail(
                 ResolutionError(
@@ -693,8 +732,17 @@ extension ServiceEntry {
         case .graph: hasGraphInstance
         case .container: hasInstance
         case .weak: hasGraphInstance || weakInstance != nil
-        case .custom: storedInstance(in: hierarchy) != nil
+        case .custom: storageHoldsAnInstance(in: hierarchy)
         }
+    }
+
+    /// Whether the custom storage holds a `Service` for the current graph (a value of another type
+    /// counts as none). Out of line, and asked with `is`: a `Service?` here would cost every
+    /// construction in unspecialized code a metadata lookup, custom scope or not.
+    @inline(never)
+    private func storageHoldsAnInstance(in hierarchy: Hierarchy) -> Bool {
+        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return false }
+        return stored is Service
     }
 
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.

@@ -35,16 +35,18 @@ public final class Lazy<Service> {
         access.withLock {
             if let resolved { return resolved }
             let failures = access.failureCount
-            let made = access.resolveNow(inGraph: graph, wrapper: "Lazy")
+            let outcome = access.resolveNow(inGraph: graph, wrapper: "Lazy")
             // User code run by that resolution (a factory, a `deinit` at its end) may have read
-            // this `Lazy` and kept an instance: that first one is everyone's, and `made` is
+            // this `Lazy` and kept an instance: that first one is everyone's, and `outcome` is
             // released on return.
             if let resolved { return resolved }
-            guard let made else {
-                stop("Graft: Lazy<\(Service.self)>: resolution failed (see the logged message)")
+            switch outcome {
+            case .success(let made):
+                if access.mayKeep(failuresBefore: failures, isNone: isNone(made)) { resolved = made }
+                return made
+            case .failure(let error):
+                stop("Graft: Lazy<\(Service.self)>.instance could not be resolved: \(error.descriptionWithoutPrefix)")
             }
-            if access.mayKeep(failuresBefore: failures, isNone: isNone(made)) { resolved = made }
-            return made
         }
     }
 }
@@ -67,13 +69,17 @@ public final class Provider<Service> {
     }
 
     /// A new resolution of `Service` (a new instance unless its scope keeps one). Stops with a
-    /// message if the container is gone.
+    /// message saying why if it cannot be resolved, or if the container is gone.
     public var instance: Service {
         access.withLock {
-            guard let made = access.resolveNow(inGraph: nil, wrapper: "Provider") else {
-                stop("Graft: Provider<\(Service.self)>: resolution failed (see the logged message)")
+            switch access.resolveNow(inGraph: nil, wrapper: "Provider") {
+            case .success(let made):
+                return made
+            case .failure(let error):
+                stop(
+                    "Graft: Provider<\(Service.self)>.instance could not be resolved: \(error.descriptionWithoutPrefix)"
+                )
             }
-            return made
         }
     }
 }
@@ -113,17 +119,31 @@ final class DeferredAccess<Service> {
         synchronized ? hierarchy.locked(body) : body()
     }
 
-    /// Resolves now (in `graph` if given); `nil` if the resolution fails. Stops with a message if
-    /// the container is gone: there is nothing left to resolve in.
-    func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) -> Service? {
+    /// Resolves now (in `graph` if given), or says why it cannot: the wrapper stops with that
+    /// reason, so it is not logged as well. Stops with a message if the container is gone: there
+    /// is nothing left to resolve in.
+    func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) -> Result<Service, ResolutionError> {
         guard let container else {
             stop(
                 "Graft: \(wrapper)<\(Service.self)> was accessed after its container was released; "
                     + "keep the container alive as long as the services that hold a \(wrapper)")
         }
         let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
-        guard let graph else { return resolve(container, resolver) }
-        return container.withObjectGraph(graph) { _ in resolve(container, resolver) }
+        let errors = hierarchy.errorCount
+        let outer = hierarchy.beginCallHandingFailureToCaller()
+        let made =
+            if let graph {
+                container.withObjectGraph(graph) { _ in resolve(container, resolver) }
+            } else {
+                resolve(container, resolver)
+            }
+        hierarchy.endCallHandingFailureToCaller(outer)
+        if let made { return .success(made) }
+        return .failure(
+            hierarchy.failure(since: errors)
+                ?? ResolutionError(
+                    .notRegistered, path: hierarchy.path + ["\(Service.self)"],
+                    message: "Graft: resolution failed: \(Service.self) is not registered (any more)."))
     }
 }
 

@@ -113,10 +113,29 @@ import Testing
             .inObjectScope(.transient)
         let log = LogCapture()
         #expect(log.capturing { container.resolve(Ping.self) } == nil)
-        #expect(log.messages(mentioning: "deeper than 200 levels: Ping -> Pong").count == 1)
+        let messages = log.messages(mentioning: "deeper than 200 levels: the cycle Ping -> Pong -> Ping repeats.")
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("make one of them .graph") == true)
+        #expect((messages.first?.count ?? .max) < 600)  // the cycle once, not 200 times
+        #expect(messages.first?.hasSuffix("Path: Ping -> Pong -> Ping -> ... (Ping -> Pong 100 times)") == true)
         #expect(container.hierarchy.depth == 0)
         container.register(Pong.self) { _ in Pong() }.inObjectScope(.transient)
         #expect(container.resolve(Ping.self)?.pong != nil)
+    }
+
+    /// A factory resolving its own registration again is told the ways out: an argument, or a
+    /// `Lazy` of the instance it is making.
+    @Test func selfReentryNamesTheWaysOut() throws {
+        final class Node {
+            let next: Node?
+            init(next: Node?) { self.next = next }
+        }
+        let container = Container()
+        container.register(Node.self) { r in Node(next: r.resolve(Node.self)) }
+        let error = try #require(throws: ResolutionError.self) { try container.require(Node.self) }
+        #expect(error.description.hasPrefix("Graft: circular dependency: Node -> Node. The factory of Node resolves"))
+        #expect(error.description.contains("pass its state as an argument"))
+        #expect(error.description.contains("inject a Lazy<Node>"))
     }
 
     @Test func cycleThroughAParentsRegistrationIsDetected() {

@@ -430,6 +430,30 @@ final class Digest {
         #expect(report.isValid, "\(report)")
     }
 
+    @Test func forceUnwrapDuringValidationIsExplainedFirst() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            Container.loggingFunction = nil
+            let container = Container()
+            container.register(Database.self, name: "primary") { _ in Database(config: Config()) }
+            // Every failure in the report: `require` throws, and validation goes on.
+            container.register(UserRepository.self) { r in try UserRepository(database: r.require(Database.self)) }
+            precondition(container.validate().failures.map(\.path) == [["UserRepository", "Database"]])
+            // The first failure stops the process, its reason written just before the stop.
+            container.register(UserRepository.self) { r in UserRepository(database: r.resolve(Database.self)!) }
+            _ = container.validate()
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(
+            stderr.hasPrefix(
+                """
+                Graft: resolution failed: no registration of Database taking no arguments.
+                Registrations of Database that exist:
+                    { Service: Database, Name: "primary", Factory: Resolver -> Database, ObjectScope: graph } in this container
+                Path: UserRepository -> Database
+                """))
+        #expect(stderr.contains("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
+    }
+
     @Test func inspectingRegistrations() {
         let container = Container()
         container.register(Database.self) { _ in Database(config: Config()) }

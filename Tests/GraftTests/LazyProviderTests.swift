@@ -267,6 +267,50 @@ private struct Unchecked<Value>: @unchecked Sendable {
     }
 }
 
+/// A `Lazy` or `Provider` whose resolution fails stops with the reason itself, whether or not
+/// anything was logged.
+@Suite struct DeferredFailureTests {
+    final class Node {
+        let children: [Node]
+        init(children: [Node]) { self.children = children }
+    }
+
+    /// A tree built through `Provider` in its own factory re-enters its key: the stop names the
+    /// cycle and the ways out.
+    @Test func providerOfItsOwnServiceStopsNamingTheCycleAndTheWayOut() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            Container.loggingFunction = nil
+            let container = Container()
+            var depth = 0
+            container.register(Node.self) { r in
+                depth += 1
+                return Node(children: depth < 3 ? [r.resolve(Provider<Node>.self)!.instance] : [])
+            }
+            _ = container.resolve(Node.self)
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Provider<Node>.instance could not be resolved: circular dependency: Node -> Node."))
+        #expect(stderr.contains("pass its state as an argument"))
+        #expect(stderr.contains("inject a Lazy<Node>"))
+        #expect(!stderr.contains("see the logged message"))
+    }
+
+    @Test func lazyWhoseFactoryThrowsStopsWithTheError() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            struct Offline: Error {}
+            Container.loggingFunction = nil
+            let container = Container()
+            container.register(Customer.self) { _ in throw Offline() }
+            _ = container.resolve(Lazy<Customer>.self)!.instance
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(
+            stderr.contains(
+                "Graft: Lazy<Customer>.instance could not be resolved: resolution failed: the factory of Customer "
+                    + "threw Offline()"))
+    }
+}
+
 @Suite struct OptionalResolutionTests {
     @Test func optionalOfARegisteredType() {
         let container = Container()

@@ -8,6 +8,11 @@ private final class Wallet {}
 private final class Ticket {}
 private final class Badge {}
 private final class Stray {}
+private final class Crate {}
+private protocol Shelf {}
+private enum Elsewhere {
+    final class Ticket {}
+}
 private struct Jammed: Error {}
 private final class Gadget {}
 private final class Sprocket {}
@@ -45,6 +50,57 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(message.contains("Registrations of Wallet that exist:"))
         #expect(message.contains("Name: \"leather\", Factory: Resolver -> Wallet, ObjectScope: graph } in its parent"))
         #expect(message.contains("Factory: (Resolver, String) -> Wallet, ObjectScope: graph } in this container"))
+    }
+
+    @Test func nearNameIsSuggested() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Wallet.self, name: "payments") { _ in Wallet() }
+        container.register(Wallet.self, name: "shipping") { _ in Wallet() }
+
+        #expect(log.capturing { container.resolve(Wallet.self, name: "paymnets") } == nil)
+        #expect(log.capturing { container.resolve(Wallet.self, name: "Shipping") } == nil)
+        #expect(log.capturing { container.resolve(Wallet.self, name: "refunds") } == nil)
+        #expect(log.messages(mentioning: "named \"paymnets\"").first?.contains("Did you mean `payments`?") == true)
+        #expect(log.messages(mentioning: "named \"Shipping\"").first?.contains("Did you mean `shipping`?") == true)
+        #expect(log.messages(mentioning: "named \"refunds\"").first?.contains("Did you mean") == false)
+    }
+
+    @Test func typeOfTheSameNameElsewhereIsSuggested() {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Elsewhere.Ticket.self) { _ in Elsewhere.Ticket() }
+
+        #expect(log.capturing { container.resolve(Ticket.self) } == nil)
+        let message = log.messages(mentioning: "no registration of Ticket taking no arguments").first ?? ""
+        #expect(message.contains("Elsewhere.Ticket`? The type asked for is `GraftTests."))
+        #expect(message.contains("a different type of the same name"))
+    }
+
+    @Test func typeRegisteredNowhereNamesTheLikelyCauses() {
+        let log = LogCapture()
+        let container = Container()
+        #expect(log.capturing { container.resolve((any Shelf).self) } == nil)
+        #expect(log.capturing { container.resolve(Crate.self) } == nil)
+        let shelf = log.messages(mentioning: "no registration of Shelf taking no arguments").first ?? ""
+        #expect(shelf.contains("the Assembly that registers it was not applied to this container or an ancestor"))
+        #expect(shelf.contains("register it as `Shelf.self`, or add `.implements(Shelf.self)`"))
+        #expect(shelf.contains("it is registered in a child container, which its parent never sees"))
+        let crate = log.messages(mentioning: "no registration of Crate taking no arguments").first ?? ""
+        #expect(crate.contains("the Assembly that registers it was not applied"))
+        #expect(!crate.contains(".implements"))  // a class is not asked for as a protocol
+    }
+
+    @Test func registrationOnlyInAChildSaysAParentNeverSeesIt() {
+        let log = LogCapture()
+        let parent = Container()
+        let child = Container(parent: parent)
+        child.register(Crate.self, name: "child only") { _ in Crate() }
+        #expect(log.capturing { parent.resolve(Crate.self, name: "child only") } == nil)
+        let message = log.messages(mentioning: "no registration of Crate named \"child only\"").first ?? ""
+        #expect(message.contains("in a child container, not visible from here"))
+        #expect(message.contains("A parent never sees the registrations of its children"))
+        withExtendedLifetime(child) {}
     }
 
     @Test func wrongArgumentTypesNameTheTypesGivenAndRegistered() {

@@ -374,8 +374,9 @@ extension Container {
         let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
         let replaced = hierarchy.uncheckedSection { asyncRegistrations.set(entry, for: key) }
         let label = entry.label
+        let call = resolutionCall("resolveAsync", Service.self, name: name)
         entry.gate = register(serviceType, name: name) { (_: Resolver) throws -> Service in
-            guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label) }
+            guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label, call: call) }
             return built
         }.inObjectScope(.transient)
         withExtendedLifetime(replaced) {}  // released once this container is consistent
@@ -414,6 +415,11 @@ extension Container {
 
     @usableFromInline
     final func unlockAsyncRegistrations() { hierarchy.mutex.unlock() }
+}
+
+/// `resolve(Database.self, name: "main")`: a call to show in a message.
+func resolutionCall(_ method: String, _ type: Any.Type, name: String?) -> String {
+    "\(method)(\(type).self" + (name.map { ", name: \"\($0)\")" } ?? ")")
 }
 
 /// The key of an async registration.
@@ -479,11 +485,41 @@ struct AsyncRegistry {
 }
 
 /// A synchronous resolution of an async service not built yet.
-struct AsyncServiceNotBuilt: Error, CustomStringConvertible {
+struct AsyncServiceNotBuilt: Error, CustomStringConvertible, GateRefusal {
     let service: String
+    /// The call that builds it, `resolveAsync(Database.self)`.
+    let call: String
     var description: String {
         "\(service) is registered with registerAsync and has not been built yet: resolve it with "
-            + "`try await resolver.resolveAsync(...)`"
+            + "`try await resolver.\(call)`, which builds it (a synchronous resolve returns it once built)."
+    }
+    var reason: ResolutionError.Reason { .factoryFailed(self) }
+}
+
+extension Container {
+    /// What `resolveAsync` says when it finds no async registration: the synchronous one it may
+    /// have meant, and how to reach it.
+    func synchronousRegistrationHint<Service>(_ serviceType: Service.Type, name: String?) -> String {
+        hierarchy.locked {
+            let container = viewed ?? self
+            let label = serviceLabel(Service.self, name: name)
+            let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
+            let isMain = container.selfAndAncestors.contains { level in
+                level.mainActorRegistrations.contains {
+                    $0.serviceType == ObjectIdentifier(Service.self) && $0.isolated.name == name
+                }
+            }
+            if isMain {
+                return "\(label) is registered with registerMain: resolve it with "
+                    + "`\(resolutionCall("resolveMain", Service.self, name: name))` on the main actor."
+            }
+            if container.slot(for: key) != nil {
+                return "\(label) is registered with register, synchronously: resolve it with "
+                    + "`\(resolutionCall("resolve", Service.self, name: name))` (or `require`), or register it "
+                    + "with registerAsync."
+            }
+            return "Register it with registerAsync to build it with resolveAsync."
+        }
     }
 }
 
@@ -528,7 +564,8 @@ extension SynchronizedResolver {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
                 .notRegistered, path: [label],  // the async factories it passes through add themselves
-                message: "Graft: resolution failed: no async registration of \(label) (registerAsync).")
+                message: "Graft: resolution failed: no async registration of \(label) (registerAsync). "
+                    + synchronousRegistrationHint(serviceType, name: name))
         }
         return try await entry.resolve(through: self)
     }

@@ -20,7 +20,10 @@
 /// that cannot be resolved stops the program with the ``ResolutionError`` that says why.
 ///
 /// An optional service is `nil` when nothing is registered for it, and that `nil` is kept like any
-/// value. A failure is not kept: when the service is registered but cannot be resolved (its
+/// value. But an object made where no resolver is bound (before
+/// ``SynchronizedResolver/bootstrap(_:)``, outside ``withResolver(_:operation:)-(_,()->R)``)
+/// captured an empty placeholder that can never resolve anything: its first access stops the
+/// program with a message saying how to bind one, optional service or not. A failure is not kept: when the service is registered but cannot be resolved (its
 /// factory threw, an async service not built yet, a main-actor service read off the main actor),
 /// that access is `nil` and the next one resolves again, as `resolveAsync` builds again after a
 /// failed build. `Sendable` when `Service` is; stored in a `var`, as every property wrapper is, so
@@ -118,7 +121,7 @@ final class InjectedBox<Service>: @unchecked Sendable {
     /// to the box.
     @inlinable
     func value(wrapper: StaticString) -> Service {
-        let failures = enterResolution()
+        let failures = enterResolution(wrapper: wrapper)
         defer { exitResolution() }
         if let resolved { return resolved.value }
         let resolver = self.resolver!  // set until a value is kept, which was checked just above
@@ -141,9 +144,15 @@ final class InjectedBox<Service>: @unchecked Sendable {
     }
 
     /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.
+    /// Stops if the property was made with no resolver bound: it could never resolve anything.
     @usableFromInline
-    func enterResolution() -> Int {
+    func enterResolution(wrapper: StaticString) -> Int {
         hierarchy.enterLocked()
+        // The placeholder's hierarchy is its own (no container joins it), so comparing identities
+        // tells, without retaining anything.
+        if _slowPath(ObjectIdentifier(hierarchy) == ResolverBinding.unboundHierarchy) {
+            stopUnboundFirstAccess(wrapper: "\(wrapper)", service: serviceLabel(Service.self, name: name))
+        }
         return hierarchy.errorCount
     }
 
@@ -180,10 +189,18 @@ final class InjectedBox<Service>: @unchecked Sendable {
     func failedFirstAccess(
         _ error: any Error, wrapper: StaticString, service: Any.Type, resolver: SynchronizedResolver
     ) -> Never {
-        let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
-        stop(
-            "Graft: @\(wrapper) could not resolve \(serviceLabel(service, name: name)): \(error)\(hint)")
+        let reason = (error as? ResolutionError)?.descriptionWithoutPrefix ?? "\(error)"
+        stop("Graft: @\(wrapper) could not resolve \(serviceLabel(service, name: name)): \(reason)")
     }
+}
+
+/// The first access of an `@Injected` or `@MainInjected` property whose object was made where no
+/// resolver is bound: it captured the empty placeholder, which can never resolve anything, so even
+/// an optional service would be `nil` for good. That is a setup mistake, said once, with the fix.
+func stopUnboundFirstAccess(wrapper: String, service: String) -> Never {
+    stop(
+        "Graft: @\(wrapper) \(service): the object holding it was made with no resolver bound, so it can never "
+            + "resolve (an optional one would stay nil). " + ResolverBinding.howToBind)
 }
 
 extension InjectedBox: CustomReflectable {

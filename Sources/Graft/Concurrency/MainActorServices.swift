@@ -113,12 +113,20 @@ struct MainActorRegistration {
 struct MainActorServiceFailed: Error {}
 
 /// A main-actor service reached off the main thread.
-struct MainActorServiceError: Error, CustomStringConvertible {
+struct MainActorServiceError: Error, CustomStringConvertible, GateRefusal {
     let service: String
     var description: String {
-        "\(service) is registered with registerMain: its factory runs only on the main actor. "
-            + "Resolve it with resolveMain (or @MainInjected) on the main actor."
+        "\(service) is registered with registerMain and was resolved off the main actor, where its factory "
+            + "may not run: resolve it with resolveMain (or @MainInjected) on the main actor."
     }
+    var reason: ResolutionError.Reason { .notOnMainActor }
+}
+
+/// An error a registration's gate throws (a main-actor service off the main actor, an async
+/// service not built yet): no factory of the application ran, so the resolution fails with the
+/// gate's own reason and message, not as a factory that threw.
+protocol GateRefusal: Error, CustomStringConvertible {
+    var reason: ResolutionError.Reason { get }
 }
 
 extension Resolver {
@@ -184,6 +192,9 @@ final class MainInjectedBox<Service> {
     func value() -> Service {
         if isResolved { return resolved! }
         let resolver = self.resolver!
+        if resolver.isUnboundPlaceholder {
+            stopUnboundFirstAccess(wrapper: "MainInjected", service: serviceLabel(Service.self, name: name))
+        }
         let hierarchy = resolver.hierarchy
         let failures = hierarchy.locked { hierarchy.errorCount }
         let outcome = Platform.onMainActorCall { resolveInItsOwnRequest(Service.self, name: name, through: resolver) }
@@ -204,9 +215,9 @@ final class MainInjectedBox<Service> {
             }
             return made
         case .failure(let error):
-            let hint = resolver.isUnboundPlaceholder ? "\n" + ResolverBinding.howToBind : ""
             stop(
-                "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): \(error)\(hint)")
+                "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): "
+                    + error.descriptionWithoutPrefix)
         }
     }
 }

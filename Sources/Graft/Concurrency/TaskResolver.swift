@@ -45,6 +45,9 @@ enum ResolverBinding {
     static let unbound = Container().synchronize()
     /// `unbound`'s identity, compared without retaining it.
     static let unboundIdentity = ObjectIdentifier(unbound)
+    /// The identity of `unbound`'s hierarchy, which no other container joins (a child of the
+    /// placeholder is refused): whatever resolves in it is the placeholder or a view of it.
+    static let unboundHierarchy = ObjectIdentifier(unbound.hierarchy)
 
     private static let defaultBox = DefaultResolverBox()
 

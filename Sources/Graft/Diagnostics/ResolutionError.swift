@@ -21,6 +21,10 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
         case factoryFailed(any Error)
         /// Factories nested deeper than 200 levels (a runaway recursion).
         case tooDeep
+        /// A service registered with `registerMain` was resolved off the main actor, where its
+        /// factory may not run: resolve it with ``Resolver/resolveMain(_:name:)`` (or
+        /// `@MainInjected`) on the main actor.
+        case notOnMainActor
         /// The instance made is not of the type asked for (a type it is forwarded to with
         /// `implements` or `forward`).
         case wrongType
@@ -39,12 +43,22 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
     /// Whether this failure was logged already (as the failure of a request, it is logged once).
     var isLogged = false
 
-    /// Makes an error; `message` is the first part of ``description``, followed by the path.
-    init(_ reason: Reason, path: [String], message: String) {
+    /// Makes an error; `message` is the first part of ``description``, followed by the path (or
+    /// by `shownPath`, a shorter account of a long one).
+    init(_ reason: Reason, path: [String], message: String, shownPath: String? = nil) {
         self.reason = reason
         self.path = path
         self.message = message
-        self.description = path.count > 1 ? message + "\nPath: " + path.joined(separator: " -> ") : message
+        if let shownPath {
+            self.description = message + "\nPath: " + shownPath
+        } else {
+            self.description = path.count > 1 ? message + "\nPath: " + path.joined(separator: " -> ") : message
+        }
+    }
+
+    /// ``description`` without its leading `Graft: `, to follow a message's own.
+    var descriptionWithoutPrefix: String {
+        description.hasPrefix("Graft: ") ? String(description.dropFirst("Graft: ".count)) : description
     }
 
     /// This error as the request that needed the failed one sees it: `label` first on the path.
@@ -61,6 +75,7 @@ extension ResolutionError.Reason: CustomStringConvertible {
         case .circularDependency: "circular dependency"
         case .factoryFailed(let error): "factory failed: \(error)"
         case .tooDeep: "too deep"
+        case .notOnMainActor: "not on the main actor"
         case .wrongType: "wrong type"
         }
     }

@@ -12,7 +12,8 @@ extension Resolver {
     /// `ResolutionError` thrown by a nested `require` leaves the factory unchanged.
     ///
     /// - Throws: ``ResolutionError``: not registered (with the registrations nearby), a circular
-    ///   dependency, a factory that threw, resolution too deep, or an instance of the wrong type.
+    ///   dependency, a factory that threw, resolution too deep, a main-actor service off the main
+    ///   actor, or an instance of the wrong type. The error is thrown, not logged.
     @inlinable
     public func require<Service>(_ serviceType: Service.Type, name: String? = nil) throws(ResolutionError) -> Service {
         if let container = self as? Container {
@@ -118,8 +119,7 @@ extension Container {
         name: String?,
         argumentTypeNames: [String]
     ) -> ResolutionError {
-        if hierarchy.errorCount != errors, let error = hierarchy.lastError { return error }
-        if let error = hierarchy.failure { return error }
+        if let error = hierarchy.failure(since: errors) { return error }
         return ResolutionError(
             .notRegistered, path: hierarchy.path + [serviceLabel(serviceType, name: name)],
             message: resolutionFailureMessage(serviceType, name: name, argumentTypeNames: argumentTypeNames))

@@ -129,6 +129,33 @@ private final class SerialSource: @unchecked Sendable {  // `count` is only touc
         #expect(container.resolve(Warehouse2.self) === built)
     }
 
+    /// `resolveAsync` of a service registered with `register` says which call resolves it.
+    @Test func resolveAsyncOfASynchronousRegistrationNamesResolve() async {
+        let container = Container()
+        container.register(Socket.self, name: "main") { _ in Socket(serial: 1) }
+        do {
+            _ = try await container.synchronize().resolveAsync(Socket.self, name: "main")
+            Issue.record("resolved")
+        } catch let error as ResolutionError {
+            #expect(error.description.contains("is registered with register, synchronously"))
+            #expect(error.description.contains("`resolve(Socket.self, name: \"main\")`"))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// The reverse: a synchronous `resolve` of an async service not built yet names the call that
+    /// builds it, in the message's first sentence.
+    @Test func synchronousResolveOfAnAsyncServiceNamesResolveAsync() throws {
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let error = try #require(throws: ResolutionError.self) { try container.require(Socket.self) }
+        #expect(
+            error.description.hasPrefix(
+                "Graft: resolution failed: Socket is registered with registerAsync and has not been built yet: "
+                    + "resolve it with `try await resolver.resolveAsync(Socket.self)`"))
+    }
+
     @Test func resetDuringABuildIsNotCachedForLaterCallers() async throws {
         let builds = SerialSource()
         let gate = TestGate()

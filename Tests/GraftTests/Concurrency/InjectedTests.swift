@@ -104,6 +104,41 @@ private struct Refusal: Error {}
         #expect(stderr.contains("no registration of Ticker taking no arguments"))
     }
 
+    /// Read with no resolver bound, the reason and the way to bind one are said once, with one
+    /// `Graft:` prefix.
+    @Test func unboundFirstAccessSaysHowToBindOnce() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            Container.loggingFunction = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            _ = SendableModel().clock
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.components(separatedBy: "No resolver is bound to this task").count == 2)
+        #expect(stderr.components(separatedBy: "Graft:").count == 2)
+        #expect(stderr.contains("Graft: @Injected Ticker: the object holding it was made with no resolver bound"))
+    }
+
+    /// An optional `@Injected` read with no resolver bound would be `nil` for good: a setup
+    /// mistake, stopped with the same message rather than hidden.
+    @Test func unboundOptionalFirstAccessStopsSayingHowToBind() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = Screenful().analytics
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("@Injected Optional<Telemetry>: the object holding it was made with no resolver bound"))
+        #expect(stderr.contains("SynchronizedResolver.bootstrap"))
+    }
+
+    /// A failure's reason follows the wrapper's own words, without a second `Graft:`.
+    @Test func failedFirstAccessStopsWithOnePrefix() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = withResolver(Container().synchronize()) { SendableModel() }
+            _ = model.clock
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(
+            stderr.contains("Graft: @Injected could not resolve Ticker: resolution failed: no registration of Ticker"))
+    }
+
     /// An `@Injected` first read in a factory whose request then fails keeps no singleton the
     /// rollback drops: the `.container` service stays one instance.
     @Test func injectedReadInAFailingFactoryKeepsNoRolledBackSingleton() {

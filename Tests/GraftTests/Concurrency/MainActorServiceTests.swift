@@ -81,6 +81,31 @@ private func makeContainer(counting made: Made) -> Container {
         #expect(made.value == 1)
     }
 
+    /// Off the main actor, `require` throws a reason of its own, with one sentence naming
+    /// `resolveMain`; no factory ran, so it is not a factory failure.
+    @Test func offTheMainThreadRequireThrowsNotOnMainActor() async {
+        let made = Made()
+        let resolver = makeContainer(counting: made).synchronize()
+        let description = await offMainThread { () -> String in
+            do {
+                _ = try resolver.require(BadgeViewModel.self)
+                return "resolved"
+            } catch let error as ResolutionError {
+                guard case .notOnMainActor = error.reason else { return "reason: \(error.reason)" }
+                return error.description
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(
+            description
+                == "Graft: resolution failed: BadgeViewModel is registered with registerMain and was resolved off "
+                + "the main actor, where its factory may not run: resolve it with resolveMain (or @MainInjected) on "
+                + "the main actor.")
+        #expect("\(ResolutionError.Reason.notOnMainActor)" == "not on the main actor")
+        #expect(made.value == 0)
+    }
+
     @MainActor @Test func mainInjectedCapturesTheCurrentResolver() {
         let made = Made()
         let screen = withResolver(makeContainer(counting: made).synchronize()) { BadgeScreen() }

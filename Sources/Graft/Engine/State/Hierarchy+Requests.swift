@@ -47,6 +47,31 @@ extension Hierarchy {
         return names.joined(separator: " -> ")
     }
 
+    /// The frames, and `entry` after them, as a cycle repeated until the depth limit: the cycle
+    /// once (`P -> Q -> P`), whether it runs through `initCompleted` actions of transient services
+    /// only (which make new instances on every pass), and a short account of the path.
+    func repeatingCycle(
+        reentering entry: AnyServiceEntry
+    ) -> (chain: String, isTransientThroughInitCompleted: Bool, shownPath: String)? {
+        let entries = (0..<stack.count).map { stack[$0].takeUnretainedValue() as! AnyServiceEntry } + [entry]
+        let last = entries.count - 1
+        guard let previous = entries[..<last].lastIndex(where: { $0 === entry }) else { return nil }
+        let period = last - previous
+        // Where the repetition starts: the first frame from which every frame repeats `period` later.
+        var start = previous
+        while start > 0 && entries[start - 1] === entries[start - 1 + period] { start -= 1 }
+        let repeats = (entries.count - start - 1) / period
+        guard repeats >= 2 else { return nil }
+        let cycle = entries[previous...]
+        let labels = cycle.map { Self.label($0) }
+        let isTransient = cycle.allSatisfy { $0.scopeKind == .transient } && completionFrame >= previous
+        let lead = entries[..<start].map { Self.label($0) }
+        let shown =
+            (lead + entries[start...(start + period)].map { Self.label($0) }).joined(separator: " -> ")
+            + " -> ... (\(labels.dropLast().joined(separator: " -> ")) \(repeats) times)"
+        return (labels.joined(separator: " -> "), isTransient, shown)
+    }
+
     static func label(_ entry: AnyServiceEntry) -> String {
         serviceLabel(entry.serviceType, name: entry.name)
     }
@@ -127,6 +152,14 @@ extension Hierarchy {
         finish(&teardown)
         Self.release(ended)
         return succeeded
+    }
+
+    /// Why a resolution started when ``errorCount`` was `errors` returned `nil`: the failure
+    /// recorded since (a failed request, a wrong type), else the failure of the request in flight
+    /// (a resolution refused because its request had failed); `nil` for a missing registration.
+    func failure(since errors: Int) -> ResolutionError? {
+        if errorCount != errors, let lastError { return lastError }
+        return failure
     }
 
     /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
