@@ -486,7 +486,8 @@ public final class ContainerInterpreter {
         let container = registration.container
         #if INTERPRET_SWINJECT
             // Swinject 2.10 stops the process ("Fatal access conflict" in GraphStorage) when a deinit
-            // resolves while a graph ends; deinit actions are invisible to the trace, so skip them there.
+            // resolves while a graph ends, so deinit actions are skipped there; programs for Swinject
+            // have none that shows in the trace (`ProgramFeatures.deinitEffects`).
             let deinitAction = Self.swinjectDeinitActions ? registration.onDeinit : .none
         #else
             let deinitAction = registration.onDeinit
