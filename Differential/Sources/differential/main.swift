@@ -61,6 +61,7 @@ func stepKind(_ step: MStep) -> String {
     case .dumpSlot: return "dumpSlot"
     case .countLive: return "countLive"
     case .makeInjected: return "makeInjected"
+    case .registerAsync: return "registerAsync"
     }
 }
 
@@ -91,6 +92,7 @@ func features(_ program: MProgram) -> String {
         case .dumpContainer, .dumpSlot: found.insert("dump")
         case .countLive: found.insert("countLive")
         case .makeInjected: found.insert("injected")
+        case .registerAsync: found.insert("registerAsync")
         }
     }
     return found.sorted().joined(separator: " ")

@@ -89,6 +89,8 @@ final class ModelProbe {
 final class ModelProbePart {}
 /// Registered by `deinit`s under fresh names.
 final class ModelScratch {}
+/// Registered with `registerAsync` (never built: the programs are synchronous).
+final class ModelAsyncService: Sendable {}
 
 /// Calls `visit` with the Swift type an `MType` stands for.
 protocol ModelTypeVisitor {
@@ -104,6 +106,7 @@ func withModelType<V: ModelTypeVisitor>(_ type: MType, _ visitor: V) -> V.Result
     case .cls(.d): return visitor.visit(ModelD.self)
     case .proto(.p): return visitor.visit((any ModelP).self)
     case .proto(.q): return visitor.visit((any ModelQ).self)
+    case .asyncService: return visitor.visit(ModelAsyncService.self)
     }
 }
 
@@ -135,6 +138,8 @@ public final class ContainerInterpreter {
     private var deinitLog: [RawObservation] = []
     private var deinitActionRunning = false
     private var slotsAtStepStart = 0
+    /// What the current `access` step reads (for `deinit`s that read it too).
+    private var readThisStep: InterpreterField?
     private let permanentScope = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
     private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
     #if INTERPRET_SWINJECT
@@ -175,6 +180,7 @@ public final class ContainerInterpreter {
             let observed = interpreter.perform(step)
             raw.append(observed + interpreter.deinitLog)
             interpreter.deinitLog = []
+            interpreter.readThisStep = nil
             #if INTERPRET_SWINJECT
                 if interpreter.aborted { return (normalize(raw), index) }
             #endif
@@ -247,6 +253,7 @@ public final class ContainerInterpreter {
                 }
                 target = holder.fields[field % holder.fields.count]
             }
+            readThisStep = target
             guard let made = Self.read(target) else { return [.invalid("not a Lazy, Provider or @Injected")] }
             let value: InterpreterField = made.map { .object($0) } ?? .none
             slots.append(value)
@@ -311,6 +318,16 @@ public final class ContainerInterpreter {
         case .countLive:
             return [.count(live.count)]
 
+        case .registerAsync(let container, let name):
+            #if INTERPRET_SWINJECT
+                _ = (container, name)
+                return [.invalid("registerAsync is Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                container.registerAsync(ModelAsyncService.self, name: name?.string) { _ in ModelAsyncService() }
+                return []
+            #endif
+
         case .makeInjected(let bindings, let request):
             #if INTERPRET_SWINJECT
                 _ = (bindings, request)
@@ -365,13 +382,21 @@ public final class ContainerInterpreter {
         deinitActionRunning = false
     }
 
-    /// Reads the wrapper `back` slots before the last one the step began with, and logs what it got.
+    /// Reads the wrapper `back` slots before the last one the step began with (`back` 2: the one
+    /// the step reads), and logs what it got.
     private func deinitReadSlot(_ back: Int) {
         runDeinitAction {
-            let index = slotsAtStepStart - 1 - back
-            guard index >= 0, index < slots.count else { return }
+            let target: InterpreterField
+            if back >= 2 {
+                guard let read = readThisStep else { return }
+                target = read
+            } else {
+                let index = slotsAtStepStart - 1 - back
+                guard index >= 0, index < slots.count else { return }
+                target = slots[index]
+            }
             // Only the serial is kept: a `Provider`'s instance dies inside this action.
-            guard let serial = Self.read(slots[index]).map({ $0?.serial }) else { return }
+            guard let serial = Self.read(target).map({ $0?.serial }) else { return }
             deinitLog.append(serial.map { .object($0) } ?? .none)
         }
     }
@@ -486,7 +511,8 @@ public final class ContainerInterpreter {
         let container = registration.container
         #if INTERPRET_SWINJECT
             // Swinject 2.10 stops the process ("Fatal access conflict" in GraphStorage) when a deinit
-            // resolves while a graph ends; deinit actions are invisible to the trace, so skip them there.
+            // resolves while a graph ends, so deinit actions are skipped there; programs for Swinject
+            // have none that shows in the trace (`ProgramFeatures.deinitEffects`).
             let deinitAction = Self.swinjectDeinitActions ? registration.onDeinit : .none
         #else
             let deinitAction = registration.onDeinit

@@ -12,10 +12,12 @@ public enum MProto: Int, CaseIterable, Sendable {
     case p, q
 }
 
-/// A type a registration or a request names.
+/// A type a registration or a request names. `asyncService` is registered only with
+/// `registerAsync` (and never built: the programs are synchronous), so resolving it fails.
 public enum MType: Hashable, Sendable, CustomStringConvertible {
     case cls(MClass)
     case proto(MProto)
+    case asyncService
 
     public static let all: [MType] = MClass.allCases.map { .cls($0) } + MProto.allCases.map { .proto($0) }
 
@@ -24,6 +26,7 @@ public enum MType: Hashable, Sendable, CustomStringConvertible {
         case .cls(let c): return c == cls
         case .proto(.p): return cls == .a || cls == .b || cls == .d
         case .proto(.q): return cls == .c || cls == .d
+        case .asyncService: return false
         }
     }
 
@@ -31,6 +34,7 @@ public enum MType: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .cls(let c): return "\(c)".uppercased()
         case .proto(let p): return "\(p)".uppercased()
+        case .asyncService: return "AsyncService"
         }
     }
 }
@@ -152,7 +156,8 @@ public struct MForward: Hashable, Sendable {
 
 /// What an instance's `deinit` does: nothing, resolve the transient `Probe` (which needs a
 /// graph-scoped `ProbePart`), register a `Scratch` under a fresh name in its container, read the
-/// `Lazy`, `Provider` or `@Injected` held in a recent slot (`MRegistration.deinitSlot`), or
+/// `Lazy`, `Provider` or `@Injected` held in a recent slot or read by the step
+/// (`MRegistration.deinitSlot`), or
 /// register its own registration again (replacing it). The last two change what later steps
 /// observe; a `deinit` that runs while another of those runs does nothing.
 public enum MDeinit: Int, CaseIterable, Sendable {
@@ -182,8 +187,9 @@ public struct MRegistration: Hashable, Sendable {
     public var completions: [[MRequest]]
     public var forwards: [MForward]
     public var onDeinit: MDeinit
-    /// For `onDeinit == .readSlot`: which recent slot, counted back from the last one that existed
-    /// when the step began (0 is the last).
+    /// For `onDeinit == .readSlot`: 0 or 1, which recent slot, counted back from the last one that
+    /// existed when the step began (0 is the last); 2, the `Lazy`, `Provider` or `@Injected` the
+    /// step itself reads (`access`), if any, so a first access can be re-entered.
     public var deinitSlot: Int
     public var factoryAction: MFactoryAction
     /// Registered with `registerMain` (no arguments, no `implements`); resolved on the main actor.
@@ -247,6 +253,9 @@ public enum MStep: Hashable, Sendable {
     case dumpSlot(Int)
     /// Observes how many model instances are alive.
     case countLive
+    /// `registerAsync(AsyncService.self, name:)` in a container: the synchronous `resolve` of a
+    /// service not built yet fails.
+    case registerAsync(container: Int, name: MName?)
     /// Makes an object with an `@Injected var service: T?` (type and name of the request) inside
     /// the nested bindings (the first binds a resolver); it goes into a new slot, and `access`
     /// reads it.
@@ -334,6 +343,10 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 lines.append(slots == 0 ? "dump(s?)" : "dump(s\(slot % slots))")
             case .countLive:
                 lines.append("countLiveInstances()")
+            case .registerAsync(let container, let name):
+                lines.append(
+                    "c\(container).registerAsync(AsyncService.self\(name.map { ", name: \($0.source)" } ?? "")) { _ in AsyncService() }"
+                )
             case .makeInjected(let bindings, let request):
                 var line = "let s\(slots) = "
                 var closing = ""
@@ -394,7 +407,9 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         case .resolveProbe: return "  // deinit resolves Probe"
         case .registerScratch: return "  // deinit registers Scratch in c\(r.container)"
         case .readSlot:
-            return "  // deinit reads the Lazy/Provider/@Injected in the slot \(r.deinitSlot) back from the last"
+            return r.deinitSlot >= 2
+                ? "  // deinit reads the Lazy/Provider/@Injected the step reads"
+                : "  // deinit reads the Lazy/Provider/@Injected in the slot \(r.deinitSlot) back from the last"
         case .reregister: return "  // deinit registers this again in c\(r.container)"
         }
     }
@@ -570,7 +585,7 @@ public struct ProgramFeatures: OptionSet, Hashable, Sendable {
     /// `registerMain` (the interpreter must run on the main actor).
     public static let mainActor = ProgramFeatures(rawValue: 1 << 0)
     /// Graft's own API: `@Injected` inside nested `withResolver`/`withOverrides`, resolutions
-    /// through synchronized views, child containers made from views.
+    /// through synchronized views, child containers made from views, `registerAsync`.
     public static let graftAPI = ProgramFeatures(rawValue: 1 << 1)
     /// `deinit`s whose actions show in the trace (reading a `Lazy`/`Provider`/`@Injected`,
     /// registering again).
@@ -629,7 +644,13 @@ public enum ProgramGenerator {
         var state = State(parents: parents, features: features)
         while steps.count < count && !(random.exhausted && steps.count > 0) {
             let roll = random.below(100)
-            if roll < 28 || state.registered.isEmpty {
+            if roll < 28 && features.contains(.graftAPI) && random.chance(8) {
+                let name = makeName(&random)
+                let container = random.below(parents.count)
+                state.registered.append((.asyncService, name, .none))
+                state.registeredIn.append(container)
+                steps.append(.registerAsync(container: container, name: name))
+            } else if roll < 28 || state.registered.isEmpty {
                 var registration: MRegistration
                 if !state.mains.isEmpty && random.chance(20) {
                     // The same main-actor key again, in the same container: it replaces the first.
@@ -743,7 +764,7 @@ public enum ProgramGenerator {
             } else {
                 var override = makeRegistration(
                     &random, containers: state.parents.count, registered: state.registered, features: state.features)
-                if random.chance(60) {
+                if type != .asyncService && random.chance(60) {
                     override.service = type
                     override.makes = random.pick(MClass.allCases.filter { type.isSatisfied(by: $0) })
                     override.name = name
@@ -799,7 +820,7 @@ public enum ProgramGenerator {
         return MRegistration(
             container: random.below(containers), service: service, makes: makes, name: makeName(&random),
             args: isMain ? .none : makeArgs(&random), scope: scope, dependencies: dependencies,
-            completions: completions, forwards: forwards, onDeinit: onDeinit, deinitSlot: random.below(2),
+            completions: completions, forwards: forwards, onDeinit: onDeinit, deinitSlot: random.below(3),
             factoryAction: factoryAction, isMain: isMain)
     }
 
@@ -965,6 +986,7 @@ extension MStep {
         case .removeAll(let c): return .removeAll(container: map(c))
         case .resolveThroughView(let c, let request): return .resolveThroughView(container: map(c), request)
         case .freeContainer(let c): return .freeContainer(map(c))
+        case .registerAsync(let c, let name): return .registerAsync(container: map(c), name: name)
         case .dumpContainer(let c): return .dumpContainer(map(c))
         case .makeInjected(let bindings, let request):
             return .makeInjected(

@@ -36,6 +36,8 @@ struct ModelEntry {
     var registration: MRegistration
     /// The container whose table it was registered in (a copy made by `withOverrides`, for one).
     var home: Int
+    /// Registered with `registerAsync`: never built, so a synchronous resolution fails.
+    var isAsync = false
     var refs = 0
     var alive = true
     /// The instance a `.container` or permanent custom scope keeps (a strong reference).
@@ -121,15 +123,17 @@ public struct ReferenceModel {
     var releasedMidStep = false
     /// The step ends more than one graph (`withObjectGraph` with several requests).
     var endsSeveralGraphs = false
-    /// A `GraphStorage` custom scope let an instance go: `GraphStorage.graphResolutionCompleted()`
-    /// releases it inside its store to `instance`, so a `deinit` that resolves the same entry there
-    /// stops the process (an exclusivity violation). Not modelled.
-    var graphStorageReleased = false
+    /// A custom scope's storage let an instance go: `GraphStorage.graphResolutionCompleted()` and a
+    /// reset of a `PermanentStorage` release it inside the store to `instance`, so a `deinit` that
+    /// resolves the same entry there stops the process (an exclusivity violation). Not modelled.
+    var customStorageReleased = false
     /// The step registers: what the replaced registration releases dies inside `register`, before
     /// the new entry has its scope, `initCompleted` and forwards.
     var registersThisStep = false
     /// The `Lazy` or `@Injected` whose first access this step made.
     var firstAccessed: Int?
+    /// The `Lazy`, `Provider` or `@Injected` this step reads (`access`).
+    var readThisStep: Int?
     /// A failed request left objects the model does not follow (see `ranCompletingFactory`).
     var liveCountUnknown = false
     /// First accesses that a `deinit` re-entered (for statistics).
@@ -166,8 +170,9 @@ public struct ReferenceModel {
                 model.releasedMidStep = false
                 model.endsSeveralGraphs = false
                 model.registersThisStep = false
-                model.graphStorageReleased = false
+                model.customStorageReleased = false
                 model.firstAccessed = nil
+                model.readThisStep = nil
                 let observed = try model.perform(step)
                 let logged = try model.sweepRunningDeinits()
                 model.stepIndex += 1
@@ -243,6 +248,8 @@ public struct ReferenceModel {
                 else { throw Unmodelable("access: no wrapper in the field") }
                 wrapper = inner
             }
+            guard !nodes[wrapper].kind.isInstance else { throw Unmodelable("access: not a wrapper") }
+            readThisStep = wrapper
             guard let value = try read(wrapper, firstAccessHere: true) else {
                 throw Unmodelable("access: not a wrapper")
             }
@@ -283,6 +290,15 @@ public struct ReferenceModel {
         case .countLive:
             if liveCountUnknown { throw Unmodelable("countLive: a failed request left objects not followed") }
             return [.count(nodes.filter { $0.alive && $0.madeBy >= 0 }.count)]
+
+        case .registerAsync(let container, let name):
+            try requireHeld(container)
+            let registration = MRegistration(
+                container: container, service: .asyncService, makes: .a, name: name, args: .none, scope: .transient,
+                dependencies: [], completions: [], forwards: [], onDeinit: .none)
+            let entry = try register(registration, in: container)
+            entries[entry].isAsync = true
+            return []
 
         case .makeInjected(let bindings, let request):
             guard case .resolver(let first) = bindings.first else { throw Unmodelable("injected: no resolver bound") }
@@ -374,7 +390,9 @@ public struct ReferenceModel {
             containerAlive.append(true)
             func copyEntry(_ entry: Int) -> Int {
                 if let done = copied[entry] { return done }
-                entries.append(ModelEntry(registration: entries[entry].registration, home: copy))
+                var made = ModelEntry(registration: entries[entry].registration, home: copy)
+                made.isAsync = entries[entry].isAsync
+                entries.append(made)
                 copied[entry] = entries.count - 1
                 return entries.count - 1
             }
@@ -521,6 +539,7 @@ public struct ReferenceModel {
     /// Drops the instance a scope keeps (`resetObjectScope`).
     mutating func drop(_ entry: Int) {
         if let stored = entries[entry].stored {
+            if entries[entry].registration.scope == .customPermanent { customStorageReleased = true }
             release(.node(stored))
             entries[entry].stored = nil
         }
@@ -548,7 +567,7 @@ public struct ReferenceModel {
                 if nodes[index].madeBy >= 0 {
                     let registration = entries[nodes[index].madeBy].registration
                     if registration.onDeinit.isVisible { visible.append(index) }
-                    if registration.scope == .customGraph { graphStorageReleased = true }
+                    if registration.scope == .customGraph { customStorageReleased = true }
                 }
                 changed = true
             }
@@ -588,13 +607,22 @@ public struct ReferenceModel {
         if releasedMidStep { throw Unmodelable("deinit: an object released inside a resolution (timing)") }
         if endsSeveralGraphs { throw Unmodelable("deinit: a withObjectGraph of several requests (timing)") }
         if registersThisStep { throw Unmodelable("deinit: run inside register, before the entry is set up") }
-        if graphStorageReleased { throw Unmodelable("deinit: run while a GraphStorage lets its instance go") }
+        if customStorageReleased {
+            throw Unmodelable("deinit: run while a custom scope's storage lets its instance go")
+        }
         let registration = entries[nodes[dead].madeBy].registration
         var logged: [RawObservation] = []
         switch registration.onDeinit {
         case .readSlot:
-            let index = slotsAtStepStart - 1 - registration.deinitSlot
-            guard index >= 0, case .node(let wrapper) = slots[index], !nodes[wrapper].kind.isInstance else { break }
+            let wrapper: Int
+            if registration.deinitSlot >= 2 {
+                guard let read = readThisStep else { break }
+                wrapper = read
+            } else {
+                let index = slotsAtStepStart - 1 - registration.deinitSlot
+                guard index >= 0, case .node(let held) = slots[index], !nodes[held].kind.isInstance else { break }
+                wrapper = held
+            }
             if let first = firstAccessed, first == wrapper, whileAccessing.contains(dead) {
                 reenteredFirstAccesses += 1
                 // Re-entered first access: the instance made by the nested access is everyone's,
@@ -768,6 +796,10 @@ public struct ReferenceModel {
 
     mutating func resolveEntry(_ entry: Int, as type: MType, _ context: inout ModelContext) throws -> ModelField {
         if context.frames.count > Self.maximumFrames { throw Unmodelable("resolution too deep") }
+        if entries[entry].isAsync {
+            context.failed = true  // not built: the synchronous resolution fails
+            return .none
+        }
         if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
         let registration = entries[entry].registration
         if registration.args == .none,
