@@ -19,8 +19,9 @@ extension Container {
                 $0.forward(type, name: name, to: entry)
             }
         }
-        // A main-actor registration answers only through its gate, which checks the thread.
-        if let gate = entry.container?.mainActorGate(of: entry), gate !== entry {
+        // A main-actor registration answers only through a gate, which checks the thread (a new
+        // one if the registration was replaced since the application got `entry`).
+        if let gate = (entry.container ?? self).mainActorGate(of: entry), gate !== entry {
             return forward(type, name: name, to: gate)
         }
         // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from

@@ -302,6 +302,10 @@ protocol AnyServiceEntry: AnyObject {
     /// A registration like this one in `container`: same factories, scope and `initCompleted`
     /// actions, no instance (for ``withOverrides(_:operation:)-(_,()->R)``).
     func copy(into container: Container) -> AnyServiceEntry
+    /// ``copy(into:)``, except for an entry that guards another (a main-actor gate): that one is
+    /// copied with the entry it guards, which `copies` (original to copy, by identity) shares
+    /// between the gates of one registration.
+    func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry
     /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
     func resolve<Requested>(
         as requested: Requested.Type,
@@ -409,6 +413,12 @@ extension ServiceEntry: AnyServiceEntry {
 
 extension ServiceEntry {
     @usableFromInline
+    func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry {
+        if let copyAsGate = extras?.copyAsGate { return copyAsGate(container, &copies) }
+        return copy(into: container)
+    }
+
+    @usableFromInline
     func copy(into container: Container) -> AnyServiceEntry {
         let copy = ServiceEntry(
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
@@ -437,6 +447,12 @@ final class EntryExtras<Service> {
     @exclusivity(unchecked) var storage: InstanceStorage?
     @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
+    /// Set on the entry of a main-actor registration that keeps its instances: it is reached only
+    /// through a gate that checks the thread (see ``Container/mainActorGate(of:)``).
+    var isMainActorIsolated = false
+    /// Set on a main-actor gate: copies it, for `withOverrides`, as a gate over the copy of the
+    /// entry it guards (see ``Container/markAsGate(_:of:)``).
+    var copyAsGate: ((Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry)?
 
     @usableFromInline
     init(

@@ -54,28 +54,74 @@ extension Container {
 }
 
 extension Container {
-    /// The gate in front of `entry`, if `entry` keeps the instances of a main-actor registration
-    /// made here or in an ancestor.
+    /// A gate in front of `entry`, if `entry` keeps the instances of a main-actor registration: the
+    /// one in the table while the registration is current, else a new one, so a registration that
+    /// was replaced (and that the application kept) still answers only through a thread check.
     func mainActorGate<Service>(of entry: ServiceEntry<Service>) -> ServiceEntry<Service>? {
+        guard entry.extras?.isMainActorIsolated == true else { return nil }
         for container in selfAndAncestors {
             if let registration = container.mainActorRegistrations.first(where: { $0.isolated === entry }) {
                 return registration.gate as? ServiceEntry<Service>
             }
         }
-        return nil
+        return Self.makeMainActorGate(for: entry, in: entry.container ?? self)
     }
 
-    /// Registers the transient entry that checks the thread, then resolves `isolated`.
-    @discardableResult
-    func installMainActorGate<Service>(for isolated: ServiceEntry<Service>) -> AnyServiceEntry {
+    /// A transient entry, in no table, that checks the thread and then resolves `isolated`; it
+    /// copies itself (for `withOverrides`) as a gate over a copy of `isolated`, never as a factory
+    /// that would reach `isolated`'s hierarchy from the copy.
+    static func makeMainActorGate<Service>(
+        for isolated: ServiceEntry<Service>, in container: Container
+    ) -> ServiceEntry<Service> {
+        let gate = ServiceEntry<Service>(
+            serviceType: Service.self, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey,
+            name: isolated.name, container: container, argumentTypeNames: { [] }, plainFactory: nil,
+            argumentFactory: nil,
+            throwingFactory: { [check = mainActorGateFactory(for: isolated)] resolver, _ in
+                try check(resolver)
+            })
+        gate.inObjectScope(.transient)
+        markAsGate(gate, of: isolated)
+        return gate
+    }
+
+    /// What a gate runs: the thread check, then `isolated`'s own resolution.
+    static func mainActorGateFactory<Service>(
+        for isolated: ServiceEntry<Service>
+    ) -> (Resolver) throws -> Service {
         let label = serviceLabel(Service.self, name: isolated.name)
-        let gate = register(Service.self, name: isolated.name) { (resolver: Resolver) throws -> Service in
+        return { resolver in
             guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
             guard let container = isolated.container,
                 let instance = isolated.resolve(as: Service.self, in: container, resolver: resolver, arguments: nil)
             else { throw MainActorServiceFailed() }  // the request has failed already, with its reason
             return instance
-        }.inObjectScope(.transient)
+        }
+    }
+
+    /// Makes `gate` copy itself as a gate over the copy of `isolated` (one copy of `isolated` per
+    /// new hierarchy, shared by all the gates copied into it).
+    static func markAsGate<Service>(_ gate: ServiceEntry<Service>, of isolated: ServiceEntry<Service>) {
+        gate.madeExtras.copyAsGate = { target, copies in
+            let isolatedCopy: ServiceEntry<Service>
+            if let copied = copies[ObjectIdentifier(isolated)] as? ServiceEntry<Service> {
+                isolatedCopy = copied
+            } else {
+                isolatedCopy = isolated.copy(into: target) as! ServiceEntry<Service>
+                isolatedCopy.madeExtras.isMainActorIsolated = true
+                copies[ObjectIdentifier(isolated)] = isolatedCopy
+            }
+            return makeMainActorGate(for: isolatedCopy, in: target)
+        }
+    }
+
+    /// Registers the transient entry that checks the thread, then resolves `isolated`.
+    @discardableResult
+    func installMainActorGate<Service>(for isolated: ServiceEntry<Service>) -> AnyServiceEntry {
+        isolated.madeExtras.isMainActorIsolated = true
+        let gate = register(Service.self, name: isolated.name, factory: Self.mainActorGateFactory(for: isolated))
+            .inObjectScope(.transient)
+        Self.markAsGate(gate, of: isolated)
         // Registering the same key again replaces the registration, as `register` does: the old
         // one (and the instances it keeps) is released once this container is consistent.
         let replaced = mainActorRegistrations.firstIndex {
@@ -83,8 +129,10 @@ extension Container {
         }
         let registration = MainActorRegistration(
             serviceType: ObjectIdentifier(Service.self), gate: gate, isolated: isolated
-        ) { target in
-            target.installMainActorGate(for: isolated.copy(into: target) as! ServiceEntry<Service>)
+        ) { target, copies in
+            let isolatedCopy = isolated.copy(into: target) as! ServiceEntry<Service>
+            copies[ObjectIdentifier(isolated)] = isolatedCopy
+            return target.installMainActorGate(for: isolatedCopy)
         }
         let old = hierarchy.uncheckedSection { () -> MainActorRegistration? in
             guard let replaced else {
@@ -105,8 +153,9 @@ struct MainActorRegistration {
     let serviceType: ObjectIdentifier
     let gate: AnyServiceEntry
     let isolated: AnyServiceEntry
-    /// Registers a copy in `target`, for `withOverrides`; returns the copy's gate.
-    let copy: (Container) -> AnyServiceEntry
+    /// Registers a copy in `target`, for `withOverrides`, and records the copy of `isolated` in
+    /// the copies made so far; returns the copy's gate.
+    let copy: (Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry
 }
 
 /// The isolated entry's resolution failed; the request carries the reason.

@@ -59,7 +59,7 @@ extension Container {
                 // below then maps the original gates (and forwards to them) to the new ones, and a
                 // later registration that shadowed a gate keeps shadowing it.
                 for registration in original.mainActorRegistrations {
-                    copied[ObjectIdentifier(registration.gate)] = registration.copy(copy)
+                    copied[ObjectIdentifier(registration.gate)] = registration.copy(copy, &copied)
                 }
                 for entry in original.asyncRegistrations.values {
                     let gate = entry.copy(into: copy)
@@ -67,7 +67,9 @@ extension Container {
                 }
                 for (key, entry) in original.services.registrations {
                     let identity = ObjectIdentifier(entry)
-                    let entryCopy = copied[identity] ?? entry.copy(into: copy)
+                    // A gate of a replaced main-actor registration (kept by a forward) copies
+                    // itself with its entry: a plain copy would resolve the original.
+                    let entryCopy = copied[identity] ?? entry.copy(into: copy, copies: &copied)
                     copied[identity] = entryCopy
                     // A slot keeps the entry's cell only when the key's type is the type the cell
                     // stores (the entry's static `Service`), as `register` and `forward` decide.

@@ -35,10 +35,27 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
         let handed = await onAnotherThread { HandedBack(resolver.resolve(Gadget.self)) }
         let reachedAnotherThread = handed.object != nil
 
-        // The main-actor instance reached a thread that is not the main actor's.
-        withKnownIssue("a forward to a replaced main-actor registration bypasses its gate") {
-            #expect(!reachedAnotherThread)
+        #expect(!reachedAnotherThread)
+        // On the main actor the forward answers with the instance the replaced registration kept.
+        #expect(container.resolve(Gadget.self) === kept)
+    }
+
+    @MainActor @Test func aForwardToAReplacedRegistrationMadeAfterTheReplacementChecksTheThread() async {
+        let container = Container()
+        let first = container.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+        container.registerMain(Dashboard.self) { _ in Dashboard() }
+        container.forward(Gadget.self, to: first)
+        container.forward(Gadget.self, name: "again", to: first)
+        let resolver = container.synchronize()
+
+        let handed = await onAnotherThread {
+            HandedBack(resolver.resolve(Gadget.self) ?? resolver.resolve(Gadget.self, name: "again"))
         }
+        #expect(handed.object == nil)
+        let one = container.resolve(Gadget.self)
+        #expect(one != nil)
+        #expect(container.resolve(Gadget.self, name: "again") === one)
+        #expect(container.resolve(Dashboard.self) !== one)  // the current registration keeps its own
     }
 
     @MainActor @Test func overridesDoNotHandOutTheOuterInstanceOfAReplacedRegistration() {
@@ -49,15 +66,18 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
         let outer = container.resolve(Gadget.self)
         #expect(outer != nil)
 
+        container.forward(Gadget.self, name: "again", to: first)  // a gate made after the replacement
+
         withResolver(container.synchronize()) {
             withOverrides({ _ in }) {
-                let isOuter = SynchronizedResolver.current.resolve(Gadget.self) === outer
-                // Inside the scope the copy of the old gate still resolves the original container's
-                // entry, under the copy's mutex: the outer instance is handed out inside.
-                withKnownIssue("the copy of a replaced gate resolves the original entry") {
-                    #expect(!isOuter)
-                }
+                let inside = SynchronizedResolver.current.resolve(Gadget.self)
+                #expect(inside != nil)
+                #expect(inside !== outer)
+                // Both forwards reach one copy of the replaced registration, which keeps one instance.
+                #expect(SynchronizedResolver.current.resolve(Gadget.self, name: "again") === inside)
+                #expect(SynchronizedResolver.current.resolve(Dashboard.self) !== inside)
             }
         }
+        #expect(container.resolve(Gadget.self) === outer)
     }
 }
