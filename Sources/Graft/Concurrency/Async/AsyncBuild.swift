@@ -1,0 +1,131 @@
+// Graft — MIT License.
+
+/// The graph of which build waits for which, across every container hierarchy of the process (a
+/// factory may wait on a service of another hierarchy: a captured container, a `withOverrides`
+/// copy). Guarded by one process-wide mutex, taken after a hierarchy's mutex when both are held and
+/// never held across an `await`: a check and the edge it allows are one step, whatever the
+/// hierarchies involved.
+enum AsyncWaitGraph {
+    private static let mutex = RecursiveMutex()
+
+    static func add(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
+        mutex.withLock { waiter.waits.append(target) }
+    }
+
+    /// Adds the edge unless `target` already waits, through others, on `waiter`: then returns that
+    /// path (the cycle the edge would close), from `target` to `waiter`.
+    static func addUnlessCycle(from waiter: AsyncBuildNode, to target: AsyncBuildNode) -> [AsyncBuildNode]? {
+        mutex.withLock {
+            if let path = target.pathOfWaits(to: waiter) { return path }
+            waiter.waits.append(target)
+            return nil
+        }
+    }
+
+    static func remove(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
+        mutex.withLock { waiter.stopWaiting(on: target) }
+    }
+}
+
+/// A build in progress, as a node of the graph of who waits for whom: a `.container` build (its
+/// own task), or a transient built inline in its caller's task. A wait is an edge from the build
+/// whose factory (or a task it started) waits, to the build waited for; a new edge is refused when
+/// it would close a cycle.
+final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `AsyncWaitGraph`'s mutex
+    let entry: AnyObject
+    let label: String
+    /// For a transient built inline: the build in whose factory it runs.
+    let inlineParent: AsyncBuildNode?
+    /// The builds this build is waiting for now (one entry per wait in progress).
+    var waits: [AsyncBuildNode] = []
+
+    init(entry: AnyObject, label: String, inlineParent: AsyncBuildNode?) {
+        self.entry = entry
+        self.label = label
+        self.inlineParent = inlineParent
+    }
+
+    /// This node, then the builds it runs inline in, innermost first.
+    var inlineChain: [AsyncBuildNode] {
+        var chain: [AsyncBuildNode] = []
+        var node: AsyncBuildNode? = self
+        while let current = node {
+            chain.append(current)
+            node = current.inlineParent
+        }
+        return chain
+    }
+
+    func stopWaiting(on node: AsyncBuildNode) {
+        if let index = waits.firstIndex(where: { $0 === node }) { waits.remove(at: index) }
+    }
+
+    /// The builds from this one to `target` following waits, both included; `nil` if none.
+    func pathOfWaits(to target: AsyncBuildNode) -> [AsyncBuildNode]? {
+        var visited = Set<ObjectIdentifier>()
+        func search(_ node: AsyncBuildNode) -> [AsyncBuildNode]? {
+            if node === target { return [node] }
+            guard visited.insert(ObjectIdentifier(node)).inserted else { return nil }
+            for next in node.waits {
+                if let rest = search(next) { return [node] + rest }
+            }
+            return nil
+        }
+        return search(self)
+    }
+}
+
+/// A build in flight and the continuations waiting for it.
+final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state under the hierarchy's mutex
+    let generation: Int
+    let node: AsyncBuildNode
+    private var waiters: [Int: CheckedContinuation<Service, any Error>] = [:]
+    private var nextWaiter = 0
+    private var result: Result<Service, ResolutionError>?
+
+    init(generation: Int, node: AsyncBuildNode) {
+        self.generation = generation
+        self.node = node
+    }
+
+    /// The continuations waiting now; under the hierarchy's mutex.
+    var waiterCount: Int { waiters.count }
+
+    /// Records the result and hands back the waiters to resume (after unlocking).
+    func complete(with outcome: Result<Service, ResolutionError>) -> [CheckedContinuation<Service, any Error>] {
+        result = outcome
+        let all = Array(waiters.values)
+        waiters = [:]
+        return all
+    }
+
+    /// Waits for the result; a cancelled waiter stops waiting, the build goes on.
+    func wait(in mutex: RecursiveMutex) async throws -> Service {
+        let id: Int = mutex.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Service, any Error>) in
+                let immediate: Result<Service, any Error>? = mutex.withLock {
+                    if let result { return result.mapError { $0 } }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    waiters[id] = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let cancelled = mutex.withLock { waiters.removeValue(forKey: id) }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+/// The build whose factory runs in this task (inherited by the child tasks and `Task {}` it makes,
+/// so a wait there counts as the build's own: conservative, it may report a cycle through a task
+/// the factory never awaits). `Task.detached` inherits nothing: a cycle closed through a detached
+/// task is not seen, and waits forever (documented).
+enum AsyncBuildContext {
+    @TaskLocal static var current: AsyncBuildNode?
+}

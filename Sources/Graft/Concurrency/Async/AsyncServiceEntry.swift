@@ -1,0 +1,220 @@
+// Graft — MIT License.
+
+/// A registration whose factory is `async`: built with ``SynchronizedResolver/resolveAsync(_:name:)``.
+///
+/// ```swift
+/// container.registerAsync(Database.self) { r in try await Database.connect(r.resolve(Config.self)!) }
+/// let database = try await container.synchronize().resolveAsync(Database.self)
+/// ```
+///
+/// In the `.container` scope (the default) the service is built once: callers that arrive during
+/// the build wait for it and get the same instance (single flight). A build that throws gives every
+/// waiter the error and caches nothing; the next call builds again. A waiter whose task is
+/// cancelled stops waiting with `CancellationError`, and the build goes on for the others; its
+/// result is kept even if the cancelled waiter started it. In the `.transient` scope each call
+/// builds a new instance.
+public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @unchecked Sendable {
+    // Every `var` is touched only under `link.hierarchy.mutex`, which is never held across an
+    // `await` (a pthread mutex is unlocked by the thread that locked it; a task may move).
+
+    /// The registration name, or `nil`.
+    public let name: String?
+    let factory: @Sendable (SynchronizedResolver) async throws -> Service
+    let link: ContainerLink
+    private(set) var isTransient = false
+    // Read by the inlinable `resolveAsync` in other modules, where every access to a class's
+    // stored property would otherwise be checked dynamically for exclusivity (a third of that
+    // path). Guarded by the hierarchy's mutex like the rest; debug builds keep the checks.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline private(set) var built: Service?
+        @usableFromInline private(set) var hasBuilt = false
+    #else
+        @exclusivity(unchecked) @usableFromInline private(set) var built: Service?
+        @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
+    #endif
+    private var build: AsyncBuild<Service>?
+    /// Moves on with every reset and change of scope: a build started before keeps its result for
+    /// its own waiters but caches nothing.
+    private var generation = 0
+    /// The transient entry in the table that answers a synchronous `resolve`.
+    weak var gate: AnyServiceEntry?
+
+    init(
+        name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
+    ) {
+        self.name = name
+        self.link = container.link
+        self.factory = factory
+    }
+
+    var label: String { serviceLabel(Service.self, name: name) }
+
+    /// Sets the scope: `.container` (built once, the default) or `.transient` (built on every call).
+    @discardableResult
+    public func inObjectScope(_ objectScope: ObjectScope) -> Self {
+        stopUnless(
+            objectScope === ObjectScope.container || objectScope === ObjectScope.transient,
+            "Graft: an async service is in the .container or the .transient scope, not \(objectScope)")
+        link.hierarchy.locked {
+            isTransient = objectScope === ObjectScope.transient
+            resetLocked()
+        }
+        return self
+    }
+
+    /// The callers waiting for the build in flight (for tests to know when a wait has begun).
+    var inFlightWaiterCount: Int {
+        link.hierarchy.locked { build?.waiterCount ?? 0 }
+    }
+
+    /// The instance built, if any (for a synchronous `resolve`).
+    @inlinable
+    func builtInstance() -> Service? {
+        lockState()
+        defer { unlockState() }
+        return hasBuilt ? built : nil
+    }
+
+    /// The hierarchy's mutex, which guards this entry's state.
+    @usableFromInline
+    func lockState() { link.hierarchy.mutex.lock() }
+
+    @usableFromInline
+    func unlockState() { link.hierarchy.mutex.unlock() }
+
+    /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
+    func reset() {
+        link.hierarchy.locked { resetLocked() }
+    }
+
+    private func resetLocked() {
+        generation &+= 1
+        let dropped = built
+        built = nil
+        hasBuilt = false
+        build = nil
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Resolves through `resolver`, building if needed.
+    func resolve(through resolver: SynchronizedResolver) async throws -> Service {
+        if let built = builtInstance() { return built }  // the common case: no task-local read
+        let waiter = AsyncBuildContext.current
+        let hierarchy = link.hierarchy
+        let next: AsyncNext<Service> = hierarchy.locked {
+            if hasBuilt, let built { return .done(built) }
+            if isTransient {
+                // Built inline, in the caller's task: a transient that is already being built
+                // further up this same inline chain would recurse forever.
+                if let repeated = waiter?.inlineChain.firstIndex(where: { $0.entry === self }), let waiter {
+                    return .fail(cycle(Array(waiter.inlineChain[repeated...].reversed()).map(\.label) + [label]))
+                }
+                let node = AsyncBuildNode(entry: self, label: label, inlineParent: waiter)
+                if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
+                return .buildInline(node)
+            }
+            if let build {
+                // Waiting on a build that waits, through others, on the waiter is a cycle. The
+                // check and the new edge are made under one lock, so two builds cannot both wait.
+                if let waiter, let path = AsyncWaitGraph.addUnlessCycle(from: waiter, to: build.node) {
+                    return .fail(cycle(path.map(\.label) + [build.node.label]))
+                }
+                return .wait(build)
+            }
+            let node = AsyncBuildNode(entry: self, label: label, inlineParent: nil)
+            let started = AsyncBuild<Service>(generation: generation, node: node)
+            build = started
+            let factory = self.factory
+            Task {
+                let outcome: Result<Service, any Error>
+                do {
+                    outcome = .success(
+                        try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) })
+                } catch {
+                    outcome = .failure(error)
+                }
+                self.finish(started, with: outcome)
+            }
+            if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
+            return .wait(started)
+        }
+        switch next {
+        case .done(let instance):
+            return instance
+        case .fail(let error):
+            throw error
+        case .buildInline(let node):
+            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: node) } }
+            do {
+                return try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
+            } catch let cancelled as CancellationError {
+                throw cancelled  // the caller's own task was cancelled
+            } catch {
+                throw failure(error)
+            }
+        case .wait(let build):
+            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build.node) } }
+            return try await build.wait(in: hierarchy.mutex)
+        }
+    }
+
+    private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>) {
+        let result = outcome.mapError { failure($0) }
+        let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
+            if build === finished { build = nil }
+            if case .success(let instance) = result, finished.generation == generation {
+                built = instance
+                hasBuilt = true
+            }
+            return finished.complete(with: result)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// The factory's error as the requests waiting for this service see it: a `ResolutionError`
+    /// (a nested `require`, `resolveAsync` or cycle) with this service put first on its path, so
+    /// each async factory it passes through adds itself and the outermost request sees the whole
+    /// chain; anything else as `.factoryFailed` at this service.
+    private func failure(_ error: any Error) -> ResolutionError {
+        if let error = error as? ResolutionError { return error.prefixed(by: label) }
+        return ResolutionError(
+            .factoryFailed(error), path: [label],
+            message: "Graft: resolution failed: the async factory of \(label) threw \(error)")
+    }
+
+    /// A request for this service that would close `cycle`: its path names this service, and the
+    /// factories it passes through add themselves, as for any failure; the message names the cycle.
+    private func cycle(_ cycle: [String]) -> ResolutionError {
+        ResolutionError(
+            .circularDependency, path: [label],
+            message: "Graft: circular dependency among async services: \(cycle.joined(separator: " -> ")). "
+                + "Each factory awaits the next.")
+    }
+}
+
+/// What cycle detection needs of an async entry, whatever its service type.
+protocol AnyAsyncEntry: AnyObject, Sendable {
+    var label: String { get }
+    func reset()
+    var isTransient: Bool { get }
+    /// Registers the same factory and scope in `container` (for `withOverrides`); returns the
+    /// copy's gate.
+    func copy(into container: Container) -> AnyServiceEntry?
+    /// The transient entry in the table that answers a synchronous `resolve`.
+    var gate: AnyServiceEntry? { get }
+}
+
+extension AsyncServiceEntry {
+    func copy(into container: Container) -> AnyServiceEntry? {
+        container.registerAsync(Service.self, name: name, factory: factory)
+            .inObjectScope(isTransient ? .transient : .container).gate
+    }
+}
+
+/// What `resolve(through:)` does once it has looked, under the mutex.
+private enum AsyncNext<Service: Sendable> {
+    case done(Service)
+    case fail(ResolutionError)
+    case buildInline(AsyncBuildNode)
+    case wait(AsyncBuild<Service>)
+}

@@ -1,0 +1,113 @@
+// Graft — MIT License.
+
+extension Container {
+    /// Registers a service whose factory is `async` (opens a connection, reads a keychain), built
+    /// by ``SynchronizedResolver/resolveAsync(_:name:)``; see ``AsyncServiceEntry``.
+    ///
+    /// ```swift
+    /// container.registerAsync(Database.self) { r in try await Database.connect(r.resolve(Config.self)!) }
+    /// ```
+    ///
+    /// The synchronous `resolve` returns the instance once it is built, and otherwise `nil` with a
+    /// message naming `resolveAsync`.
+    @discardableResult
+    public func registerAsync<Service: Sendable>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
+    ) -> AsyncServiceEntry<Service> {
+        if let viewed {
+            return registerThroughView(viewed, "registerAsync(\(Service.self).self)") {
+                $0.registerAsync(serviceType, name: name, factory: factory)
+            }
+        }
+        let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
+        let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
+        let replaced = hierarchy.uncheckedSection { asyncRegistrations.set(entry, for: key) }
+        let label = entry.label
+        let call = resolutionCall("resolveAsync", Service.self, name: name)
+        entry.gate = register(serviceType, name: name) { (_: Resolver) throws -> Service in
+            guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label, call: call) }
+            return built
+        }.inObjectScope(.transient)
+        withExtendedLifetime(replaced) {}  // released once this container is consistent
+        return entry
+    }
+
+    /// The async registration of `Service` under `name`, here or in the nearest ancestor.
+    func asyncEntry<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
+        asyncEntryObject(ObjectIdentifier(Service.self), name: name) as? AsyncServiceEntry<Service>
+    }
+
+    /// The async registration under `service` and `name`, here or in the nearest ancestor, untyped
+    /// (non-generic, so the lookup needs no metadata).
+    @usableFromInline
+    final func asyncEntryObject(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
+        hierarchy.locked { asyncEntryObjectLocked(service, name: name) }
+    }
+
+    /// ``asyncEntryObject(_:name:)`` with the hierarchy's mutex already held.
+    @usableFromInline
+    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
+        // This container's own registrations first, read in place (a copy of the registry would
+        // retain and release its arrays on every call).
+        if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
+        var level = (viewed ?? self).parent  // never a view: a view as parent stands for its container
+        while let container = level {
+            if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
+            level = container.parent
+        }
+        return nil
+    }
+
+    /// The hierarchy's mutex, which guards the async registrations and their entries' state.
+    @usableFromInline
+    final func lockAsyncRegistrations() { hierarchy.mutex.lock() }
+
+    @usableFromInline
+    final func unlockAsyncRegistrations() { hierarchy.mutex.unlock() }
+}
+
+/// `resolve(Database.self, name: "main")`: a call to show in a message.
+func resolutionCall(_ method: String, _ type: Any.Type, name: String?) -> String {
+    "\(method)(\(type).self" + (name.map { ", name: \"\($0)\")" } ?? ")")
+}
+
+/// A synchronous resolution of an async service not built yet.
+struct AsyncServiceNotBuilt: Error, CustomStringConvertible, GateRefusal {
+    let service: String
+    /// The call that builds it, `resolveAsync(Database.self)`.
+    let call: String
+    var description: String {
+        "\(service) is registered with registerAsync and has not been built yet: resolve it with "
+            + "`try await resolver.\(call)`, which builds it (a synchronous resolve returns it once built)."
+    }
+    var reason: ResolutionError.Reason { .factoryFailed(self) }
+}
+
+extension Container {
+    /// What `resolveAsync` says when it finds no async registration: the synchronous one it may
+    /// have meant, and how to reach it.
+    func synchronousRegistrationHint<Service>(_ serviceType: Service.Type, name: String?) -> String {
+        hierarchy.locked {
+            let container = viewed ?? self
+            let label = serviceLabel(Service.self, name: name)
+            let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
+            let isMain = container.selfAndAncestors.contains { level in
+                level.mainActorRegistrations.contains {
+                    $0.serviceType == ObjectIdentifier(Service.self) && $0.isolated.name == name
+                }
+            }
+            if isMain {
+                return "\(label) is registered with registerMain: resolve it with "
+                    + "`\(resolutionCall("resolveMain", Service.self, name: name))` on the main actor."
+            }
+            if container.slot(for: key) != nil {
+                return "\(label) is registered with register, synchronously: resolve it with "
+                    + "`\(resolutionCall("resolve", Service.self, name: name))` (or `require`), or register it "
+                    + "with registerAsync."
+            }
+            return "Register it with registerAsync to build it with resolveAsync."
+        }
+    }
+}

@@ -1,0 +1,49 @@
+// Graft — MIT License.
+
+extension SynchronizedResolver {
+    /// Resolves a service registered with ``Container/registerAsync(_:name:factory:)``, awaiting its
+    /// build; a `.container` service is built once however many tasks ask at the same time.
+    ///
+    /// ```swift
+    /// let database = try await resolver.resolveAsync(Database.self)
+    /// ```
+    ///
+    /// - Throws: ``ResolutionError`` (not registered, the factory threw, a cycle among async
+    ///   factories), or `CancellationError` when the calling task is cancelled while waiting.
+    ///
+    /// Inlinable: a service already built is read in the caller, specialized, with no suspension
+    /// and no runtime metadata lookup; the rest of the path is out of line.
+    @inlinable
+    public func resolveAsync<Service: Sendable>(
+        _ serviceType: Service.Type, name: String? = nil
+    ) async throws -> Service {
+        // One lock round trip: the entries of this hierarchy and their state share its mutex.
+        lockAsyncRegistrations()
+        if let entry = asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: name) {
+            // The key includes `Service`: the entry registered under it is an `AsyncServiceEntry<Service>`
+            // (checked in debug builds by `unsafeDowncast`).
+            let typed = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self)
+            if typed.hasBuilt, let built = typed.built {
+                unlockAsyncRegistrations()
+                return built
+            }
+        }
+        unlockAsyncRegistrations()
+        return try await resolveAsyncBuilding(serviceType, name: name)
+    }
+
+    /// `resolveAsync` when the service is not built yet, or not registered.
+    @usableFromInline
+    func resolveAsyncBuilding<Service: Sendable>(
+        _ serviceType: Service.Type, name: String?
+    ) async throws -> Service {
+        guard let entry = asyncEntry(serviceType, name: name) else {
+            let label = serviceLabel(Service.self, name: name)
+            throw ResolutionError(
+                .notRegistered, path: [label],  // the async factories it passes through add themselves
+                message: "Graft: resolution failed: no async registration of \(label) (registerAsync). "
+                    + synchronousRegistrationHint(serviceType, name: name))
+        }
+        return try await entry.resolve(through: self)
+    }
+}

@@ -1,0 +1,151 @@
+// Graft — MIT License.
+
+/// What the container needs of an entry without knowing its service type.
+@usableFromInline
+protocol AnyServiceEntry: AnyObject {
+    var serviceType: Any.Type { get }
+    var name: String? { get }
+    var objectScope: ObjectScopeProtocol { get }
+    var scopeKind: ObjectScope.Kind { get set }
+    var factoryFrame: Int { get }
+    var argumentsKey: UInt { get }
+    var argumentTypeNames: () -> [String] { get }
+    var link: ContainerLink { get }
+    var cell: InstanceCell { get }
+    var instanceCount: Int { get set }
+    /// Resolves this entry for ``Container/validate()``: its factory runs even if its scope keeps
+    /// an instance, and nothing made is kept beyond the validation's graph.
+    /// - Returns: Whether the resolution succeeded.
+    func validateAsRoot(in container: Container, resolver: Resolver) -> Bool
+    /// A registration like this one in `container`: same factories, scope and `initCompleted`
+    /// actions, no instance (for ``withOverrides(_:operation:)-(_,()->R)``).
+    func copy(into container: Container) -> AnyServiceEntry
+    /// ``copy(into:)``, except for an entry that guards another (a main-actor gate): that one is
+    /// copied with the entry it guards, which `copies` (original to copy, by identity) shares
+    /// between the gates of one registration.
+    func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry
+    /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
+    func resolve<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) -> Requested?
+    /// Remembers weakly, in `record`, the current graph's instance (the graph is ending). Runs no
+    /// user code.
+    func rememberGraphInstance(in record: GraphRecord)
+    /// Releases the value of a graph that has ended; returns the custom storage to tell that the
+    /// graph ended, if any.
+    func releaseFinishedGraphInstance() -> InstanceStorage?
+    /// Undoes what a failed request kept: moves the `.container` instance out into `values`,
+    /// forgets the `.weak` one; returns the custom storage to clear, if any. Only if `generation` is
+    /// still the entry's (nothing was kept or reset since).
+    func moveKeptInstance(into values: inout [Any], generation: Int) -> InstanceStorage?
+    /// Drops what the scope keeps beyond the graph (`resetObjectScope`).
+    func resetKeptInstance()
+    /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
+    func takeGraphInstance() -> Any?
+    func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy)
+    /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
+    func entryDescription(for key: ServiceKey) -> String
+    var entryDescription: String { get }
+}
+
+extension ServiceEntry: AnyServiceEntry {
+    @usableFromInline
+    func rememberGraphInstance(in record: GraphRecord) {
+        guard hasGraphInstance else { return }
+        if let object = WeakStorage.referenceOrNil(graphInstance) { record.remember(self, object) }
+    }
+
+    @usableFromInline
+    func releaseFinishedGraphInstance() -> InstanceStorage? {
+        cell.releaseFinished(Service.self)
+        return storage
+    }
+
+    @usableFromInline
+    func moveKeptInstance(into values: inout [Any], generation: Int) -> InstanceStorage? {
+        // Reset, or kept again (by a request of its own that succeeded) since: not this one's.
+        guard generation == keptGeneration else { return nil }
+        if hasInstance { values.append(cell.moveInstance(Service.self)) }
+        weakInstance = nil
+        return storage
+    }
+
+    @usableFromInline
+    func resetKeptInstance() {
+        // Graph instances stay: a reset inside a factory must not split the graph being resolved.
+        let dropped = link.hierarchy.uncheckedSection { () -> Service? in
+            keptGeneration &+= 1
+            weakInstance = nil
+            return hasInstance ? cell.moveInstance(Service.self) : nil
+        }
+        storage?.instance = nil  // user code: a custom scope's storage
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// The instance made the last time this graph was resolved, if still alive; if so it is the
+    /// current graph's instance again.
+    @inline(never)
+    func recall(from record: GraphRecord, in hierarchy: Hierarchy) -> Bool {
+        guard let object = record.object(for: self), let instance = object as? Service else { return false }
+        setGraphInstance(instance, in: hierarchy)
+        hierarchy.holdsGraphInstance(self, cell: cell)
+        return true
+    }
+
+    @usableFromInline
+    func takeGraphInstance() -> Any? {
+        cell.isListedInGraph = false
+        guard hasGraphInstance else { return nil }
+        return cell.takeGraphSlot(Service.self)
+    }
+
+    @usableFromInline
+    func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy) {
+        if cell.graphSlotIsOccupied { displaceGraphSlot(in: hierarchy) }
+        cell.isListedInGraph = storage != nil
+        if let instance = instance as? Service { cell.setGraphInstance(instance) }
+    }
+
+    @usableFromInline
+    func entryDescription(for key: ServiceKey) -> String {
+        var text = "Service: \(serviceType)"
+        if let name = key.name { text += ", Name: \"\(name)\"" }
+        let arguments = argumentTypeNames()
+        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
+        text += ", Factory: \(parameters) -> \(key.serviceType)"
+        text += ", ObjectScope: \(objectScope)"
+        if !initCompletedActions.isEmpty {
+            text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
+        }
+        return text
+    }
+
+    @usableFromInline
+    var entryDescription: String {
+        entryDescription(for: ServiceKey(service: Service.self, arguments: argumentsKey, name: name))
+    }
+}
+
+extension ServiceEntry {
+    @usableFromInline
+    func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry {
+        if let copyAsGate = extras?.copyAsGate { return copyAsGate(container, &copies) }
+        return copy(into: container)
+    }
+
+    @usableFromInline
+    func copy(into container: Container) -> AnyServiceEntry {
+        let copy = ServiceEntry(
+            serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
+            container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
+            argumentFactory: argumentFactory, throwingFactory: throwingFactory)
+        copy.scope = scope
+        (copy.scopeKind, copy.storage) = ObjectScope.storage(for: scope)
+        copy.initCompletedActions = initCompletedActions
+        copy.hasInitCompletedActions = hasInitCompletedActions
+        return copy
+    }
+}

@@ -1,0 +1,315 @@
+// Graft — MIT License.
+
+// The general path of one entry: the scope is asked for a kept instance, else the factory runs in
+// a frame of the hierarchy's construction stack, then the instance is kept per scope and the
+// `initCompleted` actions run. Keeping itself is in Keeping.swift.
+
+/// Ends a resolution that cannot produce an instance; the message has been logged already.
+/// Typed throws carry the failure without an `Optional<Service>` in unspecialized code, whose
+/// metadata the runtime would have to look up on every call.
+@usableFromInline
+struct ResolutionFailed: Error {
+    @usableFromInline init() {}
+}
+
+extension ServiceEntry {
+    @usableFromInline
+    func resolve<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) -> Requested? {
+        cell.countResolution()
+        if _slowPath(container.hierarchy.isValidating) { observeForValidation(in: container, arguments: arguments) }
+        // The static types, never the metatype values: `Requested` is what the caller's key says.
+        guard Requested.self == Service.self else {
+            return resolveForwarded(as: Requested.self, in: container, resolver: resolver, arguments: arguments)
+        }
+        do {
+            // Same type, checked just above: the cast changes nothing but the static type.
+            return unsafeBitCast(
+                try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments),
+                to: Requested.self)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Resolves this entry for a type it was forwarded to (`implements`, `forward`).
+    func resolveForwarded<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) -> Requested? {
+        guard let instance = try? resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
+        else { return nil }
+        if let forwarded = instance as? Requested { return forwarded }
+        let hierarchy = container.hierarchy
+        let error = ResolutionError(
+            .wrongType, path: hierarchy.path + [serviceLabel(Requested.self, name: name)],
+            message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
+                + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
+        hierarchy.record(error)
+        hierarchy.logMiss { error.description }
+        return nil
+    }
+
+    @_transparent
+    func resolveInstance(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Service {
+        switch scopeKind {
+        case .container:
+            if hasInstance { return instance }
+        case .graph:
+            if hasGraphInstance { return graphInstance }
+            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
+        case .weak:
+            // As Swinject's composite of weak and graph storage: the shared instance, while alive,
+            // comes before what an earlier resolution of a recalled graph left.
+            if hasGraphInstance { return graphInstance }
+            if weakInstance != nil {
+                do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
+            }
+            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
+        case .transient:
+            break
+        case .custom:
+            return try resolveInStorage(in: hierarchy, resolver: resolver, arguments: arguments)
+        }
+        return try construct(
+            in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
+    }
+
+    /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
+    func construct(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        opensRequest: Bool
+    ) throws(ResolutionFailed) -> Service {
+        // A factory that may throw takes a path of its own: a `try` around the factory call here
+        // would cost every construction a move of the instance through its value witness.
+        if _slowPath(hasThrowingFactory) {
+            return try constructWithThrowingFactory(
+                in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
+        }
+        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
+        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
+        return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
+    }
+
+    /// `construct` for a factory that may throw.
+    @inline(never)
+    func constructWithThrowingFactory(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        opensRequest: Bool
+    ) throws(ResolutionFailed) -> Service {
+        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        let made: Service
+        do {
+            made = try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
+        } catch {
+            failThrown(error, in: hierarchy)  // with this factory still on the path
+            hierarchy.popFactory(self)
+            factoryFrame = outerFrame
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
+        return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
+    }
+
+    /// After the factory: counts the instance, keeps it per scope, runs `initCompleted`, ends the
+    /// request. Inlined into `construct` (its locals are the same on a deep chain either way).
+    @_transparent
+    func finishConstruction(
+        _ made: Service,
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> Service {
+        instanceCount &+= 1
+        if settle(made, in: hierarchy, resolver: resolver) {
+            return try finishWithKeptInstance(in: hierarchy, request: request)
+        }
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        return made
+    }
+
+    // `checkBeforeConstructing` and `settle` are inlined in release builds; in debug builds they
+    // are frames of their own, so their locals are off the stack while the factory (and every
+    // level below it) runs.
+
+    /// Opens a request if asked (before the checks, so a cycle or the depth limit met here fails
+    /// this request, not the one around it), then checks that the construction may go on,
+    /// closing that request if not.
+    @inline(__always)
+    func openConstruction(
+        in hierarchy: Hierarchy,
+        opensRequest: Bool
+    ) throws(ResolutionFailed) -> Hierarchy.Request? {
+        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        guard canConstruct(in: hierarchy) else {
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
+        return request
+    }
+
+    @inline(__always)
+    func canConstruct(in hierarchy: Hierarchy) -> Bool {
+        // The request in flight has failed: it will return nil and keep nothing, so running more
+        // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
+        // every later resolution in it: exponential on a diamond-shaped graph).
+        if hierarchy.hasFailed {
+            if _slowPath(hierarchy.isValidating) { hierarchy.explainRefusal(of: self) }
+            return false
+        }
+        if !takesArguments && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {
+            failCycle(in: hierarchy)
+            return false
+        }
+        if hierarchy.frameCount >= Hierarchy.maximumDepth {
+            failTooDeep(in: hierarchy)
+            return false
+        }
+        return true
+    }
+
+    /// After the factory: keeps the instance per scope and runs `initCompleted`, unless the
+    /// request has failed meanwhile.
+    /// - Returns: Whether the scope had kept an instance while the factory ran (a circular
+    ///   `initCompleted` made one), which is then the result.
+    @inline(__always)
+    func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Bool {
+        guard !hierarchy.hasFailed else { return false }
+        if scopeKind == .transient {  // keeps nothing: no call to ask or keep
+            if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
+            return false
+        }
+        if isKeepingAnInstance(in: hierarchy) { return true }
+        keep(made, in: hierarchy)
+        if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
+        return false
+    }
+
+    /// Runs a factory that cannot throw in a frame of the hierarchy's construction stack.
+    @_transparent
+    func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        // One of the two factories is set (the third, throwing, takes its own path); an argument
+        // factory is reached only through a key with argument types, whose resolution passes a
+        // pointer to their tuple. A tuple of zero size (one `Void` argument) may be given no
+        // address at all: nothing is read from it then, so any aligned address serves.
+        // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
+        // closure through a heap-allocated thunk on every call.)
+        let made: Service
+        if let plainFactory {
+            made = plainFactory(resolver)
+        } else if let arguments {
+            made = argumentFactory!(resolver, arguments)
+        } else {
+            made = argumentFactory!(resolver, zeroSizedArguments)
+        }
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
+        return made
+    }
+
+    @inline(never)
+    func finishWithKeptInstance(
+        in hierarchy: Hierarchy,
+        request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> Service {
+        let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        return try kept.get()
+    }
+
+    // The failure paths, out of line: message building would otherwise enlarge the stack frame of
+    // `construct`, which every level of a deep chain keeps on the stack.
+
+    @inline(never)
+    func failCycle(in hierarchy: Hierarchy) {
+        let chain = hierarchy.chain(reentering: self)
+        let label = Hierarchy.label(self)
+        let advice =
+            hierarchy.frameCount - factoryFrame == 1
+            ? "The factory of \(label) resolves \(label) again while it runs. If the recursion ends on its own "
+                + "(a counter, a tree of nodes), pass its state as an argument: a registration with arguments may "
+                + "resolve itself again. If the factory wants the instance it is making, keep the .graph scope and "
+                + "inject a Lazy<\(serviceType)>, read after the factory returns."
+            : "Each factory needs the next to be made first; break the cycle by injecting one side in "
+                + "`initCompleted`, or through a Lazy."
+        let error = ResolutionError(
+            .circularDependency, path: hierarchy.path + [label],
+            message: "Graft: circular dependency: \(chain). " + advice)
+        hierarchy.fail(error)
+        hierarchy.logFailure()
+    }
+
+    @inline(never)
+    func failTooDeep(in hierarchy: Hierarchy) {
+        let levels = "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels"
+        let error: ResolutionError
+        if let cycle = hierarchy.repeatingCycle(reentering: self) {
+            let advice =
+                cycle.isTransientThroughInitCompleted
+                ? " Each pass makes new transient instances, whose initCompleted actions resolve the next again, "
+                    + "without end: make one of them .graph (or .container), so that the cycle closes on the "
+                    + "instance being made."
+                : " A recursion that should end did not: check the condition that stops it."
+            error = ResolutionError(
+                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
+                shownPath: cycle.shownPath)
+        } else {
+            error = ResolutionError(
+                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                message: "\(levels): \(hierarchy.chain(reentering: self))")
+        }
+        hierarchy.fail(error)
+        hierarchy.logFailure()
+    }
+
+    /// The factory threw: the request fails with that error (a `ResolutionError` from a nested
+    /// `require`, unchanged) or `.factoryFailed` with the path to this factory. Logged unless
+    /// logged already, or the call that ran this factory hands its failure to its caller.
+    func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
+        if let error = thrown as? ResolutionError {
+            hierarchy.fail(error)
+        } else if let refusal = thrown as? any GateRefusal {
+            hierarchy.fail(
+                ResolutionError(
+                    refusal.reason, path: hierarchy.path,  // the gate's frame is this service's
+                    message: "Graft: resolution failed: \(refusal.description)"))
+        } else if !hierarchy.hasFailed {
+            hierarchy.fail(
+                ResolutionError(
+                    .factoryFailed(thrown), path: hierarchy.path,  // with this factory still on the path
+                    message: "Graft: resolution failed: the factory of \(Hierarchy.label(self)) threw \(thrown)"))
+        }
+        // The factory's frame is still pushed: the call that ran it is one level up.
+        hierarchy.logFailure(level: hierarchy.frameCount - 1)
+    }
+
+    func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {
+        let actions = initCompletedActions  // a local copy: an action may add more
+        hierarchy.runCompletion(self) {
+            withUnsafePointer(to: made) { instance in
+                for action in actions { action(resolver, UnsafeRawPointer(instance)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+// Graft — MIT License.
+
+/// The settings of a registration that few registrations use, kept out of ``ServiceEntry`` so
+/// that a plain registration is one small object: argument and throwing factories, the argument
+/// types, a custom scope's storage, `initCompleted` actions and the `.weak` instance.
+/// Touched under the same contract as the entry's own fields (one thread at a time, or the
+/// hierarchy's mutex), hence no dynamic exclusivity checks on the mutable ones.
+@usableFromInline
+final class EntryExtras<Service> {
+    let argumentsType: Any.Type
+    @usableFromInline let argumentsKey: UInt
+    let argumentTypeNames: () -> [String]
+    let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
+    let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
+    @exclusivity(unchecked) var storage: InstanceStorage?
+    @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
+    @exclusivity(unchecked) weak var weakInstance: AnyObject?
+    /// Set on the entry of a main-actor registration that keeps its instances: it is reached only
+    /// through a gate that checks the thread (see ``Container/mainActorGate(of:)``).
+    var isMainActorIsolated = false
+    /// Set on a main-actor gate: copies it, for `withOverrides`, as a gate over the copy of the
+    /// entry it guards (see ``Container/markAsGate(_:of:)``).
+    var copyAsGate: ((Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry)?
+
+    @usableFromInline
+    init(
+        argumentsType: Any.Type,
+        argumentsKey: UInt,
+        argumentTypeNames: @escaping () -> [String],
+        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
+        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
+    ) {
+        self.argumentsType = argumentsType
+        self.argumentsKey = argumentsKey
+        self.argumentTypeNames = argumentTypeNames
+        self.argumentFactory = argumentFactory
+        self.throwingFactory = throwingFactory
+    }
+}
+
+/// An entry whose settings may have to change under the hierarchy's mutex (see
+/// ``Container/registerThroughView(_:_:_:)``).
+protocol SettingsUnderTheMutex: AnyObject {
+    var settingsTakeTheMutex: Bool { get set }
+}
+
+extension ServiceEntry: SettingsUnderTheMutex {}

@@ -1,0 +1,111 @@
+// Graft — MIT License.
+
+// Keeping instances per scope: whether the scope holds one for the resolution in flight, reading
+// it, and keeping a new one (noted so that a failed resolution can drop it).
+
+extension ServiceEntry {
+    /// Whether the scope already holds an instance for the resolution in flight. Asked before
+    /// ``keptInstance(in:)`` rather than catching its error: a throw on every transient
+    /// construction made it a third slower.
+    func isKeepingAnInstance(in hierarchy: Hierarchy) -> Bool {
+        switch scopeKind {
+        case .transient: false
+        case .graph: hasGraphInstance
+        case .container: hasInstance
+        case .weak: hasGraphInstance || weakInstance != nil
+        case .custom: storageHoldsAnInstance(in: hierarchy)
+        }
+    }
+
+    /// Whether the custom storage holds a `Service` for the current graph (a value of another type
+    /// counts as none). Out of line, and asked with `is`: a `Service?` here would cost every
+    /// construction in unspecialized code a metadata lookup, custom scope or not.
+    @inline(never)
+    func storageHoldsAnInstance(in hierarchy: Hierarchy) -> Bool {
+        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return false }
+        return stored is Service
+    }
+
+    /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
+    @inline(never)
+    func keptInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
+        switch scopeKind {
+        case .graph: if hasGraphInstance { return graphInstance }
+        case .container: if hasInstance { return instance }
+        case .weak:
+            if hasGraphInstance { return graphInstance }
+            if let object = weakInstance, let instance = object as? Service { return instance }
+        case .custom:
+            if let stored = storedInstance(in: hierarchy) { return stored }
+        case .transient: break
+        }
+        throw ResolutionFailed()
+    }
+
+    @inline(__always)
+    func nextKeptGeneration() -> Int {
+        keptGeneration &+= 1
+        return keptGeneration
+    }
+
+    /// Keeps a new instance as the scope says, noting it so a failed resolution can drop it.
+    func keep(_ made: Service, in hierarchy: Hierarchy) {
+        switch scopeKind {
+        case .transient:
+            return
+        case .graph:
+            setGraphInstance(made, in: hierarchy)
+            hierarchy.holdsGraphInstance(self, cell: cell)
+        case .container:
+            setInstance(made)
+            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+        case .weak:
+            setGraphInstance(made, in: hierarchy)
+            weakInstance = WeakStorage.referenceOrNil(made)
+            hierarchy.holdsGraphInstance(self, cell: cell)
+            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+        case .custom:
+            storage?.setInstance(made, inGraph: hierarchy.currentGraph)
+            if !cell.isListedInGraph {
+                cell.isListedInGraph = true
+                hierarchy.holdsGraphInstance(self, cell: cell)
+            }
+            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+        }
+    }
+
+    /// The instance `.weak` shares, if still alive. Out of line: its `as?` needs an
+    /// `Optional<Service>`, whose metadata lookup would otherwise be paid by every resolution.
+    @inline(never)
+    func sharedWeakInstance() throws(ResolutionFailed) -> Service {
+        guard let object = weakInstance, let instance = object as? Service else { throw ResolutionFailed() }
+        return instance
+    }
+
+    /// A custom scope's storage is asked with the graph's identifier, so the graph (and, at the
+    /// top, the request) must exist before the storage is read.
+    @inline(never)
+    func resolveInStorage(
+        in hierarchy: Hierarchy,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Service {
+        let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
+        let result = Result { () throws(ResolutionFailed) -> Service in
+            if let stored = storedInstance(in: hierarchy) { return stored }
+            return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
+        }
+        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        return try result.get()
+    }
+
+    /// What the custom storage holds for the current graph, if it is a `Service`. A value of
+    /// another type (a storage shared by the registrations of a custom scope, or filled by its
+    /// owner) counts as none, as in Swinject: the factory runs and its instance replaces it.
+    /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
+    /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
+    func storedInstance(in hierarchy: Hierarchy) -> Service? {
+        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return nil }
+        return stored as? Service
+    }
+}
