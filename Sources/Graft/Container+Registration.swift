@@ -64,11 +64,7 @@ extension Container {
             ServiceEntry(
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: key, name: name, container: self,
-                argumentTypeNames: {
-                    var names: [String] = []
-                    repeat names.append(String(describing: (each Argument).self))
-                    return names
-                },
+                argumentTypeNames: typeNames(repeat (each Argument).self),
                 plainFactory: isPlain ? { resolver in withUnsafePointer(to: ()) { readArguments(resolver, $0) } } : nil,
                 argumentFactory: isPlain ? nil : readArguments))
     }
@@ -107,11 +103,7 @@ extension Container {
             ServiceEntry(
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: key, name: name, container: self,
-                argumentTypeNames: {
-                    var names: [String] = []
-                    repeat names.append(String(describing: (each Argument).self))
-                    return names
-                },
+                argumentTypeNames: typeNames(repeat (each Argument).self),
                 plainFactory: nil, argumentFactory: nil,
                 throwingFactory: { resolver, arguments in
                     // As for a factory that cannot throw: the path passes a pointer to exactly this
@@ -179,5 +171,16 @@ extension Container {
             ChildRegistration(
                 link: link, key: key, argumentTypeNames: argumentTypeNames,
                 lineage: selfAndAncestors.map(ObjectIdentifier.init)))
+    }
+}
+
+/// The names of `types`, made only when a failure message asks for them: a registration with
+/// arguments keeps this, not the names.
+@inlinable
+func typeNames<each Argument>(_ types: repeat (each Argument).Type) -> () -> [String] {
+    {
+        var names: [String] = []
+        repeat names.append(String(describing: (each Argument).self))
+        return names
     }
 }
