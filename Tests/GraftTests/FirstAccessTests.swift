@@ -13,17 +13,16 @@ private final class OnRelease {
     deinit { body() }
 }
 
-/// Runs `body` from its factory.
+/// A service whose factory reads (see `registerReader(in:readingOnce:)`).
 private final class Reader {}
 
 /// A factory failure.
 private struct Refused: Error {}
 
-/// A container whose transient `Piece` makes a graph-scoped `OnRelease` that runs `read` from its
-/// `deinit`, at the end of the resolution that made it: the first time only (each later
-/// resolution would read again, and resolve again, without end).
-private func container(readingOnceAtTheEnd read: @escaping () -> Void) -> Container {
-    let container = Container()
+/// Registers a graph-scoped `OnRelease` that runs `read` from its `deinit`, at the end of the
+/// resolution that made it: the first time only (each later resolution would read again, and
+/// resolve again, without end).
+private func registerOnRelease(in container: Container, readingOnce read: @escaping () -> Void) {
     var pending = true
     container.register(OnRelease.self) { _ in
         OnRelease {
@@ -33,6 +32,25 @@ private func container(readingOnceAtTheEnd read: @escaping () -> Void) -> Contai
         }
     }
     .inObjectScope(.graph)
+}
+
+/// Registers a `Reader` whose factory runs `read`, the first time only.
+private func registerReader(in container: Container, readingOnce read: @escaping () -> Void) {
+    var pending = true
+    container.register(Reader.self) { _ in
+        if pending {
+            pending = false
+            read()
+        }
+        return Reader()
+    }
+}
+
+/// A container whose transient `Piece` makes the `OnRelease` of `registerOnRelease(in:readingOnce:)`:
+/// `read` runs at the end of the first resolution of `Piece`.
+private func container(readingOnceAtTheEnd read: @escaping () -> Void) -> Container {
+    let container = Container()
+    registerOnRelease(in: container, readingOnce: read)
     container.register(Piece.self) { r in
         _ = r.resolve(OnRelease.self)
         return Piece()
@@ -45,14 +63,7 @@ private func container(readingOnceAtTheEnd read: @escaping () -> Void) -> Contai
 /// runs `read`: during the first resolution of `Piece`, after it is made. The first time only.
 private func container(readingOnceFromAFactory read: @escaping () -> Void, scope: ObjectScope) -> Container {
     let container = Container()
-    var pending = true
-    container.register(Reader.self) { _ in
-        if pending {
-            pending = false
-            read()
-        }
-        return Reader()
-    }
+    registerReader(in: container, readingOnce: read)
     container.register(Piece.self) { _ in Piece() }
         .inObjectScope(scope)
         .initCompleted { r, _ in _ = r.resolve(Reader.self) }
@@ -107,23 +118,8 @@ private final class OptionalHolder {
         var provider: Provider<Piece>?
         var seen: [Piece?] = []
         let container = Container()
-        var pendingRelease = true
-        var pendingRead = true
-        container.register(OnRelease.self) { _ in
-            OnRelease {
-                guard pendingRelease else { return }
-                pendingRelease = false
-                seen.append(provider?.instance)
-            }
-        }
-        .inObjectScope(.graph)
-        container.register(Reader.self) { _ in
-            if pendingRead {
-                pendingRead = false
-                seen.append(provider?.instance)
-            }
-            return Reader()
-        }
+        registerOnRelease(in: container, readingOnce: { seen.append(provider?.instance) })
+        registerReader(in: container, readingOnce: { seen.append(provider?.instance) })
         container.register(Piece.self) { r in
             _ = r.resolve(OnRelease.self)
             return Piece()
@@ -173,15 +169,7 @@ private final class OptionalHolder {
         var seen: [Loud?] = []
         var built = 0
         let container = Container()
-        var pending = true
-        container.register(OnRelease.self) { _ in
-            OnRelease {
-                guard pending else { return }
-                pending = false
-                seen.append(holder?.loud)
-            }
-        }
-        .inObjectScope(.graph)
+        registerOnRelease(in: container, readingOnce: { seen.append(holder?.loud) })
         container.register(Loud.self) { r in
             _ = r.resolve(OnRelease.self)
             built += 1
