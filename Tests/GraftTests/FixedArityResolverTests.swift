@@ -139,27 +139,6 @@ private final class SwinjectShapedForwarder: Resolver {
     }
 }
 
-/// A resolver written for Graft: the pack-based method only.
-private final class PackForwarder: Resolver {
-    let base: Container
-    private(set) var packCalls = 0
-
-    init(base: Container) { self.base = base }
-
-    func resolve<Service>(_ serviceType: Service.Type) -> Service? { base.resolve(serviceType) }
-    func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        base.resolve(serviceType, name: name)
-    }
-    func resolve<Service, each Argument>(
-        _ serviceType: Service.Type,
-        name: String?,
-        arguments: repeat each Argument
-    ) -> Service? {
-        packCalls += 1
-        return base.resolve(serviceType, name: name, arguments: repeat each arguments)
-    }
-}
-
 /// Implements neither form for arguments: resolving with one must stop with a message.
 private struct IncompleteResolver: Resolver {
     func resolve<Service>(_ serviceType: Service.Type) -> Service? { nil }

@@ -33,22 +33,6 @@ private final class Yard {
     init(gate: Gate) { self.gate = gate }
 }
 
-/// A resolver of its own that forwards to a container: the operators take any `Resolver`.
-private struct ForwardingResolver: Resolver {
-    let base: Container
-    func resolve<Service>(_ serviceType: Service.Type) -> Service? { base.resolve(serviceType) }
-    func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        base.resolve(serviceType, name: name)
-    }
-    func resolve<Service, each Argument>(
-        _ serviceType: Service.Type,
-        name: String?,
-        arguments: repeat each Argument
-    ) -> Service? {
-        base.resolve(serviceType, name: name, arguments: repeat each arguments)
-    }
-}
-
 private func makeContainer() -> Container {
     let container = Container()
     container.register(Companion.self) { _ in Kitten() }
@@ -100,7 +84,8 @@ private func makeContainer() -> Container {
 
     @Test func operatorsWorkThroughAnyResolver() {
         let container = makeContainer()
-        let resolvers: [any Resolver] = [container, container.synchronize(), ForwardingResolver(base: container)]
+        // A resolver of its own as well: the operators take any `Resolver`.
+        let resolvers: [any Resolver] = [container, container.synchronize(), PackForwarder(base: container)]
 
         for resolver in resolvers {
             let bowl: Bowl = resolver~>

@@ -70,6 +70,28 @@ final class Box<Value> {
     init(_ value: Value) { self.value = value }
 }
 
+/// A resolver of its own, written for Graft (the pack-based method only), that forwards to a
+/// container and counts the calls of its pack-based method.
+final class PackForwarder: Resolver {
+    let base: Container
+    private(set) var packCalls = 0
+
+    init(base: Container) { self.base = base }
+
+    func resolve<Service>(_ serviceType: Service.Type) -> Service? { base.resolve(serviceType) }
+    func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
+        base.resolve(serviceType, name: name)
+    }
+    func resolve<Service, each Argument>(
+        _ serviceType: Service.Type,
+        name: String?,
+        arguments: repeat each Argument
+    ) -> Service? {
+        packCalls += 1
+        return base.resolve(serviceType, name: name, arguments: repeat each arguments)
+    }
+}
+
 /// Captures Graft's log messages. Tests run in parallel and the logging function is process-wide,
 /// so one recorder is installed for the whole test process and each test looks only for messages
 /// naming its own types.
