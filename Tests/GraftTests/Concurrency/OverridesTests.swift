@@ -91,28 +91,22 @@ private protocol Widget: AnyObject {}
         }
     }
 
-    /// A later synchronous registration of the same key shadows an async one, in the container and
-    /// in the copy `withOverrides` makes.
-    @Test func overridesKeepASynchronousRegistrationThatShadowsAnAsyncOne() {
+    /// A later synchronous registration of the same key shadows an async or a main-actor one, in
+    /// the container and in the copy `withOverrides` makes.
+    @Test(arguments: ["async", "main-actor"])
+    func overridesKeepASynchronousRegistrationThatShadowsAGatedOne(shadowed: String) {
         let container = Container()
-        container.registerAsync(Plug.self) { _ in Plug(serial: 1) }
+        if shadowed == "async" {
+            container.registerAsync(Plug.self) { _ in Plug(serial: 1) }
+        } else {
+            container.registerMain(Plug.self) { _ in Plug(serial: 1) }
+        }
         container.register(Plug.self) { _ in Plug(serial: 99) }
         #expect(container.resolve(Plug.self)?.serial == 99)
         let inside = withResolver(container.synchronize()) {
             withOverrides({ _ in }) { SynchronizedResolver.current.resolve(Plug.self)?.serial }
         }
-        #expect(inside == 99, "inside withOverrides the sync registration is replaced by the async gate")
-    }
-
-    @Test func overridesKeepASynchronousRegistrationThatShadowsAMainActorOne() {
-        let container = Container()
-        container.registerMain(Plug.self) { _ in Plug(serial: 1) }
-        container.register(Plug.self) { _ in Plug(serial: 99) }
-        #expect(container.resolve(Plug.self)?.serial == 99)
-        let inside = withResolver(container.synchronize()) {
-            withOverrides({ _ in }) { SynchronizedResolver.current.resolve(Plug.self)?.serial }
-        }
-        #expect(inside == 99, "inside withOverrides the sync registration is replaced by the main-actor gate")
+        #expect(inside == 99, "inside withOverrides the sync registration is replaced by the \(shadowed) gate")
     }
 
     /// The copy made by `withOverrides` keeps one instance for the type and the type it implements.
