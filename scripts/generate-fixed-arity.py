@@ -62,7 +62,8 @@ extension Resolver {
 """
 
 # The pack-based default and the machinery of its dispatch, up to the first step that holds an
-# argument (the steps for 1 to 9 arguments are generated below).
+# argument (the steps for 1 to 9 arguments are generated below). Written into the output as it
+# stands, so the generated file repeats it: this is the copy to edit.
 DISPATCH = """}
 
 extension Resolver {
@@ -153,6 +154,9 @@ struct NoArgumentsYet<R: FixedArityResolver, Service>: ArgumentStep {
         }
     }
 }
+
+// One step per arity, each the one before with one more argument: a step must name the static type
+// of every argument it holds to call the method for its arity, which no single generic type can.
 """
 
 

@@ -377,6 +377,9 @@ struct NoArgumentsYet<R: FixedArityResolver, Service>: ArgumentStep {
     }
 }
 
+// One step per arity, each the one before with one more argument: a step must name the static type
+// of every argument it holds to call the method for its arity, which no single generic type can.
+
 struct OneArgument<R: FixedArityResolver, Service, A1>: ArgumentStep {
     let resolver: R
     let name: String?
