@@ -226,6 +226,8 @@ extension Provider: DeferredWrapper {
     }
 }
 
+// Each conformance spells out the requirement's signature: `Optional` resolves now, `Lazy` and
+// `Provider` (above) defer.
 extension Optional: ResolutionWrapper {
     /// `resolve(Dog?.self)` is `.some(dog)`, or `.some(nil)` when no `Dog` can be resolved. An
     /// optional dependency is a deliberate "maybe": as in Swinject, no registration of `Dog` is

@@ -35,6 +35,8 @@ public protocol Resolver: FixedArityResolver {
     ) -> Service?
 }
 
+// Swinject's labels (`argument:`, `arguments:`, with and without `name:`) need an overload each, so the
+// declarations repeat; every one forwards to the pack-based requirement.
 extension Resolver {
     /// Resolves the unnamed registration whose factory takes one argument of `argument`'s type.
     ///

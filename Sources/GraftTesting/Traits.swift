@@ -19,6 +19,7 @@ public struct ResolverTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applied to every test of a suite, so each test case gets its own resolver.
     public var isRecursive: Bool { true }
 
+    // The same scope as `OverridesTrait`'s: whichever Graft trait is reached first binds for all (`GraftScope`).
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
@@ -46,6 +47,7 @@ public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applied to every test of a suite, so each test case gets its own instances.
     public var isRecursive: Bool { true }
 
+    // The same scope as `ResolverTrait`'s: whichever Graft trait is reached first binds for all (`GraftScope`).
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,

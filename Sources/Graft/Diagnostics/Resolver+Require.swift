@@ -43,6 +43,7 @@ extension Resolver {
         throw foreignResolverMiss(serviceType, name: name, argumentTypes: types)
     }
 
+    // Swinject's `argument:` label needs an overload of its own: the declaration above again, forwarding to it.
     /// Resolves `serviceType` with one argument, or throws why it cannot be resolved and where.
     @inlinable
     public func require<Service, each Argument>(

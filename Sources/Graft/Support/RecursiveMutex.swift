@@ -1,4 +1,5 @@
 // Graft — MIT License.
+// The same imports as Platform.swift: Swift imports are per file, and only these two files call the C library.
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)

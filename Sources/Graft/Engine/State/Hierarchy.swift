@@ -51,6 +51,8 @@ final class Hierarchy {
     #else
         @exclusivity(unchecked) var hasFailed = false
     #endif
+    // Each field that debug builds check dynamically has an `#if` of its own, as below: Swift cannot
+    // compile an attribute conditionally.
     /// The latest failure recorded (a request that failed, or a resolution that returned `nil`
     /// for a reason other than a missing registration), and a count of them: `require` compares
     /// the count before and after its resolution to know whether the failure is its own.
@@ -104,6 +106,7 @@ final class Hierarchy {
     /// reports it), or -1. A failure met by a call at another level, such as a factory's own
     /// `resolve` returning `nil`, is logged.
     @exclusivity(unchecked) var quietLevel = -1
+    // The same `#if` as `lastError`'s, for the same reason.
     /// The validation running (``Container/validate()``), which observes every resolution.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         var validation: ValidationRecorder?
