@@ -25,6 +25,7 @@ final class Census: @unchecked Sendable {  // `counts` is only touched under `lo
 
 let census = Census()
 
+// The services share one shape on purpose: each holds its dependencies and counts itself in the census.
 final class AppConfig: Sendable {
     let databaseURL = "postgres://localhost/graft"
     init() { census.made("AppConfig") }

@@ -89,6 +89,8 @@ let sessionScope = ObjectScope(storageFactory: PermanentStorage.init, descriptio
 /// Registers the services; every factory notes its call in `factoryLog`.
 func makeContainers() -> (parent: Container, child: Container) {
     let parent = Container()
+    // One registration per scope and shape, each factory noting its call the same way: the list is
+    // what the stress covers, spelled out.
     parent.register(Settings.self) { _ in
         factoryLog.calls += 1; return Settings()
     }.inObjectScope(.container)
