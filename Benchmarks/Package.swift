@@ -6,6 +6,7 @@ import PackageDescription
 // swift run -c release --package-path Benchmarks
 let package = Package(
     name: "GraftBenchmarks",
+    // Graft and Swinject as Differential/Package.swift names them: each package declares its own.
     dependencies: [
         .package(name: "Graft", path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),

@@ -10,6 +10,7 @@ import PackageDescription
 // Run: scripts/differential.sh N
 let package = Package(
     name: "GraftDifferential",
+    // Graft and Swinject as Benchmarks/Package.swift names them: each package declares its own.
     dependencies: [
         .package(name: "Graft", path: ".."),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),

@@ -42,6 +42,7 @@ private enum SingletonKey: DependencyKey {
     static let liveValue = Singleton()
 }
 
+// One property per key, each the same accessor: `@Dependency` reads a dependency through its key path.
 extension DependencyValues {
     var serviceClient: ServiceClient {
         get { self[ServiceClient.self] }

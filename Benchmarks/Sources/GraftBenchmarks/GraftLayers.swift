@@ -2,6 +2,7 @@ import Foundation
 import Graft
 import MallocCounter
 
+// The start-up part is the same code as SwinjectStartUp.swift, compiled against Graft: keep the two in step.
 /// Graft's start-up at scale, and the layers added since the first benchmarks, each next to the
 /// plain path it wraps.
 extension GraftWorkloads {

@@ -1,5 +1,6 @@
 import Graft
 
+// Same workloads as SwinjectWorkloads.swift, compiled against Graft: keep the two in step.
 /// Graft's side of every scenario.
 enum GraftWorkloads {
     /// The names of the 100 unrelated registrations of the containers made next: `fillerNames`,

@@ -1,6 +1,7 @@
 import Foundation
 import Swinject
 
+// Same start-up as GraftLayers.swift's, compiled against Swinject: keep the two in step.
 extension SwinjectWorkloads {
     struct HundredServices: Assembly {
         let names: [String]

@@ -1,5 +1,6 @@
 import Swinject
 
+// Same workloads as GraftWorkloads.swift, compiled against Swinject: keep the two in step.
 /// Swinject's side of every scenario.
 enum SwinjectWorkloads {
     /// A container holding the 100 unrelated registrations every scenario has.

@@ -17,6 +17,7 @@ struct Scenario {
     let dependencies: (() -> Workload)?
 }
 
+// A table, one row per scenario, so the rows share a shape: everything below reads them in one loop.
 let scenarios: [Scenario] = [
     Scenario(name: "transient resolve", operations: 6_000, floors: [.allocation, .bareAllocation],
              graft: GraftWorkloads.transient, swinject: SwinjectWorkloads.transient,
