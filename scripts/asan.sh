@@ -52,7 +52,8 @@ mkdir -p "$LOG_DIR"
 swift build --build-tests --sanitize=address --scratch-path "$SCRATCH" \
     || fail "could not build the tests with --sanitize=address"
 
-# 2. The planted use-after-free: must be reported.
+# 2. The planted use-after-free: must be reported. The same proof as tsan.sh's step 4, for
+#    AddressSanitizer: each script runs on its own.
 log="$LOG_DIR/planted-use-after-free.log"
 status=0
 GRAFT_PLANT_USE_AFTER_FREE=1 swift test --skip-build --sanitize=address --scratch-path "$SCRATCH" \

@@ -71,7 +71,8 @@ expect_report() {  # name, function the report must name, arguments...
 expect_report planted-race plantedRaceOnSharedVariable --iterations 1 --planted-race
 expect_report planted-race-container plantedRaceOnPlainContainer --iterations 1 --planted-race-container
 
-# 4. swift test under ThreadSanitizer: does it report the same planted race? Then the suite.
+# 4. swift test under ThreadSanitizer: does it report the same planted race? Then the suite. The
+#    same proof as asan.sh's step 2, for ThreadSanitizer: each script runs on its own.
 if [[ "${GRAFT_TSAN_SKIP_TESTS:-0}" != 1 ]]; then
     swift build --build-tests --sanitize=thread --scratch-path "$SCRATCH" \
         || fail "could not build the tests with --sanitize=thread"
