@@ -200,6 +200,7 @@ private struct Unchecked<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
+// Provider's cases mirror LazyTests' one for one, so each wrapper's behaviour reads on its own.
 @Suite struct ProviderTests {
     @Test func resolvesOnEveryAccess() {
         let container = Container()

@@ -108,6 +108,7 @@ private final class SlowRight: Sendable {}
                 _ = await fan.value
                 return Left()
             }
+            // Right's factory mirrors Left's across the other container: the cycle's two sides, spelled out.
             c2.registerAsync(Right.self) { _ in
                 bNode.value = AsyncBuildContext.current
                 let fan = Task {

@@ -49,6 +49,7 @@ private protocol Widget: AnyObject {}
         }
     }
 
+    // The same tasks and reads as TaskResolverTests' binding test, each task bound by `withOverrides` here.
     @Test func parallelTasksOverridingTheSameServiceEachSeeTheirOwn() async {
         let app = clockContainer(clock: 0)
         let wrong = await withResolver(app.synchronize()) {

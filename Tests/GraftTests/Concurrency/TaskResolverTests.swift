@@ -42,6 +42,7 @@ private final class LockedValue<Value: Sendable>: @unchecked Sendable {  // `sto
         }
     }
 
+    // The same tasks and reads as OverridesTests' parallel test, each task bound by `withResolver` here.
     @Test func concurrentTasksBoundToDifferentResolversEachSeeTheirOwn() async {
         let mismatches = await withTaskGroup(of: Int.self) { group in
             for id in 0..<16 {
