@@ -64,6 +64,32 @@ extension Container {
             if handsFailureToCaller { return resolveUnregisteredHandingFailureToCaller(serviceType, key: key) }
             return resolveUnregistered(serviceType, key: key, resolver: self)
         }
+        do {
+            return try resolveRegistered(slot, as: serviceType, handsFailureToCaller: handsFailureToCaller)
+        } catch {
+            return nil
+        }
+    }
+
+    /// `require`'s path: ``resolveWithoutArguments(_:name:handsFailureToCaller:)`` without an
+    /// `Optional` in between. A factory calls `require` through the `Resolver` existential, where
+    /// the code runs unspecialized: unwrapping an `Optional<Service>` there would ask the runtime
+    /// for its metadata (a cache lookup, several hundred instructions) on every call.
+    @inlinable @inline(__always)
+    func resolveOrFail<Service>(_ serviceType: Service.Type, name: String?) throws(ResolutionFailed) -> Service {
+        let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
+        guard let slot = slot(for: key) else { return try resolveUnregisteredOrFail(serviceType, key: key) }
+        return try resolveRegistered(slot, as: serviceType, handsFailureToCaller: true)
+    }
+
+    /// A registered key: the kept instance of a `.container` hit (inlined), the planned path, or
+    /// the entry's own resolution out of line.
+    @inlinable @inline(__always)
+    func resolveRegistered<Service>(
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
+        as serviceType: Service.Type,
+        handsFailureToCaller: Bool
+    ) throws(ResolutionFailed) -> Service {
         // `directCell` is set only where the key's service type is the entry's own `Service`, and
         // the key was made from this `Service`: the cell holds values of exactly this type.
         if let cell = slot.pointee.directCell {
@@ -75,25 +101,23 @@ extension Container {
                 if handsFailureToCaller {
                     let outer = hierarchy.beginCallHandingFailureToCaller()
                     defer { hierarchy.endCallHandingFailureToCaller(outer) }
-                    return resolvePlanned(slot, cell: cell, as: serviceType)
+                    return try resolvePlanned(slot, cell: cell, as: serviceType)
                 }
-                return resolvePlanned(slot, cell: cell, as: serviceType)
+                return try resolvePlanned(slot, cell: cell, as: serviceType)
             }
         }
-        if handsFailureToCaller { return resolveHandingFailureToCaller(slot, as: serviceType) }
-        return resolve(slot, as: serviceType, resolver: self)
+        if handsFailureToCaller { return try resolveHandingFailureToCaller(slot, as: serviceType) }
+        return try resolveEntry(slot, as: serviceType)
     }
 
-    /// Everything but a `.container`-scoped hit, out of line.
+    /// The entry's own resolution, out of line: everything but a `.container` hit and a plan.
     @usableFromInline
-    func resolve<Service>(
+    func resolveEntry<Service>(
         _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
-        as serviceType: Service.Type,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer? = nil
-    ) -> Service? {
+        as serviceType: Service.Type
+    ) throws(ResolutionFailed) -> Service {
         let entry = slot.pointee.entry.unsafelyUnwrapped  // retained: a factory may change the table
-        return entry.resolve(as: serviceType, in: self, resolver: resolver, arguments: arguments)
+        return try entry.resolveOrFail(as: serviceType, in: self, resolver: self, arguments: nil)
     }
 
     /// Resolves `entry` with a pointer to `arguments` for the call's duration.
@@ -151,10 +175,10 @@ extension Container {
     func resolveHandingFailureToCaller<Service>(
         _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
         as serviceType: Service.Type
-    ) -> Service? {
+    ) throws(ResolutionFailed) -> Service {
         let outer = hierarchy.beginCallHandingFailureToCaller()
         defer { hierarchy.endCallHandingFailureToCaller(outer) }
-        return resolve(slot, as: serviceType, resolver: self)
+        return try resolveEntry(slot, as: serviceType)
     }
 
     /// `require`'s resolution of a key with no registration: a wrapper Graft makes, or a miss that
@@ -164,6 +188,20 @@ extension Container {
         let outer = hierarchy.beginCallHandingFailureToCaller()
         defer { hierarchy.endCallHandingFailureToCaller(outer) }
         return resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false)
+    }
+
+    /// ``resolveUnregisteredHandingFailureToCaller(_:key:)`` for ``resolveOrFail(_:name:)``: the
+    /// `Optional` is unwrapped here, out of line, on the path of a miss or a wrapper only.
+    @usableFromInline @inline(never)
+    func resolveUnregisteredOrFail<Service>(
+        _ serviceType: Service.Type, key: ServiceKey
+    ) throws(ResolutionFailed)
+        -> Service
+    {
+        guard let made = resolveUnregisteredHandingFailureToCaller(serviceType, key: key) else {
+            throw ResolutionFailed()
+        }
+        return made
     }
 
     /// The slot of `key` in this container or the nearest ancestor that has one; valid until a

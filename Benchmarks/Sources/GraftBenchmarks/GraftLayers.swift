@@ -67,7 +67,9 @@ extension GraftWorkloads {
                     },
                     run: { count in
                         withResolver(view) {
-                            for _ in 0..<count { BlackHole.consume(SynchronizedResolver.current.resolve(Singleton.self)) }
+                            for _ in 0..<count {
+                                BlackHole.consume(SynchronizedResolver.current.resolve(Singleton.self))
+                            }
                         }
                     }),
                 throughView
@@ -98,6 +100,15 @@ extension GraftWorkloads {
                     check: { try require((try? container.require(Singleton.self)) === singleton, "require") },
                     run: { count in for _ in 0..<count { BlackHole.consume(try? container.require(Singleton.self)) } }),
                 plain
+            ),
+            (
+                "10-node graph, factories use require (plain: resolve(...)!)",
+                {
+                    let requiring = container()
+                    registerGraphRequiring(requiring)
+                    return resolving("Graft", { try? requiring.require(Root.self) }, check: isConsistent)
+                }(),
+                graph()
             ),
             (
                 "resolveAsync of a built singleton",

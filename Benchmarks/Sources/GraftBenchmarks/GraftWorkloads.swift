@@ -46,6 +46,28 @@ enum GraftWorkloads {
             }
     }
 
+    /// ``registerGraph(_:)`` with factories that `require` their dependencies (the style that
+    /// makes a missing one a thrown, validated error) instead of force-unwrapping `resolve`. The
+    /// same graph spelled the other way, line for line: keep the two in step.
+    static func registerGraphRequiring(_ container: Container) {
+        container.register(N9.self) { _ in N9() }
+        container.register(N8.self) { _ in N8() }
+        container.register(N7.self) { r in try N7(r.require(N9.self)) }
+        container.register(N6.self) { r in try N6(r.require(N9.self)) }
+        container.register(N5.self) { r in try N5(r.require(N8.self)) }
+        container.register(N4.self) { r in try N4(r.require(N8.self)) }
+        container.register(N3.self) { r in try N3(r.require(N5.self), r.require(N6.self), r.require(N7.self)) }
+        container.register(N2.self) { r in try N2(r.require(N4.self), r.require(N6.self)) }
+        container.register(N1.self) { r in try N1(r.require(N4.self), r.require(N5.self)) }
+        container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
+        container.register(Root.self) { r in try Root(r.require(N1.self), r.require(N2.self), r.require(N3.self)) }
+            .initCompleted { r, root in
+                root.n8 = try? r.require(N8.self)
+                root.n9 = try? r.require(N9.self)
+                root.singleton = try? r.require(Singleton.self)
+            }
+    }
+
     static func graph() -> Workload {
         let container = container()
         registerGraph(container)
@@ -82,7 +104,8 @@ enum GraftWorkloads {
         }.inObjectScope(.transient)
         return Workload(
             check: {
-                try require(container.resolve(WithArguments.self, arguments: 1, "ab", 3.0)?.sum == 6, "Graft: 3 arguments")
+                try require(
+                    container.resolve(WithArguments.self, arguments: 1, "ab", 3.0)?.sum == 6, "Graft: 3 arguments")
             },
             run: { count in
                 for index in 0..<count {
@@ -140,7 +163,9 @@ enum GraftWorkloads {
         Workload(
             check: {
                 let assembler = ContainerAssembler([ThousandServices()], container: container())
-                try require(assembler.resolver.resolve(Service.self, name: registrationNames[999]) != nil, "Graft: registration")
+                try require(
+                    assembler.resolver.resolve(Service.self, name: registrationNames[999]) != nil, "Graft: registration"
+                )
             },
             run: { count in
                 for _ in 0..<(count / registrationNames.count) {

@@ -19,6 +19,17 @@ extension Resolver {
         if let container = self as? Container {
             return try container.requireWithoutArguments(serviceType, name: name)
         }
+        return try requireThroughForeignResolver(serviceType, name: name)
+    }
+
+    /// `require` through a resolver other than Graft's own. Out of line: its `Optional` would
+    /// otherwise make every unspecialized `require` look up `Optional<Service>`'s metadata.
+    @usableFromInline @inline(never)
+    func requireThroughForeignResolver<Service>(
+        _ serviceType: Service.Type, name: String?
+    ) throws(ResolutionError)
+        -> Service
+    {
         if let instance = resolve(serviceType, name: name) { return instance }
         throw foreignResolverMiss(serviceType, name: name, argumentTypes: [])
     }
@@ -80,10 +91,11 @@ extension Container {
         }
         defer { if isView { exitViewLock() } }
         let errors = errorCount
-        if let instance = resolveWithoutArguments(serviceType, name: name, handsFailureToCaller: true) {
-            return instance
+        do {
+            return try resolveOrFail(serviceType, name: name)
+        } catch {
+            throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: [])
         }
-        throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: [])
     }
 
     @inlinable

@@ -31,6 +31,14 @@ protocol AnyServiceEntry: AnyObject {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested?
+    /// ``resolve(as:in:resolver:arguments:)`` that throws instead of returning `nil`: no
+    /// `Optional<Requested>` for unspecialized callers to look up.
+    func resolveOrFail<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Requested
     /// Remembers weakly, in `record`, the current graph's instance (the graph is ending). Runs no
     /// user code.
     func rememberGraphInstance(in record: GraphRecord)

@@ -20,20 +20,45 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested? {
+        do {
+            return try resolveOrFail(as: requested, in: container, resolver: resolver, arguments: arguments)
+        } catch {
+            return nil
+        }
+    }
+
+    @usableFromInline @inline(__always)
+    func resolveOrFail<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Requested {
         cell.countResolution()
         if _slowPath(container.hierarchy.isValidating) { observeForValidation(in: container, arguments: arguments) }
         // The static types, never the metatype values: `Requested` is what the caller's key says.
         guard Requested.self == Service.self else {
-            return resolveForwarded(as: Requested.self, in: container, resolver: resolver, arguments: arguments)
+            return try resolveForwardedOrFail(
+                as: Requested.self, in: container, resolver: resolver, arguments: arguments)
         }
-        do {
-            // Same type, checked just above: the cast changes nothing but the static type.
-            return unsafeBitCast(
-                try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments),
-                to: Requested.self)
-        } catch {
-            return nil
-        }
+        // Same type, checked just above: the cast changes nothing but the static type.
+        return unsafeBitCast(
+            try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments),
+            to: Requested.self)
+    }
+
+    /// ``resolveForwarded(as:in:resolver:arguments:)`` unwrapped, out of line: the `Optional`'s
+    /// metadata is looked up on the path of a forwarded type only.
+    @inline(never)
+    func resolveForwardedOrFail<Requested>(
+        as requested: Requested.Type,
+        in container: Container,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?
+    ) throws(ResolutionFailed) -> Requested {
+        guard let forwarded = resolveForwarded(as: requested, in: container, resolver: resolver, arguments: arguments)
+        else { throw ResolutionFailed() }
+        return forwarded
     }
 
     /// Resolves this entry for a type it was forwarded to (`implements`, `forward`).

@@ -15,7 +15,7 @@ extension Container {
         _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
         cell: InstanceCell,
         as serviceType: Service.Type
-    ) -> Service? {
+    ) throws(ResolutionFailed) -> Service {
         if cell.hasGraphInstance && cell.plan == InstanceCell.planGraph {
             cell.countResolution()
             return cell.graphInstance(as: Service.self)
@@ -37,13 +37,13 @@ extension Container {
                 : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
             switch finish {
             case .made: return made
-            case .failed: return nil
-            case .kept: return try? entry.finishKept(from: start, in: hierarchy)
+            case .failed: throw ResolutionFailed()
+            case .kept: return try entry.finishKept(from: start, in: hierarchy)
             }
         case .refused:
-            return nil
+            throw ResolutionFailed()
         case .general:
-            return entry.resolve(as: Service.self, in: self, resolver: self, arguments: nil)
+            return try entry.resolveOrFail(as: Service.self, in: self, resolver: self, arguments: nil)
         }
     }
 }
