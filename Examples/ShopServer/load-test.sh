@@ -66,7 +66,7 @@ if ((${#missing[@]})); then
 fi
 
 echo "building the server (release)"
-swift build -c release --package-path "$here" 2>&1 | tail -1
+swift build -c release --package-path "$here" --product shop-server 2>&1 | tail -1
 bin="$(swift build -c release --package-path "$here" --show-bin-path)/shop-server"
 
 work="$(mktemp -d)"
