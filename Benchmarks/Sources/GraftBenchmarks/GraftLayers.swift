@@ -104,7 +104,7 @@ extension GraftWorkloads {
             (
                 "10-node graph, factories use require (plain: resolve(...)!)",
                 {
-                    let requiring = container()
+                    let requiring = GraftWorkloads.container()
                     registerGraphRequiring(requiring)
                     return resolving("Graft", { try? requiring.require(Root.self) }, check: isConsistent)
                 }(),
