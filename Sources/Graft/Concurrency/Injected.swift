@@ -148,9 +148,9 @@ final class InjectedBox<Service>: @unchecked Sendable {
     @usableFromInline
     func enterResolution(wrapper: StaticString) -> Int {
         hierarchy.enterLocked()
-        // The placeholder's hierarchy is its own (no container joins it), so comparing identities
-        // tells, without retaining anything.
-        if _slowPath(ObjectIdentifier(hierarchy) == ResolverBinding.unboundHierarchy) {
+        // The placeholder's hierarchy is its own (no container joins it), so its mark tells,
+        // without retaining anything.
+        if _slowPath(hierarchy.isUnboundPlaceholder) {
             stopUnboundFirstAccess(wrapper: "\(wrapper)", service: serviceLabel(Service.self, name: name))
         }
         return hierarchy.errorCount

@@ -42,12 +42,13 @@ enum ResolverBinding {
 
     /// The empty resolver of an unbound task: its misses say how to bind one, and it refuses
     /// registrations (they would be process-wide by accident).
-    static let unbound = Container().synchronize()
+    static let unbound: SynchronizedResolver = {
+        let placeholder = Container().synchronize()
+        placeholder.hierarchy.markAsUnboundPlaceholder()
+        return placeholder
+    }()
     /// `unbound`'s identity, compared without retaining it.
     static let unboundIdentity = ObjectIdentifier(unbound)
-    /// The identity of `unbound`'s hierarchy, which no other container joins (a child of the
-    /// placeholder is refused): whatever resolves in it is the placeholder or a view of it.
-    static let unboundHierarchy = ObjectIdentifier(unbound.hierarchy)
 
     private static let defaultBox = DefaultResolverBox()
 

@@ -134,10 +134,15 @@ extension Hierarchy {
             logFailure()
             record(failure)
         }
-        let ended = uncheckedSection { () -> ResolutionError? in
-            defer { failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil }
-            return failure
-        }
+        // A request that succeeded and set no failure aside leaves `failure` as it found it,
+        // `nil`: most requests, which then copy no optional error.
+        let changesFailure = !succeeded || request.suspendsFailure
+        let ended =
+            changesFailure
+            ? uncheckedSection { () -> ResolutionError? in
+                defer { failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil }
+                return failure
+            } : nil
         depth -= 1
         var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
         if succeeded {
@@ -150,7 +155,7 @@ extension Hierarchy {
         }
         if depth == 0 { detachGraph(into: &teardown) }
         finish(&teardown)
-        Self.release(ended)
+        if changesFailure { Self.release(ended) }
         return succeeded
     }
 

@@ -22,6 +22,12 @@
 @usableFromInline
 final class Hierarchy {
     let mutex = RecursiveMutex()
+    /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
+    /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
+    private(set) var isUnboundPlaceholder = false
+
+    /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
+    func markAsUnboundPlaceholder() { isUnboundPlaceholder = true }
 
     // Every field is touched only by the resolution in flight: one thread at a time by the
     // container's contract, or under `mutex`. Hence no dynamic exclusivity checks on them; no
