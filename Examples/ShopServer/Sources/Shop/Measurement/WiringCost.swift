@@ -18,8 +18,7 @@ import Graft
 /// and with cold ones (8 MB written over before each operation, which is then timed on its own, as
 /// in a server, where a request's own work evicts what the wiring touched). Synchronous, so that
 /// `valgrind --tool=callgrind` can count its instructions: `WIRING_COST_ONLY=<scenario>/<wiring>`
-/// runs that loop alone, once, warm. (The server binds the view with the async `withResolver`;
-/// this uses the synchronous one.)
+/// runs that loop alone, once, warm.
 package enum WiringCost {
     package static func main(arguments: [String]) {
         let operations = arguments.first.flatMap { Int($0) } ?? 200_000
@@ -39,20 +38,14 @@ package enum WiringCost {
             preconditionFailure("wiring-cost: \(error)")
         }
         let hand = HandWiredServer(options: options).services
-        let accounts = graft.accounts.synchronize()
-        let orders = graft.orders.synchronize()
-        let reports = graft.reports.synchronize()
         guard let definition = graftServices.config.reports["weekly"] else {
             preconditionFailure("wiring-cost: no weekly report")
         }
 
         let scenarios: [(name: String, graft: () -> AnyObject, hand: () -> AnyObject)] = [
-            ("accounts", { withResolver(accounts) { graftServices.accounts() } }, { hand.accounts() }),
-            ("orders", { withResolver(orders) { graftServices.orders() } }, { hand.orders() }),
-            (
-                "reports", { withResolver(reports) { try! graftServices.report(definition) } },
-                { try! hand.report(definition) }
-            ),
+            ("accounts", { graftServices.accounts() }, { hand.accounts() }),
+            ("orders", { graftServices.orders() }, { hand.orders() }),
+            ("reports", { try! graftServices.report(definition) }, { try! hand.report(definition) }),
         ]
 
         if let only = getenv("WIRING_COST_ONLY").map({ String(cString: $0) }) {

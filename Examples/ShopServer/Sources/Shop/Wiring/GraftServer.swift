@@ -6,8 +6,9 @@ import Logging
 /// The server wired by Graft. The application container holds the app-wide objects and data
 /// access; each feature's assembly is applied to a child of it. At start-up the server validates
 /// every feature's container and refuses to serve if one is broken, then captures one synchronized
-/// view per feature. A middleware binds the feature's view to each request (`withResolver`), and
-/// request-scoped code resolves through it (`@Injected`, `require`, `resolveAsync`).
+/// view per feature. A request gets its services with the feature's view bound (`withResolver`),
+/// and resolves through it (`@Injected`, `require`); the catalog comes through the application
+/// container's view (`resolveAsync`).
 struct GraftServer {
     let app = Container()
     let accounts: Container
@@ -68,23 +69,24 @@ struct GraftServer {
 
         let router = Router(context: ShopContext.self)
         Routes.health(router)
-        func group(_ path: RouterPath, _ feature: Container) -> RouterGroup<ShopContext> {
-            router.group(path).add(middleware: BindResolver(resolver: feature.synchronize()))
-        }
-        Routes.accounts(group("accounts", accounts), services: services)
-        Routes.orders(group("orders", orders), services: services)
-        Routes.reports(group("reports", reports), services: services)
-        Routes.products(group("products", app), services: services)
+        Routes.accounts(router.group("accounts"), services: services)
+        Routes.orders(router.group("orders"), services: services)
+        Routes.reports(router.group("reports"), services: services)
+        Routes.products(router.group("products"), services: services)
         router.get("admin/registrations") { _, _ in Self.registrationCounts(appView) }
 
         try await serve(router: router, options: options, logger: logger)
         await pool.close()
     }
 
-    /// What the handlers get their services from; resolves the app-wide objects they keep.
+    /// What the handlers get their services from: the app-wide objects they keep, and one
+    /// synchronized view per feature, captured once.
     func services() throws -> GraftServices {
         let appView = app.synchronize()
-        return GraftServices(config: try appView.require(AppConfig.self), logger: try appView.require(Logger.self))
+        return GraftServices(
+            config: try appView.require(AppConfig.self), logger: try appView.require(Logger.self),
+            appView: appView, accountsView: accounts.synchronize(), ordersView: orders.synchronize(),
+            reportsView: reports.synchronize())
     }
 
     /// The application container's singletons with how many instances each factory made, and the
@@ -104,23 +106,29 @@ struct GraftServer {
     }
 }
 
-/// How the handlers get their services through Graft.
+/// How the handlers get their services through Graft: each request binds its feature's view
+/// (`withResolver`) while its services are made, so `@Injected` and `SynchronizedResolver.current`
+/// resolve there.
 struct GraftServices: RequestServices {
     let config: AppConfig
     let logger: Logger
+    let appView: SynchronizedResolver
+    let accountsView: SynchronizedResolver
+    let ordersView: SynchronizedResolver
+    let reportsView: SynchronizedResolver
 
     // The feature's graph is validated at start-up, so these resolve (a failure would stop the
     // server with the reason, as `@Injected` does).
-    func accounts() -> AccountService { AccountsRequest().service }
-    func orders() -> OrderService { OrdersRequest().service }
+    func accounts() -> AccountService { withResolver(accountsView) { AccountsRequest().service } }
+    func orders() -> OrderService { withResolver(ordersView) { OrdersRequest().service } }
 
     // Its factory may throw (a definition the configuration got wrong): `require` says why.
     func report(_ definition: ReportDefinition) throws -> ReportService {
-        try SynchronizedResolver.current.require(ReportService.self, argument: definition)
+        try withResolver(reportsView) { try SynchronizedResolver.current.require(ReportService.self, argument: definition) }
     }
 
     func catalog() async throws -> Catalog {
-        try await SynchronizedResolver.current.resolveAsync(Catalog.self)
+        try await appView.resolveAsync(Catalog.self)
     }
 }
 
@@ -132,17 +140,4 @@ struct AccountsRequest {
 /// A request of the orders feature: its service, resolved through the resolver bound to the request.
 struct OrdersRequest {
     @Injected var service: OrderService
-}
-
-/// Binds a feature's synchronized view to every request of its route group: the request's code,
-/// and every task it starts, resolves through it.
-struct BindResolver: RouterMiddleware {
-    typealias Context = ShopContext
-    let resolver: SynchronizedResolver
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await withResolver(resolver) { try await next(request, context) }
-    }
 }
