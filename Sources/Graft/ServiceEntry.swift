@@ -328,6 +328,8 @@ protocol AnyServiceEntry: AnyObject {
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
     func takeGraphInstance() -> Any?
     func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy)
+    /// For a main-actor gate, the entry behind it that keeps the instances; else `nil`.
+    var gatedEntry: AnyServiceEntry? { get }
     /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
     func entryDescription(for key: ServiceKey) -> String
     var entryDescription: String { get }
@@ -413,6 +415,9 @@ extension ServiceEntry: AnyServiceEntry {
 
 extension ServiceEntry {
     @usableFromInline
+    var gatedEntry: AnyServiceEntry? { extras?.gatedEntry }
+
+    @usableFromInline
     func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry {
         if let copyAsGate = extras?.copyAsGate { return copyAsGate(container, &copies) }
         return copy(into: container)
@@ -453,6 +458,9 @@ final class EntryExtras<Service> {
     /// Set on a main-actor gate: copies it, for `withOverrides`, as a gate over the copy of the
     /// entry it guards (see ``Container/markAsGate(_:of:)``).
     var copyAsGate: ((Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry)?
+    /// Set on a main-actor gate: the entry it guards, which keeps the instances (reset and
+    /// validated through the gate's keys).
+    var gatedEntry: AnyServiceEntry?
 
     @usableFromInline
     init(
