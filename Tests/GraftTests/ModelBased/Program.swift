@@ -192,7 +192,7 @@ public struct MRegistration: Hashable, Sendable {
     /// step itself reads (`access`), if any, so a first access can be re-entered.
     public var deinitSlot: Int
     public var factoryAction: MFactoryAction
-    /// Registered with `registerMain` (no arguments, no `implements`); resolved on the main actor.
+    /// Registered with `registerMain` (no arguments); resolved on the main actor, refused elsewhere.
     public var isMain: Bool
 
     public init(
@@ -244,6 +244,10 @@ public enum MStep: Hashable, Sendable {
     case removeAll(container: Int)
     /// A top-level resolution through a synchronized view of the container (`synchronize()`).
     case resolveThroughView(container: Int, MRequest)
+    /// A top-level resolution through a synchronized view of the container, called on another
+    /// thread (never the main actor's) while the program's thread waits: a main-actor service on
+    /// its path fails the request.
+    case resolveOffMain(container: Int, MRequest)
     /// Drops the program's reference to a container (never the root); it is freed once no child
     /// container, view or unresolved `@Injected` holds it.
     case freeContainer(Int)
@@ -334,6 +338,11 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 lines.append(
                     "let s\(slots) = " + request.description.replacingFirstResolver(with: "c\(container).synchronize()")
                 )
+                slots += 1
+            case .resolveOffMain(let container, let request):
+                lines.append(
+                    "let s\(slots) = onAnotherThread { "
+                        + request.description.replacingFirstResolver(with: "c\(container).synchronize()") + " }")
                 slots += 1
             case .freeContainer(let container):
                 lines.append("c\(container) = nil")
@@ -623,8 +632,24 @@ public enum ProgramGenerator {
         var registered: [(MType, MName?, MArgs)] = []
         var registeredIn: [Int] = []
         var mains: [MRegistration] = []
+        /// The registrations of the register steps so far, in order (a forward step names one).
+        var registrations: [MRegistration] = []
+        /// Those a later `registerMain` of the same key in the same container replaced.
+        var replaced: Set<Int> = []
+        /// What main-actor registrations answer to (their keys, and the types forwarded to them),
+        /// and the container each is in.
+        var mainTargets: [(type: MType, name: MName?, container: Int)] = []
         /// Slots the steps so far make (an estimate: the model may drop steps).
         var slots = 0
+
+        /// `container` and the containers below it.
+        func descendants(of container: Int) -> [Int] {
+            parents.indices.filter { c in
+                var level = c
+                while level >= 0 && level != container { level = parents[level] }
+                return level >= 0
+            }
+        }
 
         /// A slot index: mostly one of the last two, where new `Lazy`s and instances are.
         mutating func slot<Source: ChoiceSource>(_ random: inout Source) -> Int {
@@ -660,7 +685,20 @@ public enum ProgramGenerator {
                     registration = makeRegistration(
                         &random, containers: parents.count, registered: state.registered, features: features)
                 }
-                if registration.isMain { state.mains.append(registration) }
+                if registration.isMain {
+                    for (index, earlier) in state.registrations.enumerated()
+                    where earlier.isMain && earlier.container == registration.container
+                        && earlier.service == registration.service && earlier.name == registration.name
+                    {
+                        state.replaced.insert(index)
+                    }
+                    state.mains.append(registration)
+                    state.mainTargets.append((registration.service, registration.name, registration.container))
+                    for forward in registration.forwards {
+                        state.mainTargets.append((forward.type, forward.name, registration.container))
+                    }
+                }
+                state.registrations.append(registration)
                 state.registered.append((registration.service, registration.name, registration.args))
                 state.registeredIn.append(registration.container)
                 for forward in registration.forwards {
@@ -669,6 +707,12 @@ public enum ProgramGenerator {
                 }
                 steps.append(.register(registration))
             } else if roll < 52 {
+                // Empty unless main-actor registrations are generated.
+                if !state.mainTargets.isEmpty && random.chance(15) {
+                    steps.append(makeOffMainResolution(&random, &state))
+                    state.slots += 1
+                    continue
+                }
                 let (container, request) = makeTopLevelResolution(&random, &state)
                 if features.contains(.graftAPI) && random.chance(20) {
                     steps.append(.resolveThroughView(container: container, request))
@@ -699,6 +743,20 @@ public enum ProgramGenerator {
             } else if roll < 83 {
                 steps.append(.removeAll(container: random.below(parents.count)))
             } else if roll < 85 {
+                // Main-actor registrations (none unless generated) take forwards after they are
+                // replaced, too: their entry is then reached only through what a forward keeps.
+                let mains = state.registrations.indices.filter { state.registrations[$0].isMain }
+                if !mains.isEmpty && random.chance(60) {
+                    let replaced = mains.filter { state.replaced.contains($0) }
+                    let index = !replaced.isEmpty && random.chance(70) ? random.pick(replaced) : random.pick(mains)
+                    let target = state.registrations[index]
+                    let forward = makeForward(&random, transient: target.scope == .transient, makes: target.makes)
+                    state.registered.append((forward.type, forward.name, .none))
+                    state.registeredIn.append(target.container)
+                    state.mainTargets.append((forward.type, forward.name, target.container))
+                    steps.append(.forward(registration: index, forward))
+                    continue
+                }
                 steps.append(
                     .forward(registration: random.below(64), makeForward(&random, transient: false, makes: nil)))
             } else if roll < 88 {
@@ -733,16 +791,24 @@ public enum ProgramGenerator {
         }
         let index = random.below(state.registered.count)
         let (type, name, args) = state.registered[index]
-        let descendants = state.parents.indices.filter { c in
-            var level = c
-            while level >= 0 && level != state.registeredIn[index] { level = state.parents[level] }
-            return level >= 0
-        }
         var request = makeRequest(&random, registered: [], topLevel: true)
         request.type = type
         request.name = name
         request.args = args
-        return (random.pick(descendants), request)
+        return (random.pick(state.descendants(of: state.registeredIn[index])), request)
+    }
+
+    /// A resolution on another thread: mostly of what a main-actor registration answers to, from
+    /// its container or a descendant.
+    static func makeOffMainResolution<Source: ChoiceSource>(_ random: inout Source, _ state: inout State) -> MStep {
+        guard random.chance(70) else {
+            let (container, request) = makeTopLevelResolution(&random, &state)
+            return .resolveOffMain(container: container, request)
+        }
+        let target = random.pick(state.mainTargets)
+        let request = MRequest(
+            type: target.type, name: target.name, args: .none, wrapper: random.chance(80) ? .plain : .optional)
+        return .resolveOffMain(container: random.pick(state.descendants(of: target.container)), request)
     }
 
     /// An `@Injected` made inside one to three levels of bindings, the first a resolver.
@@ -750,7 +816,11 @@ public enum ProgramGenerator {
         let unargumented = state.registered.filter { $0.2 == .none }
         let type: MType
         let name: MName?
-        if !unargumented.isEmpty && random.chance(75) {
+        if !state.mainTargets.isEmpty && random.chance(30) {
+            // What a main-actor registration answers to: inside `withOverrides`, a copy of it.
+            let target = random.pick(state.mainTargets)
+            (type, name) = (target.type, target.name)
+        } else if !unargumented.isEmpty && random.chance(75) {
             (type, name, _) = random.pick(unargumented)
         } else {
             (type, name) = (random.pick(MType.all), makeName(&random))
@@ -806,7 +876,7 @@ public enum ProgramGenerator {
             ? [(0...random.below(2)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }] : []
         let isMain = features.contains(.mainActor) && random.chance(20)
         let forwards =
-            !isMain && random.chance(25)
+            random.chance(25)
             ? (0...random.below(2)).map { _ in makeForward(&random, transient: scope == .transient, makes: makes) } : []
         let roll = random.below(100)
         var onDeinit: MDeinit = roll < 8 ? .resolveProbe : roll < 12 ? .registerScratch : .none
@@ -939,6 +1009,8 @@ public enum ProgramShrinker {
             return service == nil ? [] : [.reset(container: container, scope: scope, service: nil)]
         case .resolveThroughView(let container, let request):
             return [.resolve(container: container, request)]
+        case .resolveOffMain(let container, let request):
+            return container == 0 ? [] : [.resolveOffMain(container: 0, request)]
         case .makeInjected(let bindings, let request):
             var out: [MStep] = []
             for i in bindings.indices where i > 0 {
@@ -985,6 +1057,7 @@ extension MStep {
         case .reset(let c, let scope, let service): return .reset(container: map(c), scope: scope, service: service)
         case .removeAll(let c): return .removeAll(container: map(c))
         case .resolveThroughView(let c, let request): return .resolveThroughView(container: map(c), request)
+        case .resolveOffMain(let c, let request): return .resolveOffMain(container: map(c), request)
         case .freeContainer(let c): return .freeContainer(map(c))
         case .registerAsync(let c, let name): return .registerAsync(container: map(c), name: name)
         case .dumpContainer(let c): return .dumpContainer(map(c))
