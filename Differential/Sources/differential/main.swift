@@ -57,6 +57,7 @@ func stepKind(_ step: MStep) -> String {
     case .removeAll: return "removeAll"
     case .resolveThroughView(_, let request): return "resolveThroughView(\(request.wrapper))"
     case .resolveOffMain(_, let request): return "resolveOffMain(\(request.wrapper))"
+    case .resolveInOverrides(_, _, let request): return "resolveInOverrides(\(request.wrapper))"
     case .freeContainer: return "freeContainer"
     case .dumpContainer: return "dumpContainer"
     case .dumpSlot: return "dumpSlot"
@@ -90,6 +91,7 @@ func features(_ program: MProgram) -> String {
         case .resolve: break
         case .resolveThroughView: found.insert("view")
         case .resolveOffMain: found.insert("off-main")
+        case .resolveInOverrides: found.insert("overrides")
         case .freeContainer: found.insert("freeContainer")
         case .dumpContainer, .dumpSlot: found.insert("dump")
         case .countLive: found.insert("countLive")

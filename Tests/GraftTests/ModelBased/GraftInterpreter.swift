@@ -307,6 +307,21 @@ public final class ContainerInterpreter {
                 return observe(value)
             #endif
 
+        case .resolveInOverrides(let container, let override, let request):
+            #if INTERPRET_SWINJECT
+                _ = (container, override, request)
+                return [.invalid("withOverrides is Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                let value = withResolver(container.synchronize()) {
+                    withOverrides({ copy in if let override { _ = self.register(override, into: copy) } }) {
+                        self.request(request, SynchronizedResolver.current)
+                    }
+                }
+                slots.append(value)
+                return observe(value)
+            #endif
+
         case .freeContainer(let index):
             // Moved out first: the `deinit`s it runs may read `containers`.
             let dropped = containers[index]

@@ -237,6 +237,14 @@ public struct ReferenceModel {
             hold(value)
             return observe(value)
 
+        case .resolveInOverrides(let container, let override, let request):
+            try requireHeld(container)
+            let copy = copyOfRegistrations(container)
+            if let override { _ = try register(override, in: copy) }
+            let value = try resolveTop(container: copy, request: request, graph: newGraph(), topLevelGraph: nil)
+            hold(value)
+            return observe(value)
+
         case .withObjectGraph(let container, let slot, let field, let requests):
             try requireHeld(container)
             guard !slots.isEmpty, case .node(let holder) = slots[slot % slots.count] else {
