@@ -471,6 +471,9 @@ public struct ReferenceModel {
             var context = ModelContext(graph: newGraph(), resolver: node.container, topLevelGraph: nil)
             let value = try resolveEntry(entry, as: node.requested, &context)
             guard !context.failed, case .node(let made) = value else {
+                // An instance of another type than the forwarded one asked for fails the access
+                // but not the request: what the request kept stays.
+                guard context.failed else { return ModelField.none }
                 if context.ranVisibleDeinitFactory {
                     throw Unmodelable("deinit: a failed request made objects with actions")
                 }
@@ -877,8 +880,12 @@ public struct ReferenceModel {
         nodes.append(node)
         let made = nodes.count - 1
         for field in fields { retain(field) }
-        // A circular `initCompleted` may have kept an instance while the factory ran: that one wins.
-        if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
+        // A circular `initCompleted` may have kept an instance while the factory ran: that one
+        // wins, and the one just made dies here, inside the resolution.
+        if let found = try kept(entry, context) {
+            releasedMidStep = true
+            return try cast(found, as: type, entry: entry)
+        }
         keep(made, in: entry, &context)
         if !registration.completions.isEmpty {
             context.frames.append((entry, true))
