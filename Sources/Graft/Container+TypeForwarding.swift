@@ -19,17 +19,18 @@ extension Container {
                 $0.forward(type, name: name, to: entry)
             }
         }
+        // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
+        // another hierarchy, two mutexes would let two threads into it at once. Checked on the
+        // entry asked for, before a gate for it is made here.
+        stopUnless(
+            entry.link.hierarchy === hierarchy,
+            "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
+                + "container hierarchy; forward it in the container it was registered in, or one of its children")
         // A main-actor registration answers only through a gate, which checks the thread (a new
         // one if the registration was replaced since the application got `entry`).
         if let gate = (entry.container ?? self).mainActorGate(of: entry), gate !== entry {
             return forward(type, name: name, to: gate)
         }
-        // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
-        // another hierarchy, two mutexes would let two threads into it at once.
-        stopUnless(
-            entry.link.hierarchy === hierarchy,
-            "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
-                + "container hierarchy; forward it in the container it was registered in, or one of its children")
         let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
         // Forwarding a type to its own registration (under another name, say) is a direct entry:
         // the cell holds `Service` values, which is what a hit on this key returns.

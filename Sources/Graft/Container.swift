@@ -170,8 +170,11 @@ public class Container {
     private final func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
         var container: Container? = self
         while let current = container {
-            for (key, entry) in current.services.registrations where matches(key, entry) {
-                entry.resetKeptInstance()
+            for (key, entry) in current.services.registrations {
+                // A main-actor gate keeps nothing: the entry behind it does, under every key that
+                // leads to the gate (a forward, one kept after the registration was replaced).
+                let keeper = entry.gatedEntry ?? entry
+                if matches(key, keeper) { keeper.resetKeptInstance() }
             }
             for registration in current.mainActorRegistrations {
                 let entry = registration.isolated

@@ -56,6 +56,8 @@ func stepKind(_ step: MStep) -> String {
     case .reset(_, _, let service): return service == nil ? "reset" : "reset(serviceType:)"
     case .removeAll: return "removeAll"
     case .resolveThroughView(_, let request): return "resolveThroughView(\(request.wrapper))"
+    case .resolveOffMain(_, let request): return "resolveOffMain(\(request.wrapper))"
+    case .resolveInOverrides(_, _, let request): return "resolveInOverrides(\(request.wrapper))"
     case .freeContainer: return "freeContainer"
     case .dumpContainer: return "dumpContainer"
     case .dumpSlot: return "dumpSlot"
@@ -88,6 +90,8 @@ func features(_ program: MProgram) -> String {
         case .release: found.insert("release")
         case .resolve: break
         case .resolveThroughView: found.insert("view")
+        case .resolveOffMain: found.insert("off-main")
+        case .resolveInOverrides: found.insert("overrides")
         case .freeContainer: found.insert("freeContainer")
         case .dumpContainer, .dumpSlot: found.insert("dump")
         case .countLive: found.insert("countLive")

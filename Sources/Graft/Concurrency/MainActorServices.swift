@@ -92,16 +92,23 @@ extension Container {
         let label = serviceLabel(Service.self, name: isolated.name)
         return { resolver in
             guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
-            guard let container = isolated.container,
-                let instance = isolated.resolve(as: Service.self, in: container, resolver: resolver, arguments: nil)
+            // `isolated` is resolved in its hierarchy, which is the resolver's (`forward` checks
+            // it): through the resolver once its own container is gone, as a plain registration
+            // forwarded in another container of the hierarchy answers.
+            guard let container = isolated.container ?? resolver as? Container else {
+                stop("Graft: \(label) was resolved through a resolver that is not a Container")  // Graft passes one
+            }
+            guard let instance = isolated.resolve(as: Service.self, in: container, resolver: resolver, arguments: nil)
             else { throw MainActorServiceFailed() }  // the request has failed already, with its reason
             return instance
         }
     }
 
-    /// Makes `gate` copy itself as a gate over the copy of `isolated` (one copy of `isolated` per
-    /// new hierarchy, shared by all the gates copied into it).
+    /// Marks `gate` as guarding `isolated` (reset and validation reach `isolated` through it), and
+    /// makes it copy itself as a gate over the copy of `isolated` (one copy of `isolated` per new
+    /// hierarchy, shared by all the gates copied into it).
     static func markAsGate<Service>(_ gate: ServiceEntry<Service>, of isolated: ServiceEntry<Service>) {
+        gate.madeExtras.gatedEntry = isolated
         gate.madeExtras.copyAsGate = { target, copies in
             let isolatedCopy: ServiceEntry<Service>
             if let copied = copies[ObjectIdentifier(isolated)] as? ServiceEntry<Service> {

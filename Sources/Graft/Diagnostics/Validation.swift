@@ -160,15 +160,17 @@ extension Container {
             }
         }
         entries.sort { Hierarchy.label($0) < Hierarchy.label($1) }
-        // Main-actor registrations: the gate is tried (on the main thread only: elsewhere it would
-        // fail by design), and the entry behind it is switched to the graph scope like the rest.
+        // Main-actor registrations: a gate (a registration's, or one a forward keeps after the
+        // registration was replaced) is tried on the main thread only (elsewhere it would fail by
+        // design), and the entry behind it is switched to the graph scope like the rest.
         let mainActor = selfAndAncestors.flatMap(\.mainActorRegistrations)
-        let gates = Set(mainActor.map { ObjectIdentifier($0.gate) })
+        let gated = entries.compactMap(\.gatedEntry)
+        let gates = Set(entries.filter { $0.gatedEntry != nil }.map { ObjectIdentifier($0) })
         let asyncGates = Set(
             selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
         let rootCount = entries.count
-        entries += mainActor.map(\.isolated).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        entries += (mainActor.map(\.isolated) + gated).filter { seen.insert(ObjectIdentifier($0)).inserted }
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.

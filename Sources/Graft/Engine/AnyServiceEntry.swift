@@ -54,6 +54,8 @@ protocol AnyServiceEntry: AnyObject {
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
     func takeGraphInstance() -> Any?
     func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy)
+    /// For a main-actor gate, the entry behind it that keeps the instances; else `nil`.
+    var gatedEntry: AnyServiceEntry? { get }
     /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
     func entryDescription(for key: ServiceKey) -> String
     var entryDescription: String { get }
@@ -138,6 +140,9 @@ extension ServiceEntry: AnyServiceEntry {
 }
 
 extension ServiceEntry {
+    @usableFromInline
+    var gatedEntry: AnyServiceEntry? { extras?.gatedEntry }
+
     @usableFromInline
     func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry {
         if let copyAsGate = extras?.copyAsGate { return copyAsGate(container, &copies) }

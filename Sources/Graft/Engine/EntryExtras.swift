@@ -21,6 +21,9 @@ final class EntryExtras<Service> {
     /// Set on a main-actor gate: copies it, for `withOverrides`, as a gate over the copy of the
     /// entry it guards (see ``Container/markAsGate(_:of:)``).
     var copyAsGate: ((Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry)?
+    /// Set on a main-actor gate: the entry it guards, which keeps the instances (reset and
+    /// validated through the gate's keys).
+    var gatedEntry: AnyServiceEntry?
 
     @usableFromInline
     init(

@@ -5,6 +5,12 @@ import Testing
 
 private protocol Gadget: AnyObject {}
 @MainActor private final class Dashboard: Gadget {}
+private final class Panel: Gadget {}
+
+/// Counts the instances its factory makes.
+@MainActor private final class Made {
+    var count = 0
+}
 
 /// Hands an object (or `nil`) back from another thread.
 private final class HandedBack: @unchecked Sendable {  // immutable; the test waits for the thread first
@@ -79,5 +85,114 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
             }
         }
         #expect(container.resolve(Gadget.self) === outer)
+    }
+
+    @MainActor @Test func resetDropsTheInstanceOfAReplacedRegistrationReachedThroughAForward() {
+        let container = Container()
+        let first = container.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+        first.implements(Gadget.self)
+        container.registerMain(Dashboard.self) { _ in Dashboard() }  // replaces `first`, not the forward
+        let kept = container.resolve(Gadget.self)
+        #expect(kept != nil)
+
+        container.resetObjectScope(.container)
+
+        #expect(container.resolve(Gadget.self) !== kept)
+    }
+
+    @MainActor @Test(arguments: [false, true])
+    func resetOfAForwardedTypeDropsTheInstanceOfAMainActorRegistration(replaced: Bool) {
+        let container = Container()
+        let entry = container.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+        entry.implements(Gadget.self)
+        if replaced { container.registerMain(Dashboard.self) { _ in Dashboard() } }
+        let kept = container.resolve(Gadget.self)
+        #expect(kept != nil)
+
+        container.resetObjectScope(.container, serviceType: Gadget.self)  // the key the forward answers to
+
+        #expect(container.resolve(Gadget.self) !== kept)
+    }
+
+    @MainActor @Test func validateKeepsNoInstanceInAReplacedRegistration() {
+        let container = Container()
+        let made = Made()
+        let first = container.registerMain(Dashboard.self) { _ in
+            made.count += 1
+            return Dashboard()
+        }.inObjectScope(.container)
+        container.registerMain(Dashboard.self) { _ in Dashboard() }
+        first.implements(Gadget.self)
+
+        #expect(container.validate().isValid)
+        let validated = made.count
+
+        #expect(container.resolve(Gadget.self) != nil)
+        #expect(made.count == validated + 1)  // made afresh: what validate made was not kept
+    }
+
+    @MainActor @Test func validateOffTheMainActorSkipsAForwardToAReplacedRegistration() async {
+        let container = Container()
+        let first = container.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+        container.registerMain(Dashboard.self) { _ in Dashboard() }
+        first.implements(Gadget.self)
+        let resolver = container.synchronize()
+
+        let valid = await onAnotherThread { resolver.validate().isValid }
+
+        #expect(valid)
+    }
+
+    @MainActor @Test func aForwardInAParentToARegistrationOfAFreedChildAnswersAsAPlainOneDoes() {
+        let parent = Container()
+        var child: Container? = Container(parent: parent)
+        let main = child!.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+        let plain = child!.register(Panel.self) { _ in Panel() }.inObjectScope(.container)
+        child!.registerMain(Dashboard.self) { _ in Dashboard() }
+        child = nil
+        parent.forward(Gadget.self, name: "main", to: main)
+        parent.forward(Gadget.self, name: "plain", to: plain)
+
+        #expect(parent.resolve(Gadget.self, name: "plain") != nil)
+        #expect(parent.resolve(Gadget.self, name: "main") != nil)
+    }
+
+    @Test func aForwardToAMainActorRegistrationOfAnotherHierarchyStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let other = Container()
+            var child: Container? = Container(parent: other)
+            let entry = child!.registerMain(Dashboard.self) { _ in Dashboard() }
+            child = nil  // `other` stays: the entry's hierarchy is alive
+            Container().forward(Gadget.self, to: entry)
+            withExtendedLifetime(other) {}
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("made in another container hierarchy"))
+    }
+
+    @MainActor @Test func aContainerWithAReplacedRegistrationForwardedSeveralTimesIsFreed() {
+        weak var freedContainer: Container?
+        weak var freedChild: Container?
+        weak var singleton: Dashboard?
+        do {
+            let container = Container()
+            let child = Container(parent: container)
+            let first = container.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+            first.implements(Gadget.self)
+            container.registerMain(Dashboard.self) { _ in Dashboard() }.inObjectScope(.container)
+            first.implements(Gadget.self, name: "a").implements(Gadget.self, name: "b")
+            child.forward(Gadget.self, name: "c", to: first)
+            singleton = child.resolve(Gadget.self, name: "c") as? Dashboard
+            #expect(singleton != nil)
+            #expect(container.resolve(Gadget.self) === singleton)
+            withResolver(child.synchronize()) {
+                withOverrides({ _ in }) { _ = SynchronizedResolver.current.resolve(Gadget.self, name: "a") }
+            }
+            freedContainer = container
+            freedChild = child
+        }
+        #expect(freedChild == nil)
+        #expect(freedContainer == nil)
+        #expect(singleton == nil)
     }
 }

@@ -9,6 +9,11 @@
 #else
     import Graft
 #endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 #if MODEL_CORE_MODULE
     import ModelCore
 #endif
@@ -289,6 +294,33 @@ public final class ContainerInterpreter {
             guard let container = containers[container] else { return [.invalid("freed container")] }
             container.removeAll()
             return []
+
+        case .resolveOffMain(let container, let request):
+            #if INTERPRET_SWINJECT
+                _ = (container, request)
+                return [.invalid("main-actor services are Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                let view = container.synchronize()
+                let value = onAnotherThread { self.request(request, view) }
+                slots.append(value)
+                return observe(value)
+            #endif
+
+        case .resolveInOverrides(let container, let override, let request):
+            #if INTERPRET_SWINJECT
+                _ = (container, override, request)
+                return [.invalid("withOverrides is Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                let value = withResolver(container.synchronize()) {
+                    withOverrides({ copy in if let override { _ = self.register(override, into: copy) } }) {
+                        self.request(request, SynchronizedResolver.current)
+                    }
+                }
+                slots.append(value)
+                return observe(value)
+            #endif
 
         case .freeContainer(let index):
             // Moved out first: the `deinit`s it runs may read `containers`.
@@ -606,3 +638,44 @@ public final class ContainerInterpreter {
         }
     }
 }
+
+#if !INTERPRET_SWINJECT
+    /// What a new thread runs. Read by that thread only while the thread that made it waits in
+    /// `pthread_join`: one thread at a time touches it, and what `body` reaches.
+    private final class ThreadCall: @unchecked Sendable {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    /// Runs `body` on a new thread (never the main one, so never the main actor) and waits for it.
+    /// The calling thread does nothing meanwhile, so `body` may use what the caller uses.
+    func onAnotherThread<T>(_ body: () -> T) -> T {
+        var result: T?
+        withoutActuallyEscaping(body) { body in
+            // Retained once here, released once by the new thread.
+            let context = Unmanaged.passRetained(ThreadCall { result = body() }).toOpaque()
+            #if canImport(Darwin)
+                var thread: pthread_t?
+                let started = pthread_create(
+                    &thread, nil,
+                    { context in
+                        Unmanaged<ThreadCall>.fromOpaque(context).takeRetainedValue().body()
+                        return nil
+                    }, context)
+                precondition(started == 0, "pthread_create failed: \(started)")
+                pthread_join(thread!, nil)
+            #else
+                var thread = pthread_t()
+                let started = pthread_create(
+                    &thread, nil,
+                    { context in
+                        Unmanaged<ThreadCall>.fromOpaque(context!).takeRetainedValue().body()
+                        return nil
+                    }, context)
+                precondition(started == 0, "pthread_create failed: \(started)")
+                pthread_join(thread, nil)
+            #endif
+        }
+        return result!
+    }
+#endif

@@ -192,7 +192,7 @@ public struct MRegistration: Hashable, Sendable {
     /// step itself reads (`access`), if any, so a first access can be re-entered.
     public var deinitSlot: Int
     public var factoryAction: MFactoryAction
-    /// Registered with `registerMain` (no arguments, no `implements`); resolved on the main actor.
+    /// Registered with `registerMain` (no arguments); resolved on the main actor, refused elsewhere.
     public var isMain: Bool
 
     public init(
@@ -244,6 +244,14 @@ public enum MStep: Hashable, Sendable {
     case removeAll(container: Int)
     /// A top-level resolution through a synchronized view of the container (`synchronize()`).
     case resolveThroughView(container: Int, MRequest)
+    /// A top-level resolution through a synchronized view of the container, called on another
+    /// thread (never the main actor's) while the program's thread waits: a main-actor service on
+    /// its path fails the request.
+    case resolveOffMain(container: Int, MRequest)
+    /// A top-level resolution inside `withOverrides` (around `withResolver` of a view of the
+    /// container): through the copy of the registrations, with one override (or none) registered
+    /// in it; the result goes into a new slot.
+    case resolveInOverrides(container: Int, override: MRegistration?, MRequest)
     /// Drops the program's reference to a container (never the root); it is freed once no child
     /// container, view or unresolved `@Injected` holds it.
     case freeContainer(Int)
@@ -334,6 +342,18 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 lines.append(
                     "let s\(slots) = " + request.description.replacingFirstResolver(with: "c\(container).synchronize()")
                 )
+                slots += 1
+            case .resolveOffMain(let container, let request):
+                lines.append(
+                    "let s\(slots) = onAnotherThread { "
+                        + request.description.replacingFirstResolver(with: "c\(container).synchronize()") + " }")
+                slots += 1
+            case .resolveInOverrides(let container, let override, let request):
+                lines.append(
+                    "let s\(slots) = withResolver(c\(container).synchronize()) { withOverrides({ "
+                        + (override.map { Self.renderRegistration($0, in: "$0") + Self.renderComments($0) } ?? "_ in")
+                        + " }) { " + request.description.replacingFirstResolver(with: "SynchronizedResolver.current")
+                        + " } }")
                 slots += 1
             case .freeContainer(let container):
                 lines.append("c\(container) = nil")
@@ -623,8 +643,35 @@ public enum ProgramGenerator {
         var registered: [(MType, MName?, MArgs)] = []
         var registeredIn: [Int] = []
         var mains: [MRegistration] = []
+        /// The registrations of the register steps so far, in order (a forward step names one).
+        var registrations: [MRegistration] = []
+        /// Those a later `registerMain` of the same key in the same container replaced.
+        var replaced: Set<Int> = []
+        /// Main-actor ones with a forward: a forward keeps the entry once it is replaced.
+        var forwarded: Set<Int> = []
+        /// What main-actor registrations answer to (their keys, and the types forwarded to them),
+        /// and the container each is in.
+        var mainTargets: [(type: MType, name: MName?, container: Int)] = []
         /// Slots the steps so far make (an estimate: the model may drop steps).
         var slots = 0
+
+        /// What a main-actor registration answers to: half the time one of the two added last (a
+        /// forward made after a replacement, say).
+        func mainTarget<Source: ChoiceSource>(_ random: inout Source) -> (type: MType, name: MName?, container: Int) {
+            if mainTargets.count > 2 && random.chance(50) {
+                return mainTargets[mainTargets.count - 1 - random.below(2)]
+            }
+            return random.pick(mainTargets)
+        }
+
+        /// `container` and the containers below it.
+        func descendants(of container: Int) -> [Int] {
+            parents.indices.filter { c in
+                var level = c
+                while level >= 0 && level != container { level = parents[level] }
+                return level >= 0
+            }
+        }
 
         /// A slot index: mostly one of the last two, where new `Lazy`s and instances are.
         mutating func slot<Source: ChoiceSource>(_ random: inout Source) -> Int {
@@ -652,7 +699,7 @@ public enum ProgramGenerator {
                 steps.append(.registerAsync(container: container, name: name))
             } else if roll < 28 || state.registered.isEmpty {
                 var registration: MRegistration
-                if !state.mains.isEmpty && random.chance(20) {
+                if !state.mains.isEmpty && random.chance(35) {
                     // The same main-actor key again, in the same container: it replaces the first.
                     registration = random.pick(state.mains)
                     registration.scope = random.pick(MScope.allCases)
@@ -660,7 +707,21 @@ public enum ProgramGenerator {
                     registration = makeRegistration(
                         &random, containers: parents.count, registered: state.registered, features: features)
                 }
-                if registration.isMain { state.mains.append(registration) }
+                if registration.isMain {
+                    for (index, earlier) in state.registrations.enumerated()
+                    where earlier.isMain && earlier.container == registration.container
+                        && earlier.service == registration.service && earlier.name == registration.name
+                    {
+                        state.replaced.insert(index)
+                    }
+                    state.mains.append(registration)
+                    if !registration.forwards.isEmpty { state.forwarded.insert(state.registrations.count) }
+                    state.mainTargets.append((registration.service, registration.name, registration.container))
+                    for forward in registration.forwards {
+                        state.mainTargets.append((forward.type, forward.name, registration.container))
+                    }
+                }
+                state.registrations.append(registration)
                 state.registered.append((registration.service, registration.name, registration.args))
                 state.registeredIn.append(registration.container)
                 for forward in registration.forwards {
@@ -669,6 +730,12 @@ public enum ProgramGenerator {
                 }
                 steps.append(.register(registration))
             } else if roll < 52 {
+                // Empty unless main-actor registrations are generated.
+                if !state.mainTargets.isEmpty && random.chance(25) {
+                    steps.append(makeOffMainResolution(&random, &state))
+                    state.slots += 1
+                    continue
+                }
                 let (container, request) = makeTopLevelResolution(&random, &state)
                 if features.contains(.graftAPI) && random.chance(20) {
                     steps.append(.resolveThroughView(container: container, request))
@@ -699,6 +766,26 @@ public enum ProgramGenerator {
             } else if roll < 83 {
                 steps.append(.removeAll(container: random.below(parents.count)))
             } else if roll < 85 {
+                // Main-actor registrations (none unless generated) take forwards after they are
+                // replaced, too: their entry is then reached only through what a forward keeps.
+                let mains = state.registrations.indices.filter { state.registrations[$0].isMain }
+                if !mains.isEmpty && random.chance(75) {
+                    // Mostly a replaced one that a forward kept.
+                    let replaced = mains.filter { state.replaced.contains($0) }
+                    let kept = replaced.filter { state.forwarded.contains($0) }
+                    let index =
+                        !kept.isEmpty && random.chance(80)
+                        ? random.pick(kept)
+                        : !replaced.isEmpty && random.chance(50) ? random.pick(replaced) : random.pick(mains)
+                    state.forwarded.insert(index)
+                    let target = state.registrations[index]
+                    let forward = makeForward(&random, transient: target.scope == .transient, makes: target.makes)
+                    state.registered.append((forward.type, forward.name, .none))
+                    state.registeredIn.append(target.container)
+                    state.mainTargets.append((forward.type, forward.name, target.container))
+                    steps.append(.forward(registration: index, forward))
+                    continue
+                }
                 steps.append(
                     .forward(registration: random.below(64), makeForward(&random, transient: false, makes: nil)))
             } else if roll < 88 {
@@ -713,7 +800,12 @@ public enum ProgramGenerator {
             } else if roll < 94 {
                 if features.contains(.liveCounts) { steps.append(.countLive) }
             } else if features.contains(.graftAPI) {
-                steps.append(makeInjected(&random, &state))
+                // Empty unless main-actor registrations are generated.
+                if !state.mainTargets.isEmpty && random.chance(50) {
+                    steps.append(makeOverriddenResolution(&random, &state))
+                } else {
+                    steps.append(makeInjected(&random, &state))
+                }
                 state.slots += 1
             }
         }
@@ -733,16 +825,49 @@ public enum ProgramGenerator {
         }
         let index = random.below(state.registered.count)
         let (type, name, args) = state.registered[index]
-        let descendants = state.parents.indices.filter { c in
-            var level = c
-            while level >= 0 && level != state.registeredIn[index] { level = state.parents[level] }
-            return level >= 0
-        }
         var request = makeRequest(&random, registered: [], topLevel: true)
         request.type = type
         request.name = name
         request.args = args
-        return (random.pick(descendants), request)
+        return (random.pick(state.descendants(of: state.registeredIn[index])), request)
+    }
+
+    /// A resolution on another thread: mostly of what a main-actor registration answers to, from
+    /// its container or a descendant.
+    static func makeOffMainResolution<Source: ChoiceSource>(_ random: inout Source, _ state: inout State) -> MStep {
+        guard random.chance(70) else {
+            let (container, request) = makeTopLevelResolution(&random, &state)
+            return .resolveOffMain(container: container, request)
+        }
+        let target = state.mainTarget(&random)
+        let request = MRequest(
+            type: target.type, name: target.name, args: .none, wrapper: random.chance(80) ? .plain : .optional)
+        return .resolveOffMain(container: random.pick(state.descendants(of: target.container)), request)
+    }
+
+    /// A resolution inside `withOverrides`: mostly of what a main-actor registration answers to,
+    /// which the copy makes afresh; sometimes with an override of the key asked for.
+    static func makeOverriddenResolution<Source: ChoiceSource>(_ random: inout Source, _ state: inout State) -> MStep {
+        let (container, request): (Int, MRequest)
+        if random.chance(75) {
+            let target = state.mainTarget(&random)
+            let wrapper: MWrapper = random.chance(80) ? .plain : .optional
+            request = MRequest(type: target.type, name: target.name, args: .none, wrapper: wrapper)
+            container = random.pick(state.descendants(of: target.container))
+        } else {
+            (container, request) = makeTopLevelResolution(&random, &state)
+        }
+        guard random.chance(50) else { return .resolveInOverrides(container: container, override: nil, request) }
+        var override = makeRegistration(
+            &random, containers: state.parents.count, registered: state.registered, features: state.features)
+        if request.type != .asyncService && random.chance(30) {
+            override.service = request.type
+            override.makes = random.pick(MClass.allCases.filter { request.type.isSatisfied(by: $0) })
+            override.name = request.name
+            override.args = request.args
+            override.forwards = override.forwards.filter { $0.type.isSatisfied(by: override.makes) }
+        }
+        return .resolveInOverrides(container: container, override: override, request)
     }
 
     /// An `@Injected` made inside one to three levels of bindings, the first a resolver.
@@ -750,7 +875,11 @@ public enum ProgramGenerator {
         let unargumented = state.registered.filter { $0.2 == .none }
         let type: MType
         let name: MName?
-        if !unargumented.isEmpty && random.chance(75) {
+        if !state.mainTargets.isEmpty && random.chance(30) {
+            // What a main-actor registration answers to: inside `withOverrides`, a copy of it.
+            let target = state.mainTarget(&random)
+            (type, name) = (target.type, target.name)
+        } else if !unargumented.isEmpty && random.chance(75) {
             (type, name, _) = random.pick(unargumented)
         } else {
             (type, name) = (random.pick(MType.all), makeName(&random))
@@ -806,7 +935,7 @@ public enum ProgramGenerator {
             ? [(0...random.below(2)).map { _ in makeRequest(&random, registered: registered, topLevel: false) }] : []
         let isMain = features.contains(.mainActor) && random.chance(20)
         let forwards =
-            !isMain && random.chance(25)
+            random.chance(isMain ? 50 : 25)
             ? (0...random.below(2)).map { _ in makeForward(&random, transient: scope == .transient, makes: makes) } : []
         let roll = random.below(100)
         var onDeinit: MDeinit = roll < 8 ? .resolveProbe : roll < 12 ? .registerScratch : .none
@@ -939,6 +1068,13 @@ public enum ProgramShrinker {
             return service == nil ? [] : [.reset(container: container, scope: scope, service: nil)]
         case .resolveThroughView(let container, let request):
             return [.resolve(container: container, request)]
+        case .resolveOffMain(let container, let request):
+            return container == 0 ? [] : [.resolveOffMain(container: 0, request)]
+        case .resolveInOverrides(let container, let override, let request):
+            var out: [MStep] = [.resolve(container: container, request)]
+            if override != nil { out.append(.resolveInOverrides(container: container, override: nil, request)) }
+            if container != 0 { out.append(.resolveInOverrides(container: 0, override: override, request)) }
+            return out
         case .makeInjected(let bindings, let request):
             var out: [MStep] = []
             for i in bindings.indices where i > 0 {
@@ -985,6 +1121,15 @@ extension MStep {
         case .reset(let c, let scope, let service): return .reset(container: map(c), scope: scope, service: service)
         case .removeAll(let c): return .removeAll(container: map(c))
         case .resolveThroughView(let c, let request): return .resolveThroughView(container: map(c), request)
+        case .resolveOffMain(let c, let request): return .resolveOffMain(container: map(c), request)
+        case .resolveInOverrides(let c, let override, let request):
+            return .resolveInOverrides(
+                container: map(c),
+                override: override.map { moved in
+                    var moved = moved
+                    moved.container = map(moved.container)
+                    return moved
+                }, request)
         case .freeContainer(let c): return .freeContainer(map(c))
         case .registerAsync(let c, let name): return .registerAsync(container: map(c), name: name)
         case .dumpContainer(let c): return .dumpContainer(map(c))

@@ -5,7 +5,11 @@
 //     is running with no `initCompleted` in between; the outermost resolve returns nil;
 //   - a failed resolution keeps no instance it made, in any scope (also inside `withObjectGraph`);
 //   - graph memory: a graph-scoped instance is found again when its graph is re-entered (a `Lazy`,
-//     `withObjectGraph`) while it is alive, whatever other graphs did meanwhile.
+//     `withObjectGraph`) while it is alive, whatever other graphs did meanwhile;
+//   - a main-actor registration answers, under its key and every type forwarded to it (after a
+//     later `registerMain` replaced it, too), on the main actor only: a request made on another
+//     thread that meets one fails, a kept instance included; `withOverrides` copies it with its
+//     forwards, so the copy makes its own instances.
 // Lifetimes follow ARC: every strong reference is counted, a cycle stays alive. A container lives
 // while the program, a child container or an unresolved `@Injected` holds it; when it goes, its
 // registrations go, and resolving through its parent goes on as before. `deinit` actions that show
@@ -92,6 +96,9 @@ struct ModelContext {
     /// A factory with `initCompleted` ran in this request: if the request fails, what its instances
     /// hold may form a cycle the model does not follow.
     var ranCompletingFactory = false
+    /// The request runs on another thread: a main-actor registration on its path fails it, before
+    /// its scope is asked for a kept instance.
+    var offMain = false
 }
 
 enum ModelUndo {
@@ -134,6 +141,10 @@ public struct ReferenceModel {
     var firstAccessed: Int?
     /// The `Lazy`, `Provider` or `@Injected` this step reads (`access`).
     var readThisStep: Int?
+    /// The step resolves on another thread: what dies in it dies there.
+    var offMainThisStep = false
+    /// Instances whose visible `deinit` action has not run yet: what they hold is still held.
+    var heldThroughDeinit: [Int] = []
     /// A failed request left objects the model does not follow (see `ranCompletingFactory`).
     var liveCountUnknown = false
     /// First accesses that a `deinit` re-entered (for statistics).
@@ -173,6 +184,7 @@ public struct ReferenceModel {
                 model.customStorageReleased = false
                 model.firstAccessed = nil
                 model.readThisStep = nil
+                model.offMainThisStep = false
                 let observed = try model.perform(step)
                 let logged = try model.sweepRunningDeinits()
                 model.stepIndex += 1
@@ -207,7 +219,6 @@ public struct ReferenceModel {
             let entry = registrationEntries[registration % registrationEntries.count]
             // The program holds the entry weakly: once nothing else does, `implements` is not modelled.
             guard entries[entry].alive else { throw Unmodelable("forward: the entry is gone") }
-            guard !entries[entry].registration.isMain else { throw Unmodelable("forward: a main-actor entry") }
             try requireHeld(entries[entry].home)
             try addForward(forward, to: entry)
             return []
@@ -215,6 +226,22 @@ public struct ReferenceModel {
         case .resolve(let container, let request), .resolveThroughView(let container, let request):
             try requireHeld(container)
             let value = try resolveTop(container: container, request: request, graph: newGraph(), topLevelGraph: nil)
+            hold(value)
+            return observe(value)
+
+        case .resolveOffMain(let container, let request):
+            try requireHeld(container)
+            offMainThisStep = true
+            let value = try resolveTop(
+                container: container, request: request, graph: newGraph(), topLevelGraph: nil, offMain: true)
+            hold(value)
+            return observe(value)
+
+        case .resolveInOverrides(let container, let override, let request):
+            try requireHeld(container)
+            let copy = copyOfRegistrations(container)
+            if let override { _ = try register(override, in: copy) }
+            let value = try resolveTop(container: copy, request: request, graph: newGraph(), topLevelGraph: nil)
             hold(value)
             return observe(value)
 
@@ -444,6 +471,9 @@ public struct ReferenceModel {
             var context = ModelContext(graph: newGraph(), resolver: node.container, topLevelGraph: nil)
             let value = try resolveEntry(entry, as: node.requested, &context)
             guard !context.failed, case .node(let made) = value else {
+                // An instance of another type than the forwarded one asked for fails the access
+                // but not the request: what the request kept stays.
+                guard context.failed else { return ModelField.none }
                 if context.ranVisibleDeinitFactory {
                     throw Unmodelable("deinit: a failed request made objects with actions")
                 }
@@ -547,8 +577,10 @@ public struct ReferenceModel {
     }
 
     /// Ends every object, entry and container nothing holds any more, as ARC would; returns the
-    /// instances that died whose `deinit` action shows in the trace.
-    mutating func sweep() -> [Int] {
+    /// instances that died whose `deinit` action shows in the trace. With `holdingFields`, what such
+    /// an instance holds stays held (in `heldThroughDeinit`) until its action has run: Swift
+    /// releases an object's stored properties after its `deinit`.
+    mutating func sweep(holdingFields: Bool = false) -> [Int] {
         var visible: [Int] = []
         var changed = true
         while changed {
@@ -561,13 +593,21 @@ public struct ReferenceModel {
             }
             for index in nodes.indices where nodes[index].alive && nodes[index].refs == 0 {
                 nodes[index].alive = false
-                for field in nodes[index].fields { release(field) }
                 if nodes[index].entry >= 0 { releaseEntry(nodes[index].entry) }
                 if let cached = nodes[index].cached { release(.node(cached)) }
+                var holds = false
                 if nodes[index].madeBy >= 0 {
                     let registration = entries[nodes[index].madeBy].registration
-                    if registration.onDeinit.isVisible { visible.append(index) }
+                    if registration.onDeinit.isVisible {
+                        visible.append(index)
+                        holds = holdingFields
+                    }
                     if registration.scope == .customGraph { customStorageReleased = true }
+                }
+                if holds {
+                    heldThroughDeinit.append(index)
+                } else {
+                    for field in nodes[index].fields { release(field) }
                 }
                 changed = true
             }
@@ -596,17 +636,18 @@ public struct ReferenceModel {
         var whileAccessing: [Int]
         if let first = firstAccessed, nodes[first].kind == .injected, nodes[first].isResolved {
             nodes[first].isResolved = false
-            whileAccessing = sweep()
+            whileAccessing = sweep(holdingFields: true)
             nodes[first].isResolved = true
         } else {
-            whileAccessing = sweep()
+            whileAccessing = sweep(holdingFields: true)
         }
-        let visible = whileAccessing + sweep()
+        let visible = whileAccessing + sweep(holdingFields: true)
         guard let dead = visible.first else { return [] }
         if visible.count > 1 { throw Unmodelable("deinit: several visible deinit actions in one step (order)") }
         if releasedMidStep { throw Unmodelable("deinit: an object released inside a resolution (timing)") }
         if endsSeveralGraphs { throw Unmodelable("deinit: a withObjectGraph of several requests (timing)") }
         if registersThisStep { throw Unmodelable("deinit: run inside register, before the entry is set up") }
+        if offMainThisStep { throw Unmodelable("deinit: run on another thread") }
         if customStorageReleased {
             throw Unmodelable("deinit: run while a custom scope's storage lets its instance go")
         }
@@ -646,6 +687,12 @@ public struct ReferenceModel {
             break
         }
         _ = sweep()  // what dies now dies inside that action: no action of its own
+        // Then what the instance held goes; an action of what dies with it runs after this one.
+        for held in heldThroughDeinit {
+            for field in nodes[held].fields { release(field) }
+        }
+        heldThroughDeinit = []
+        if !sweep().isEmpty { throw Unmodelable("deinit: several visible deinit actions in one step (order)") }
         return logged
     }
 
@@ -656,8 +703,11 @@ public struct ReferenceModel {
 
     // MARK: Resolution
 
-    mutating func resolveTop(container: Int, request: MRequest, graph: Int, topLevelGraph: Int?) throws -> ModelField {
+    mutating func resolveTop(
+        container: Int, request: MRequest, graph: Int, topLevelGraph: Int?, offMain: Bool = false
+    ) throws -> ModelField {
         var context = ModelContext(graph: graph, resolver: container, topLevelGraph: topLevelGraph)
+        context.offMain = offMain
         let value = try resolve(request, &context)
         if context.failed {
             // What the failed request made dies where it failed, inside the resolution.
@@ -800,6 +850,10 @@ public struct ReferenceModel {
             context.failed = true  // not built: the synchronous resolution fails
             return .none
         }
+        if context.offMain && entries[entry].registration.isMain {
+            context.failed = true  // the gate refuses another thread, a kept instance included
+            return .none
+        }
         if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
         let registration = entries[entry].registration
         if registration.args == .none,
@@ -826,8 +880,12 @@ public struct ReferenceModel {
         nodes.append(node)
         let made = nodes.count - 1
         for field in fields { retain(field) }
-        // A circular `initCompleted` may have kept an instance while the factory ran: that one wins.
-        if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
+        // A circular `initCompleted` may have kept an instance while the factory ran: that one
+        // wins, and the one just made dies here, inside the resolution.
+        if let found = try kept(entry, context) {
+            releasedMidStep = true
+            return try cast(found, as: type, entry: entry)
+        }
         keep(made, in: entry, &context)
         if !registration.completions.isEmpty {
             context.frames.append((entry, true))
