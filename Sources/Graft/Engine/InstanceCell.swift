@@ -29,10 +29,37 @@
 struct InstanceCell {
     @usableFromInline let base: UnsafeMutableRawPointer
 
+    /// The header's fields, by byte offset (constants: inlined, no storage).
+    @usableFromInline
+    enum Header {
+        /// `Bool`: the `.container` value, slot [0], is initialized.
+        @inlinable static var hasInstance: Int { 0 }
+        /// `UInt8`: `graphEmpty`, `graphHeld` or `graphFinished`, for slot [1].
+        @inlinable static var graphState: Int { 1 }
+        /// `UInt8`: which construction the inlinable path runs itself (``InstanceCell/plan``).
+        @inlinable static var plan: Int { 2 }
+        /// `Bool`: the entry is on the hierarchy's list for the current graph.
+        @inlinable static var isListedInGraph: Int { 3 }
+        /// `Bool`: `Service` is a class type (a value is one strong reference).
+        @inlinable static var isReference: Int { 4 }
+        /// `Bool`: the entry has a custom storage.
+        @inlinable static var entryHasStorage: Int { 5 }
+        /// `Bool`: the memory is inside the entry.
+        @inlinable static var isInline: Int { 6 }
+        /// `ObjectIdentifier`: the type the cell was made for.
+        @inlinable static var storedType: Int { 8 }
+        /// `Int`: resolutions counted.
+        @inlinable static var resolutionCount: Int { 16 }
+        /// The header's size: the values start at the first multiple of their alignment from here.
+        @inlinable static var size: Int { 24 }
+        /// Slot [1] of a class type, whose values are 8-byte references from `size`.
+        @inlinable static var referenceGraphValue: Int { 32 }
+    }
+
     @inlinable @inline(__always)
     static func valueOffset<Service>(_: Service.Type) -> Int {
         let alignment = MemoryLayout<Service>.alignment
-        return (24 + alignment - 1) / alignment * alignment
+        return (Header.size + alignment - 1) / alignment * alignment
     }
 
     /// The bytes a cell of `Service` takes.
@@ -70,24 +97,24 @@ struct InstanceCell {
             !isInline || (Self.isReference(type) && Self.byteCount(type) == Self.inlineByteCount),
             "InstanceCell: \(type) made inline")
         base = memory
-        base.storeBytes(of: false, as: Bool.self)
-        base.storeBytes(of: Self.graphEmpty, toByteOffset: 1, as: UInt8.self)
-        base.storeBytes(of: Self.planGeneral, toByteOffset: 2, as: UInt8.self)
-        base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
-        base.storeBytes(of: Self.isReference(type), toByteOffset: 4, as: Bool.self)
-        base.storeBytes(of: false, toByteOffset: 5, as: Bool.self)
-        base.storeBytes(of: isInline, toByteOffset: 6, as: Bool.self)
-        base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: 8, as: ObjectIdentifier.self)
-        base.storeBytes(of: 0, toByteOffset: 16, as: Int.self)
+        base.storeBytes(of: false, toByteOffset: Header.hasInstance, as: Bool.self)
+        base.storeBytes(of: Self.graphEmpty, toByteOffset: Header.graphState, as: UInt8.self)
+        base.storeBytes(of: Self.planGeneral, toByteOffset: Header.plan, as: UInt8.self)
+        base.storeBytes(of: false, toByteOffset: Header.isListedInGraph, as: Bool.self)
+        base.storeBytes(of: Self.isReference(type), toByteOffset: Header.isReference, as: Bool.self)
+        base.storeBytes(of: false, toByteOffset: Header.entryHasStorage, as: Bool.self)
+        base.storeBytes(of: isInline, toByteOffset: Header.isInline, as: Bool.self)
+        base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: Header.storedType, as: ObjectIdentifier.self)
+        base.storeBytes(of: 0, toByteOffset: Header.resolutionCount, as: Int.self)
         (base + Self.valueOffset(type)).bindMemory(to: Service.self, capacity: 2)
     }
 
     /// Byte 6: the memory is inside the entry.
-    var isInline: Bool { base.load(fromByteOffset: 6, as: Bool.self) }
+    var isInline: Bool { base.load(fromByteOffset: Header.isInline, as: Bool.self) }
 
     /// The type this cell was made for.
     @inlinable
-    var storedType: ObjectIdentifier { base.load(fromByteOffset: 8, as: ObjectIdentifier.self) }
+    var storedType: ObjectIdentifier { base.load(fromByteOffset: Header.storedType, as: ObjectIdentifier.self) }
 
     @inline(__always)
     private func values<Service>(_: Service.Type) -> UnsafeMutablePointer<Service> {
@@ -96,19 +123,21 @@ struct InstanceCell {
     }
 
     @inlinable @inline(__always)
-    var hasInstance: Bool { base.load(as: Bool.self) }
+    var hasInstance: Bool { base.load(fromByteOffset: Header.hasInstance, as: Bool.self) }
 
     /// How many times the entry was resolved (for `Container.registrations`). Counted on every
     /// path, the inlined `.container` hit included: one add to memory the hit reads anyway.
     @inlinable
     var resolutionCount: Int {
-        get { base.load(fromByteOffset: 16, as: Int.self) }
-        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 16, as: Int.self) }
+        get { base.load(fromByteOffset: Header.resolutionCount, as: Int.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: Header.resolutionCount, as: Int.self) }
     }
 
     @inlinable @inline(__always)
     func countResolution() {
-        base.storeBytes(of: base.load(fromByteOffset: 16, as: Int.self) &+ 1, toByteOffset: 16, as: Int.self)
+        base.storeBytes(
+            of: base.load(fromByteOffset: Header.resolutionCount, as: Int.self) &+ 1,
+            toByteOffset: Header.resolutionCount, as: Int.self)
     }
 
     @inlinable @inline(__always)
@@ -119,15 +148,15 @@ struct InstanceCell {
     @usableFromInline static let graphFinished: UInt8 = 2
 
     @inlinable @inline(__always)
-    var graphState: UInt8 { base.load(fromByteOffset: 1, as: UInt8.self) }
+    var graphState: UInt8 { base.load(fromByteOffset: Header.graphState, as: UInt8.self) }
 
     /// Which construction the inlinable resolution path runs itself for this cell's entry (byte 2),
     /// kept by the entry (``ServiceEntry/updatePlan()``) as its settings change: a plain factory,
     /// no `initCompleted` action, and the scope. Anything else takes the general path.
     @inlinable
     var plan: UInt8 {
-        get { base.load(fromByteOffset: 2, as: UInt8.self) }
-        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 2, as: UInt8.self) }
+        get { base.load(fromByteOffset: Header.plan, as: UInt8.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: Header.plan, as: UInt8.self) }
     }
 
     @usableFromInline static let planGeneral: UInt8 = 0
@@ -135,24 +164,24 @@ struct InstanceCell {
     @usableFromInline static let planGraph: UInt8 = 2
 
     private func setGraphState(_ state: UInt8) {
-        base.storeBytes(of: state, toByteOffset: 1, as: UInt8.self)
+        base.storeBytes(of: state, toByteOffset: Header.graphState, as: UInt8.self)
     }
 
     /// Marks a held graph value finished (the graph it belongs to has ended), and the entry as no
     /// longer on a graph's list. Non-generic: the hierarchy calls it for every graph entry before
     /// any value is released.
     static func finishGraph(at base: UnsafeMutableRawPointer) {
-        if base.load(fromByteOffset: 1, as: UInt8.self) == graphHeld {
-            base.storeBytes(of: graphFinished, toByteOffset: 1, as: UInt8.self)
+        if base.load(fromByteOffset: Header.graphState, as: UInt8.self) == graphHeld {
+            base.storeBytes(of: graphFinished, toByteOffset: Header.graphState, as: UInt8.self)
         }
-        base.storeBytes(of: false, toByteOffset: 3, as: Bool.self)
+        base.storeBytes(of: false, toByteOffset: Header.isListedInGraph, as: Bool.self)
     }
 
     /// Whether the entry is on the hierarchy's list for the current graph (byte 3). Custom scopes,
     /// which keep nothing in the cell, use it to be listed once per graph.
     var isListedInGraph: Bool {
-        get { base.load(fromByteOffset: 3, as: Bool.self) }
-        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 3, as: Bool.self) }
+        get { base.load(fromByteOffset: Header.isListedInGraph, as: Bool.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: Header.isListedInGraph, as: Bool.self) }
     }
 
     /// Whether a value of `Service` is exactly one strong reference to a class instance.
@@ -164,15 +193,15 @@ struct InstanceCell {
     /// Debug check of byte 4: set exactly for a class type, whose graph value is then at 32.
     private func isReferenceFlagCorrect<Service>(for type: Service.Type) -> Bool {
         let isReference = Self.isReference(type)
-        return base.load(fromByteOffset: 4, as: Bool.self) == isReference
-            && (!isReference || Self.valueOffset(type) + MemoryLayout<Service>.stride == 32)
+        return base.load(fromByteOffset: Header.isReference, as: Bool.self) == isReference
+            && (!isReference || Self.valueOffset(type) + MemoryLayout<Service>.stride == Header.referenceGraphValue)
     }
 
     /// Byte 5: the entry has a custom storage, which the end of a graph must tell (so its values
     /// are released through the entry).
     var entryHasStorage: Bool {
-        get { base.load(fromByteOffset: 5, as: Bool.self) }
-        nonmutating set { base.storeBytes(of: newValue, toByteOffset: 5, as: Bool.self) }
+        get { base.load(fromByteOffset: Header.entryHasStorage, as: Bool.self) }
+        nonmutating set { base.storeBytes(of: newValue, toByteOffset: Header.entryHasStorage, as: Bool.self) }
     }
 
     /// Releases a finished graph's value, if any, after emptying its slot, without knowing its
@@ -180,14 +209,16 @@ struct InstanceCell {
     /// - Returns: Whether the cell is such a cell (`false`: nothing was done, release through the
     ///   entry).
     static func releaseFinishedReference(at base: UnsafeMutableRawPointer) -> Bool {
-        guard base.load(fromByteOffset: 4, as: Bool.self), !base.load(fromByteOffset: 5, as: Bool.self) else {
+        guard base.load(fromByteOffset: Header.isReference, as: Bool.self),
+            !base.load(fromByteOffset: Header.entryHasStorage, as: Bool.self)
+        else {
             return false
         }
-        guard base.load(fromByteOffset: 1, as: UInt8.self) == graphFinished else { return true }
-        base.storeBytes(of: graphEmpty, toByteOffset: 1, as: UInt8.self)
+        guard base.load(fromByteOffset: Header.graphState, as: UInt8.self) == graphFinished else { return true }
+        base.storeBytes(of: graphEmpty, toByteOffset: Header.graphState, as: UInt8.self)
         // A class type's alignment is 8, so its values start at 24, and slot [1] at 32. The
         // reference is moved out (the slot is empty) before the release runs any `deinit`.
-        let reference = base.load(fromByteOffset: 32, as: UnsafeRawPointer.self)
+        let reference = base.load(fromByteOffset: Header.referenceGraphValue, as: UnsafeRawPointer.self)
         release(reference)
         return true
     }
@@ -229,7 +260,7 @@ struct InstanceCell {
     func setInstance<Service>(_ value: Service) {
         assert(!hasInstance, "InstanceCell: container value overwritten")
         values(Service.self).initialize(to: value)
-        base.storeBytes(of: true, as: Bool.self)
+        base.storeBytes(of: true, toByteOffset: Header.hasInstance, as: Bool.self)
     }
 
     /// Stores the current graph's value; only while slot [1] is empty (a value it held, held or
@@ -257,7 +288,7 @@ struct InstanceCell {
     /// else needs doing; only while ``hasInstance``.
     func moveInstance<Service>(_ type: Service.Type) -> Service {
         assert(hasInstance, "InstanceCell: move out of an empty container slot")
-        base.storeBytes(of: false, as: Bool.self)
+        base.storeBytes(of: false, toByteOffset: Header.hasInstance, as: Bool.self)
         return values(type).move()
     }
 

@@ -1,6 +1,9 @@
 // Graft — MIT License.
 import SQLiteNIO
 
+// One plain struct per table, each reading its own columns from a row: the same shape repeats on
+// purpose (a shared decoder would hide which column feeds which field).
+
 struct Account: Codable, Sendable {
     var id: Int
     var name: String

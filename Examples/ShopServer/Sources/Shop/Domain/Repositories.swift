@@ -1,6 +1,9 @@
 // Graft — MIT License.
 import SQLiteNIO
 
+// One repository per table, each holding the request's unit of work: the same opening repeats on
+// purpose, as it would in an application's own repositories.
+
 /// Accounts in the database, read and written through the request's unit of work.
 final class AccountRepository: Sendable {
     private let unitOfWork: UnitOfWork
