@@ -451,7 +451,9 @@ final class Digest {
                     { Service: Database, Name: "primary", Factory: Resolver -> Database, ObjectScope: graph } in this container
                 Path: UserRepository -> Database
                 """))
-        #expect(stderr.contains("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
+        #if DEBUG  // optimized builds trap on a force unwrap without printing its message
+            #expect(stderr.contains("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
+        #endif
     }
 
     @Test func inspectingRegistrations() {
