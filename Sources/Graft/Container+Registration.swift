@@ -120,14 +120,23 @@ extension Container {
     @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         if let viewed { return addThroughView(viewed, entry) }
+        insert(entry)
+        if !behaviors.isEmpty { tellBehaviors(about: entry) }
+        return entry
+    }
+
+    /// Puts `entry` in the table under its key, telling no behavior. A registration that records
+    /// more than its entry (a main-actor or async one, whose entry in the table is a gate) inserts
+    /// the finished gate, records the rest, and only then tells the behaviors: a behavior is
+    /// application code, and may copy or resolve the registration it is told about.
+    @inlinable
+    func insert<Service>(_ entry: ServiceEntry<Service>) {
         hierarchy.assertUserCodeMayRun("a registration")
         // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
         // may be a subclass): the fast path returns the cell's contents as the key's type.
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
         services.insert(entry, for: key, directCell: entry.cell)
         if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
-        if !behaviors.isEmpty { tellBehaviors(about: entry) }
-        return entry
     }
 
     @usableFromInline

@@ -122,13 +122,14 @@ extension Container {
         }
     }
 
-    /// Registers the transient entry that checks the thread, then resolves `isolated`.
+    /// Registers the transient entry that checks the thread, then resolves `isolated`. The gate is
+    /// finished (transient, marked) before it enters the table, and the behaviors are told once the
+    /// registration is recorded: one that copies the container (`withOverrides`) copies a gate.
     @discardableResult
     func installMainActorGate<Service>(for isolated: ServiceEntry<Service>) -> AnyServiceEntry {
         isolated.madeExtras.isMainActorIsolated = true
-        let gate = register(Service.self, name: isolated.name, factory: Self.mainActorGateFactory(for: isolated))
-            .inObjectScope(.transient)
-        Self.markAsGate(gate, of: isolated)
+        let gate = Self.makeMainActorGate(for: isolated, in: self)
+        insert(gate)
         // Registering the same key again replaces the registration, as `register` does: the old
         // one (and the instances it keeps) is released once this container is consistent.
         let replaced = mainActorRegistrations.firstIndex {
@@ -149,6 +150,10 @@ extension Container {
             defer { mainActorRegistrations[replaced] = registration }
             return mainActorRegistrations[replaced]
         }
+        // The behaviors are told about the registration `registerMain` returns, which keeps the
+        // instances and takes settings; the gate's are fixed (transient, so it never keeps an
+        // instance another thread could be handed). A forward of `isolated` reaches the gate.
+        if !behaviors.isEmpty { tellBehaviors(about: isolated) }
         withExtendedLifetime(old) {}  // released once this container is consistent
         return gate
     }

@@ -26,7 +26,7 @@ import Testing
         @Test func aRegistrationInsideAnUncheckedSectionStopsADebugBuild() async {
             await #expect(processExitsWith: .failure) {
                 let container = Container()
-                container.hierarchy.uncheckedSection { container.register(Int.self) { _ in 1 } }
+                container.hierarchy.uncheckedSection { _ = container.register(Int.self) { _ in 1 } }
             }
         }
     #endif

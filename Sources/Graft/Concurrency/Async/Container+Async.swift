@@ -26,10 +26,20 @@ extension Container {
         let replaced = hierarchy.uncheckedSection { asyncRegistrations.set(entry, for: key) }
         let label = entry.label
         let call = resolutionCall("resolveAsync", Service.self, name: name)
-        entry.gate = register(serviceType, name: name) { (_: Resolver) throws -> Service in
-            guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label, call: call) }
-            return built
-        }.inObjectScope(.transient)
+        // The gate in the table answers the synchronous `resolve`. It is finished (transient) and
+        // recorded before the behaviors are told: one that copies the container copies the
+        // registration, never a gate that reaches this entry from the copy.
+        let gate = ServiceEntry<Service>(
+            serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
+            container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
+            throwingFactory: { _, _ in
+                guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label, call: call) }
+                return built
+            })
+        gate.inObjectScope(.transient)
+        insert(gate)
+        entry.gate = gate
+        if !behaviors.isEmpty { tellBehaviors(about: gate) }
         withExtendedLifetime(replaced) {}  // released once this container is consistent
         return entry
     }
