@@ -150,10 +150,14 @@ final class InjectedBox<Service>: @unchecked Sendable {
         hierarchy.enterLocked()
         // The placeholder's hierarchy is its own (no container joins it), so its mark tells,
         // without retaining anything.
-        if _slowPath(hierarchy.isUnboundPlaceholder) {
-            stopUnboundFirstAccess(wrapper: "\(wrapper)", service: serviceLabel(Service.self, name: name))
-        }
+        if _slowPath(hierarchy.isUnboundPlaceholder) { stopUnbound(wrapper: wrapper) }
         return hierarchy.errorCount
+    }
+
+    /// Out of line, so the first access's fast path saves no registers for making the message.
+    @inline(never)
+    private func stopUnbound(wrapper: StaticString) -> Never {
+        stopUnboundFirstAccess(wrapper: "\(wrapper)", service: serviceLabel(Service.self, name: name))
     }
 
     @usableFromInline
@@ -170,18 +174,26 @@ final class InjectedBox<Service>: @unchecked Sendable {
     /// builds); the second empties `resolver`, whose value is moved out first and released after,
     /// through a call the optimizer cannot move the store past: that release may be the last
     /// reference to a view, its container and their instances, whose `deinit`s may read this box.
-    @usableFromInline
-    func keep(_ value: InjectedValue<Service>, failuresBefore failures: Int) {
-        guard mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value)) else { return }
+    ///
+    /// Inlinable, so the new value's reference moves into the field (no retain, no release).
+    @inlinable
+    func keep(_ value: consuming InjectedValue<Service>, failuresBefore failures: Int) {
+        guard mayKeep(value, failuresBefore: failures) else { return }
         assert(resolved == nil, "InjectedBox: a value is kept already; storing another would release it")
-        resolved = value
+        resolved = consume value
         let dropped = resolver
         resolver = nil
         Self.release(dropped)
     }
 
-    @inline(never)
-    private static func release(_ resolver: __owned SynchronizedResolver?) {
+    /// See ``mayKeep(failuresBefore:in:isNone:)``.
+    @usableFromInline
+    func mayKeep(_ value: InjectedValue<Service>, failuresBefore failures: Int) -> Bool {
+        Graft.mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value))
+    }
+
+    @usableFromInline @inline(never)
+    static func release(_ resolver: __owned SynchronizedResolver?) {
         withExtendedLifetime(resolver) {}
     }
 
