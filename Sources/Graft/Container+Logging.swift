@@ -88,7 +88,7 @@ extension Container {
         }
         elsewhere = Array(Set(elsewhere))
         var lines = ["Graft: resolution failed: no registration of \(request)."]
-        if (viewed ?? self) === ResolverBinding.unbound.viewed { lines.append(ResolverBinding.howToBind) }
+        if hierarchy.isUnboundPlaceholder { lines.append(ResolverBinding.howToBind) }
         if let name {
             let near = registeredNames.filter { $0 != name && isNear($0, name) }.sorted()
             if !near.isEmpty { lines.append("Did you mean \(near.map { "`\($0)`" }.joined(separator: " or "))?") }

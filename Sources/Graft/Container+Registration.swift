@@ -163,7 +163,7 @@ extension Container {
         _ viewed: Container, _ call: @autoclosure () -> String, _ body: (Container) -> Result
     ) -> Result {
         stopUnless(
-            viewed !== ResolverBinding.unbound.viewed,
+            !viewed.hierarchy.isUnboundPlaceholder,
             "Graft: \(call()) on SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind)
         return onViewed(viewed) {
             let result = body($0)

@@ -71,7 +71,7 @@ public class Container {
         // containers that hold registrations (a view's own lists are always empty).
         let parent = parent.map { $0.viewed ?? $0 }
         stopUnless(
-            parent == nil || parent !== ResolverBinding.unbound.viewed,
+            parent?.hierarchy.isUnboundPlaceholder != true,
             "Graft: Container(parent: SynchronizedResolver.current) with no resolver bound: the child would join an "
                 + "empty, process-wide hierarchy. " + ResolverBinding.howToBind)
         self.parent = parent

@@ -27,9 +27,7 @@ extension SynchronizedResolver {
     }
 
     /// Whether this is the empty resolver ``current`` gives when nothing is bound.
-    var isUnboundPlaceholder: Bool {
-        (viewed ?? self) === ResolverBinding.unbound.viewed
-    }
+    var isUnboundPlaceholder: Bool { hierarchy.isUnboundPlaceholder }
 }
 
 /// Where ``SynchronizedResolver/current`` comes from.

@@ -1,6 +1,6 @@
 // Graft — MIT License.
 
-/// The memory where an entry keeps its instances: a 24-byte header (six state bytes, the
+/// The memory where an entry keeps its instances: a 24-byte header (seven state bytes, the
 /// identity of the type stored at 8, the count of resolutions at 16), then two `Service` values,
 /// [0] kept by `.container` and [1] the current graph's (or a finished graph's, waiting to be
 /// released).
