@@ -125,11 +125,20 @@ public final class CompositeStorage: InstanceStorage {
     }
 }
 
-/// Looks inside an `Optional` held as `Any`.
+/// Looks inside an `Optional` held as `Any`, and makes the `nil` of an `Optional` type.
 protocol OptionalValue {
     var wrappedAny: Any? { get }
+    /// `nil` of this type.
+    static var absent: Self { get }
 }
 
 extension Optional: OptionalValue {
     var wrappedAny: Any? { map { $0 } }
+    static var absent: Self { nil }
+}
+
+/// `nil` as a `Service`, when `Service` is an `Optional`; otherwise `nil` (no such value).
+func absentValue<Service>(of _: Service.Type) -> Service? {
+    guard let optional = Service.self as? any OptionalValue.Type else { return nil }
+    return optional.absent as? Service
 }

@@ -70,6 +70,9 @@ public final class Provider<Service> {
 
     /// A new resolution of `Service` (a new instance unless its scope keeps one). Stops with a
     /// message saying why if it cannot be resolved, or if the container is gone.
+    ///
+    /// Read in a factory, it resolves as part of that factory's resolution, even one that has
+    /// failed already for another service: then what it makes is not kept by any scope.
     public var instance: Service {
         access.withLock {
             switch access.resolveNow(inGraph: nil, wrapper: "Provider") {
@@ -122,6 +125,13 @@ final class DeferredAccess<Service> {
     /// Resolves now (in `graph` if given), or says why it cannot: the wrapper stops with that
     /// reason, so it is not logged as well. Stops with a message if the container is gone: there
     /// is nothing left to resolve in.
+    ///
+    /// Without a graph, a resolution in a factory is part of that factory's request; if the
+    /// request has failed already, its failure is set aside meanwhile, so the service is resolved
+    /// (its own failure is its own) and whatever it keeps is dropped with the request.
+    ///
+    /// An `Optional` service whose wrapped service is registered and failed is `nil`, logged as
+    /// `resolve` logs it, not a reason to stop: an `Optional` asked for is a "maybe".
     func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) -> Result<Service, ResolutionError> {
         guard let container else {
             stop(
@@ -131,19 +141,26 @@ final class DeferredAccess<Service> {
         let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
         let errors = hierarchy.errorCount
         let outer = hierarchy.beginCallHandingFailureToCaller()
-        let made =
-            if let graph {
-                container.withObjectGraph(graph) { _ in resolve(container, resolver) }
-            } else {
-                resolve(container, resolver)
-            }
+        let made: Service?
+        if let graph {
+            made = container.withObjectGraph(graph) { _ in resolve(container, resolver) }
+        } else {
+            let setAside = hierarchy.setFailureAside()
+            made = resolve(container, resolver)
+            hierarchy.takeBackFailure(setAside)
+        }
         hierarchy.endCallHandingFailureToCaller(outer)
         if let made { return .success(made) }
-        return .failure(
+        let error =
             hierarchy.failure(since: errors)
-                ?? ResolutionError(
-                    .notRegistered, path: hierarchy.path + ["\(Service.self)"],
-                    message: "Graft: resolution failed: \(Service.self) is not registered (any more)."))
+            ?? ResolutionError(
+                .notRegistered, path: hierarchy.path + ["\(Service.self)"],
+                message: "Graft: resolution failed: \(Service.self) is not registered (any more).")
+        if let absent = absentValue(of: Service.self) {
+            hierarchy.logFailureOfOptional(error)
+            return .success(absent)
+        }
+        return .failure(error)
     }
 }
 
@@ -232,14 +249,31 @@ extension Optional: ResolutionWrapper {
     /// `resolve(Dog?.self)` is `.some(dog)`, or `.some(nil)` when no `Dog` can be resolved. An
     /// optional dependency is a deliberate "maybe": as in Swinject, no registration of `Dog` is
     /// not logged (a `Dog` that is registered and fails is).
+    ///
+    /// A `Dog` that is registered and fails is not absent but broken: where the call hands its
+    /// failure to its caller (`require` throws it, a `Lazy` or `Provider` reports it), the
+    /// `Optional` is not made (`nil`), so the failure reaches that caller instead of turning into
+    /// `.some(nil)` that nobody logs.
     static func wrap<each Argument>(
         from container: Container,
         resolver: Resolver,
         name: String?,
         arguments: repeat each Argument
     ) -> Any? {
+        let hierarchy = container.hierarchy
+        let errors = hierarchy.errorCount
         let wrapped: Wrapped? = container.resolveService(
             Wrapped.self, name: name, resolver: resolver, reportsMiss: false, arguments: repeat each arguments)
+        if case .none = wrapped, hierarchy.handsFailureToCaller {
+            // Failed: a failure recorded since (a factory threw, a cycle, a wrong type), or a
+            // registered service refused because the request in flight has failed.
+            if hierarchy.errorCount != errors { return nil }
+            if hierarchy.hasFailed {
+                let key = ServiceKey(
+                    service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
+                if container.slot(for: key) != nil { return nil }
+            }
+        }
         return wrapped as Any
     }
 }

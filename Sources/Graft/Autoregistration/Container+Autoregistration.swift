@@ -10,8 +10,8 @@ extension Container {
     /// ```
     ///
     /// The initializer may take any number of parameters. A parameter of an `Optional` type, or
-    /// implicitly unwrapped (`Logger!`), is resolved as ``Resolver/resolve(_:)`` resolves an
-    /// `Optional`: `nil` when its wrapped type cannot be resolved. Any other parameter must
+    /// implicitly unwrapped (`Logger!`), is `nil` when nothing is registered for its wrapped
+    /// type; a wrapped type that is registered and fails fails the registration. Any other parameter must
     /// resolve: when one cannot, the registration fails as a throwing factory does, so `resolve`
     /// returns `nil` (and logs why), ``Resolver/require(_:name:)`` throws the
     /// ``ResolutionError`` of that parameter with its path (`UserService -> Logger`), and

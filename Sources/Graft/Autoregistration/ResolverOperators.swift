@@ -19,7 +19,8 @@ postfix operator ~>
 /// ```
 ///
 /// An `Optional` type (`let pet: Animal? = r~>`) is `nil` when its wrapped type cannot be
-/// resolved, as ``Resolver/resolve(_:)`` makes an `Optional`. Any other type that cannot be
+/// resolved, as ``Resolver/resolve(_:)`` makes an `Optional`, and a failure is logged as
+/// `resolve` logs it. Any other type that cannot be
 /// resolved stops the program with ``Resolver/require(_:name:)``'s reason and path, naming the
 /// service whose factory asked: the operator cannot report a failure. Where a failure should be
 /// reported instead (to `resolve`, `require` and ``Container/validate()``), write
@@ -183,6 +184,9 @@ func resolveOrStop<Service>(
     do {
         return try resolver.require(serviceType, name: name)
     } catch {
+        if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) {
+            return absent
+        }
         stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
     }
 }
@@ -199,8 +203,26 @@ func resolveWithArgumentsOrStop<Service, each Argument>(
     do {
         return try resolver.require(serviceType, name: name, arguments: repeat each arguments)
     } catch {
+        if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) {
+            return absent
+        }
         stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
     }
+}
+
+/// An `Optional` type whose wrapped service is registered and failed: `nil`, as `resolve` makes
+/// it, with the failure logged (`require` threw it instead); `nil` (stop) for any other type.
+@usableFromInline
+func absentAfterOperatorFailure<Service>(
+    _ error: ResolutionError,
+    resolver: any Resolver,
+    serviceType: Service.Type
+) -> Service? {
+    guard let absent = absentValue(of: Service.self) else { return nil }
+    if let container = resolver as? Container {
+        container.hierarchy.locked { container.hierarchy.logFailureOfOptional(error) }
+    }
+    return absent
 }
 
 /// Stops with the failure of a `~>` resolution, naming the service whose factory asked, if any.

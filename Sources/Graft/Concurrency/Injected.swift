@@ -25,7 +25,7 @@
 /// captured an empty placeholder that can never resolve anything: its first access stops the
 /// program with a message saying how to bind one, optional service or not. A failure is not kept: when the service is registered but cannot be resolved (its
 /// factory threw, an async service not built yet, a main-actor service read off the main actor),
-/// that access is `nil` and the next one resolves again, as `resolveAsync` builds again after a
+/// that access is `nil` (the failure is logged) and the next one resolves again, as `resolveAsync` builds again after a
 /// failed build. `Sendable` when `Service` is; stored in a `var`, as every property wrapper is, so
 /// it can be a property of a `Sendable` struct, an actor or a `@MainActor` class, but not of a
 /// class declared `Sendable` (the compiler refuses its mutable storage).
@@ -139,8 +139,18 @@ final class InjectedBox<Service>: @unchecked Sendable {
             return made
         } catch {
             if let resolved { return resolved.value }
+            if let absent = absentAfterFailure(error) { return absent }
             failedFirstAccess(error, wrapper: wrapper, service: Service.self, resolver: resolver)
         }
+    }
+
+    /// For an optional service whose registered service failed: `nil`, not kept (the next access
+    /// resolves again), and the failure logged, as `resolve` logs it. `nil` (stop) otherwise.
+    @usableFromInline
+    func absentAfterFailure(_ error: any Error) -> Service? {
+        guard let absent = absentValue(of: Service.self), let error = error as? ResolutionError else { return nil }
+        hierarchy.logFailureOfOptional(error)
+        return absent
     }
 
     /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.

@@ -11,6 +11,10 @@ extension Resolver {
     /// Inside a factory, the error's ``ResolutionError/path`` runs from the outermost request. A
     /// `ResolutionError` thrown by a nested `require` leaves the factory unchanged.
     ///
+    /// `require(Service?.self)` returns `nil` when nothing is registered for `Service`; when
+    /// `Service` is registered and cannot be resolved, it throws that failure, as
+    /// `require(Service.self)` does.
+    ///
     /// - Throws: ``ResolutionError``: not registered (with the registrations nearby), a circular
     ///   dependency, a factory that threw, resolution too deep, a main-actor service off the main
     ///   actor, or an instance of the wrong type. The error is thrown, not logged.

@@ -167,6 +167,37 @@ extension Hierarchy {
         return failure
     }
 
+    /// Sets aside the failure of the request in flight, if it has failed, for a resolution that
+    /// is not refused for it: a `Provider` (or a `Lazy` made outside any graph) read in a factory
+    /// after its request failed resolves its service as it would have before. What that
+    /// resolution keeps stays part of the request, which drops it when it ends. Pass what this
+    /// returns to ``takeBackFailure(_:)``.
+    func setFailureAside() -> Bool {
+        guard hasFailed, let failure else { return false }
+        suspendedFailures.append(failure)
+        self.failure = nil  // a copy is on the list: releases nothing
+        return true
+    }
+
+    /// Gives back the failure ``setFailureAside()`` set aside, if it did; a failure of the
+    /// resolution between them is recorded already (``record(_:)``) and is dropped here.
+    func takeBackFailure(_ wasSetAside: Bool) {
+        guard wasSetAside else { return }
+        let ended = uncheckedSection { () -> ResolutionError? in
+            defer { failure = suspendedFailures.removeLast() }
+            return failure
+        }
+        Self.release(ended)
+    }
+
+    /// An `Optional` read as `nil` because the service it wraps is registered and failed, by a
+    /// caller that gives that `nil` to user code (a `Lazy`, a `Provider`, `@Injected`, `~>`):
+    /// logs `error`, unless it is the failure of the request in flight, whose end logs it.
+    func logFailureOfOptional(_ error: ResolutionError) {
+        if let failure, failure.message == error.message, failure.path == error.path { return }
+        log { error.description }
+    }
+
     /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
     func fail(_ error: ResolutionError) {
         guard !hasFailed else { return }

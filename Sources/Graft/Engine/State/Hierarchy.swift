@@ -339,6 +339,9 @@ final class Hierarchy {
         quietLevel = outer
     }
 
+    /// Whether the call at the current frame count hands its failure to its caller.
+    var handsFailureToCaller: Bool { stack.count == quietLevel }
+
     /// Logs a resolution that returns `nil` without failing the request (nothing registered, a
     /// forwarded instance of another type), unless its call hands its failure to its caller.
     func logMiss(_ message: () -> String) {
