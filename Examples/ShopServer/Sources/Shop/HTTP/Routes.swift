@@ -11,6 +11,15 @@ extension ProductList: ResponseEncodable {}
 
 /// The handlers, the same for both wirings: each gets its services from `services`.
 enum Routes {
+    /// Every route both servers serve, on `router`.
+    static func addAll(to router: Router<ShopContext>, services: some RequestServices) {
+        health(router)
+        accounts(router.group("accounts"), services: services)
+        orders(router.group("orders"), services: services)
+        reports(router.group("reports"), services: services)
+        products(router.group("products"), services: services)
+    }
+
     static func accounts(_ group: RouterGroup<ShopContext>, services: some RequestServices) {
         group.get(":id") { _, context in
             let id = try context.parameters.require("id", as: Int.self)

@@ -68,11 +68,7 @@ struct GraftServer {
         try await prepareDatabase(pool, logger: logger)
 
         let router = Router(context: ShopContext.self)
-        Routes.health(router)
-        Routes.accounts(router.group("accounts"), services: services)
-        Routes.orders(router.group("orders"), services: services)
-        Routes.reports(router.group("reports"), services: services)
-        Routes.products(router.group("products"), services: services)
+        Routes.addAll(to: router, services: services)
         router.get("admin/registrations") { _, _ in Self.registrationCounts(appView) }
 
         try await serve(router: router, options: options, logger: logger)

@@ -28,11 +28,7 @@ struct HandWiredServer {
         try await prepareDatabase(pool, logger: services.logger)
 
         let router = Router(context: ShopContext.self)
-        Routes.health(router)
-        Routes.accounts(router.group("accounts"), services: services)
-        Routes.orders(router.group("orders"), services: services)
-        Routes.reports(router.group("reports"), services: services)
-        Routes.products(router.group("products"), services: services)
+        Routes.addAll(to: router, services: services)
 
         try await serve(router: router, options: options, logger: services.logger)
         await pool.close()
