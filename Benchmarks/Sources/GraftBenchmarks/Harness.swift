@@ -123,21 +123,35 @@ enum Floor: String {
     case allocation = "lookup + allocation"
     /// Lock a recursive pthread mutex, look up a cached instance in a dictionary, unlock.
     case mutex = "lock + lookup + unlock"
+    /// Look up a cached instance in a dictionary no thread writes, with no lock: what a container
+    /// that hands out a built singleton without its mutex could not avoid (the lookup, and the
+    /// strong reference returned, whose count every thread changes).
+    case reference = "lookup, no lock"
     /// The 10-node graph built by hand (same classes, same sharing), in a function not inlined.
     case handWiredGraph = "hand-wired graph"
     /// `Service()` alone, in a function not inlined: the allocation a transient resolve must make,
     /// and the call it costs at least.
     case bareAllocation = "bare allocation behind a call"
 
-    func workload() -> (Int) -> Void {
+    /// The floor's operations, on `threads` threads (released together, as the threaded rows are)
+    /// when it is more than one: the time per operation is then the aggregate, as for those rows.
+    func workload(threads: Int = 1) -> (Int) -> Void {
+        guard threads > 1 else { return workload() }
+        nonisolated(unsafe) let body = workload()  // the lock and lookup floors only read shared state
+        return { count in onThreads(threads, perThread: count / threads) { body($0) } }
+    }
+
+    private func workload() -> (Int) -> Void {
         var factories: [ObjectIdentifier: () -> AnyObject] = [:]
-        var instances: [ObjectIdentifier: AnyObject] = [:]
+        var filled: [ObjectIdentifier: AnyObject] = [:]
         for index in 0..<100 {
             factories[ObjectIdentifier(FillerKey.types[index % FillerKey.types.count])] = { Filler() }
+            filled[ObjectIdentifier(FillerKey.types[index % FillerKey.types.count])] = Filler()
         }
         let key = ObjectIdentifier(Service.self)
         factories[key] = { Service() }
-        instances[key] = Singleton()
+        filled[key] = Singleton()
+        let instances = filled
         let mutex = FloorMutex()
         switch self {
         case .allocation:
@@ -150,8 +164,12 @@ enum Floor: String {
                     mutex.lock()
                     let instance = instances[key]
                     mutex.unlock()
-                    BlackHole.consume(instance)
+                    BlackHole.consumeFromAnyThread(instance)
                 }
+            }
+        case .reference:
+            return { count in
+                for _ in 0..<count { BlackHole.consumeFromAnyThread(instances[key]) }
             }
         case .handWiredGraph:
             let singleton = Singleton()
