@@ -680,10 +680,10 @@ public final class ContainerInterpreter {
 
 #if !INTERPRET_SWINJECT
     /// Told about each registration of a model service in its container (a `Scratch` a `deinit`
-    /// registers is not one): sets the registration's scope while the interpreter registers (not
-    /// for a forward), then copies the container as a test trait does and keeps the copy's
-    /// resolver in the interpreter's list. Application code run inside `register`: it sees the
-    /// registration as `register` hands it out, and copies what the container holds then.
+    /// registers is not one; a forward is not a registration): sets the registration's scope,
+    /// then copies the container as a test trait does and keeps the copy's resolver in the
+    /// interpreter's list. Application code run inside `register`: it sees the registration as
+    /// `register` hands it out, and copies what the container holds then.
     private final class CopyingBehavior: Behavior {
         weak var interpreter: ContainerInterpreter?
         let scope: ObjectScope?
@@ -697,8 +697,10 @@ public final class ContainerInterpreter {
             _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
             withName name: String?
         ) {
-            guard let interpreter, ObjectIdentifier(Type.self) != ObjectIdentifier(ModelScratch.self) else { return }
-            if let scope, interpreter.registering { entry.inObjectScope(scope) }
+            guard let interpreter, interpreter.registering,
+                ObjectIdentifier(Type.self) != ObjectIdentifier(ModelScratch.self)
+            else { return }
+            if let scope { entry.inObjectScope(scope) }
             let copy = withResolver(container.synchronize()) {
                 withOverrides({ _ in }) { SynchronizedResolver.current }
             }

@@ -278,10 +278,10 @@ public enum MStep: Hashable, Sendable {
     /// reads it.
     case makeInjected(bindings: [MBinding], MRequest)
     /// Adds to a container a behavior that, told about a registration of a model service
-    /// (`register`, `registerMain`, `registerAsync`, `implements`), sets its scope (`scope`, if any;
-    /// told about a registration, not a forward), then copies the container's registrations as a
-    /// test trait does (`withResolver` of a view, then `withOverrides` with no override) and keeps
-    /// the copy's resolver in the program's list of copies.
+    /// (`register`, `registerMain`, `registerAsync`; not a forward), sets its scope (`scope`, if
+    /// any), then copies the container's registrations as a test trait does (`withResolver` of a
+    /// view, then `withOverrides` with no override) and keeps the copy's resolver in the program's
+    /// list of copies.
     case addBehavior(container: Int, scope: MScope?)
     /// A top-level resolution through a copy a behavior kept (its index taken modulo the number of
     /// copies made so far); the result goes into a new slot.
@@ -983,7 +983,7 @@ public enum ProgramGenerator {
                         if r.isMain { mainKeys.append((forward.type, forward.name)) }
                     }
                 }
-                if behaving && r.container == container { copies += 1 + r.forwards.count }
+                if behaving && r.container == container { copies += 1 }
             case .forward(let registration, let forward):
                 guard !registrations.isEmpty else { break }
                 let r = registrations[registration % registrations.count]
@@ -991,7 +991,6 @@ public enum ProgramGenerator {
                     keys.append((forward.type, forward.name, r.args))
                     if r.isMain { mainKeys.append((forward.type, forward.name)) }
                 }
-                if behaving && r.container == container { copies += 1 }
             case .registerAsync(let c, let name):
                 if chain.contains(c) { keys.append((.asyncService, name, .none)) }
                 if behaving && c == container { copies += 1 }

@@ -379,8 +379,8 @@ public struct ReferenceModel {
     /// Registers `registration` in `container` (and its forwards); returns the new entry. A
     /// behavior of `container` is told about the finished registration before the program sets
     /// its scope, `initCompleted` actions and forwards: the scope it sets holds unless the
-    /// program sets one, and the copy it keeps has the settings of that moment. It is told about
-    /// each forward too (and copies again), but sets no scope then.
+    /// program sets one, and the copy it keeps has the settings of that moment. Told about a
+    /// forward, it does nothing.
     mutating func register(_ registration: MRegistration, in container: Int, isAsync: Bool = false) throws -> Int {
         let entry = entries.count
         let behavior = behaviors[container]
@@ -410,7 +410,7 @@ public struct ReferenceModel {
 
     /// A behavior's copy of `container`, kept for the program; `telling` is the entry the
     /// behavior was told about, with its settings at that moment.
-    mutating func keepCopy(of container: Int, telling: (entry: Int, registration: MRegistration)? = nil) {
+    mutating func keepCopy(of container: Int, telling: (entry: Int, registration: MRegistration)) {
         let copy = copyOfRegistrations(container, telling: telling)
         held[copy] = true  // the program's list of copies holds it
         copies.append(copy)
@@ -552,11 +552,9 @@ public struct ReferenceModel {
         if !forward.type.isSatisfied(by: registration.makes) && registration.scope.identity != .transient {
             throw Unmodelable("forward to a type the kept instances are not")
         }
-        let home = entries[entry].home
         insert(
-            ModelKey(type: forward.type, name: forward.name?.canonical, args: registration.args), entry: entry, in: home
-        )
-        if behaviors[home] != nil { keepCopy(of: home) }
+            ModelKey(type: forward.type, name: forward.name?.canonical, args: registration.args),
+            entry: entry, in: entries[entry].home)
     }
 
     mutating func insert(_ key: ModelKey, entry: Int, in container: Int) {
@@ -668,14 +666,18 @@ public struct ReferenceModel {
             }
             // Children hold their parent; an `@Injected` holds its resolver's container until it
             // keeps a value. Children come after their parent.
+            var liveChildren = Array(repeating: 0, count: parents.count)
+            for child in parents.indices where containerAlive[child] && parents[child] >= 0 {
+                liveChildren[parents[child]] += 1
+            }
+            var heldByInjected: Set<Int> = []
+            for node in nodes where node.alive && node.kind == .injected && !node.isResolved {
+                heldByInjected.insert(node.container)
+            }
             for container in containerAlive.indices.reversed() where containerAlive[container] && !held[container] {
-                if parents.indices.contains(where: { parents[$0] == container && containerAlive[$0] }) { continue }
-                if nodes.contains(where: {
-                    $0.alive && $0.kind == .injected && !$0.isResolved && $0.container == container
-                }) {
-                    continue
-                }
+                if liveChildren[container] > 0 || heldByInjected.contains(container) { continue }
                 containerAlive[container] = false
+                if parents[container] >= 0 { liveChildren[parents[container]] -= 1 }
                 removeAll(container)
                 changed = true
             }
