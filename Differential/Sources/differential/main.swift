@@ -64,6 +64,8 @@ func stepKind(_ step: MStep) -> String {
     case .countLive: return "countLive"
     case .makeInjected: return "makeInjected"
     case .registerAsync: return "registerAsync"
+    case .addBehavior: return "addBehavior"
+    case .resolveInCopy(_, let request): return "resolveInCopy(\(request.wrapper))"
     }
 }
 
@@ -97,6 +99,8 @@ func features(_ program: MProgram) -> String {
         case .countLive: found.insert("countLive")
         case .makeInjected: found.insert("injected")
         case .registerAsync: found.insert("registerAsync")
+        case .addBehavior: found.insert("behavior")
+        case .resolveInCopy: found.insert("copy")
         }
     }
     return found.sorted().joined(separator: " ")

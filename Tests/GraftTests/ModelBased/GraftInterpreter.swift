@@ -145,6 +145,13 @@ public final class ContainerInterpreter {
     private var slotsAtStepStart = 0
     /// What the current `access` step reads (for `deinit`s that read it too).
     private var readThisStep: InterpreterField?
+    /// The interpreter is inside `register`, `registerMain` or `registerAsync`: a behavior told now
+    /// is told about a registration, not a forward.
+    fileprivate var registering = false
+    #if !INTERPRET_SWINJECT
+        /// The copies behaviors kept (`MStep.addBehavior`), in order.
+        fileprivate var copies: [SynchronizedResolver] = []
+    #endif
     private let permanentScope = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
     private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
     #if INTERPRET_SWINJECT
@@ -356,8 +363,32 @@ public final class ContainerInterpreter {
                 return [.invalid("registerAsync is Graft's")]
             #else
                 guard let container = containers[container] else { return [.invalid("freed container")] }
+                let wasRegistering = registering
+                registering = true
                 container.registerAsync(ModelAsyncService.self, name: name?.string) { _ in ModelAsyncService() }
+                registering = wasRegistering
                 return []
+            #endif
+
+        case .addBehavior(let container, let scope):
+            #if INTERPRET_SWINJECT
+                _ = (container, scope)
+                return [.invalid("withOverrides is Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                container.addBehavior(CopyingBehavior(interpreter: self, scope: scope.flatMap(objectScope)))
+                return []
+            #endif
+
+        case .resolveInCopy(let copy, let request):
+            #if INTERPRET_SWINJECT
+                _ = (copy, request)
+                return [.invalid("withOverrides is Graft's")]
+            #else
+                guard !copies.isEmpty else { return [.invalid("no copy kept")] }
+                let value = self.request(request, copies[copy % copies.count])
+                slots.append(value)
+                return observe(value)
             #endif
 
         case .makeInjected(let bindings, let request):
@@ -483,6 +514,8 @@ public final class ContainerInterpreter {
             self.make(registration, r) as! T  // swiftlint:disable:this force_cast
         }
         let entry: ServiceEntry<T>
+        let wasRegistering = registering
+        registering = true
         switch registration.args {
         #if !INTERPRET_SWINJECT
             case .none where registration.isMain:
@@ -498,15 +531,8 @@ public final class ContainerInterpreter {
         case .void: entry = container.register(type, name: name) { (r: Resolver, _: Void) in make(r) }
         case .tuple: entry = container.register(type, name: name) { (r: Resolver, _: (Int, String)) in make(r) }
         }
-        switch registration.scope {
-        case .unspecified: break
-        case .transient: entry.inObjectScope(.transient)
-        case .graph: entry.inObjectScope(.graph)
-        case .container: entry.inObjectScope(.container)
-        case .weak: entry.inObjectScope(.weak)
-        case .customPermanent: entry.inObjectScope(permanentScope)
-        case .customGraph: entry.inObjectScope(graphStorageScope)
-        }
+        registering = wasRegistering
+        if let scope = objectScope(registration.scope) { entry.inObjectScope(scope) }
         for completion in registration.completions {
             entry.initCompleted { [unowned self] r, service in
                 guard let node = service as AnyObject as? ModelNodeObject else { return }
@@ -525,6 +551,19 @@ public final class ContainerInterpreter {
         }
         for item in registration.forwards { forward(item) }
         return forward
+    }
+
+    /// The scope object `scope` stands for; `nil` for `unspecified` (the container's default).
+    fileprivate func objectScope(_ scope: MScope) -> ObjectScope? {
+        switch scope {
+        case .unspecified: return nil
+        case .transient: return .transient
+        case .graph: return .graph
+        case .container: return .container
+        case .weak: return .weak
+        case .customPermanent: return permanentScope
+        case .customGraph: return graphStorageScope
+        }
     }
 
     private func make(_ registration: MRegistration, _ r: Resolver) -> ModelNodeObject {
@@ -640,6 +679,35 @@ public final class ContainerInterpreter {
 }
 
 #if !INTERPRET_SWINJECT
+    /// Told about each registration of a model service in its container (a `Scratch` a `deinit`
+    /// registers is not one; a forward is not a registration): sets the registration's scope,
+    /// then copies the container as a test trait does and keeps the copy's resolver in the
+    /// interpreter's list. Application code run inside `register`: it sees the registration as
+    /// `register` hands it out, and copies what the container holds then.
+    private final class CopyingBehavior: Behavior {
+        weak var interpreter: ContainerInterpreter?
+        let scope: ObjectScope?
+
+        init(interpreter: ContainerInterpreter, scope: ObjectScope?) {
+            self.interpreter = interpreter
+            self.scope = scope
+        }
+
+        func container<Type, Service>(
+            _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
+            withName name: String?
+        ) {
+            guard let interpreter, interpreter.registering,
+                ObjectIdentifier(Type.self) != ObjectIdentifier(ModelScratch.self)
+            else { return }
+            if let scope { entry.inObjectScope(scope) }
+            let copy = withResolver(container.synchronize()) {
+                withOverrides({ _ in }) { SynchronizedResolver.current }
+            }
+            interpreter.copies.append(copy)
+        }
+    }
+
     /// What a new thread runs. Read by that thread only while the thread that made it waits in
     /// `pthread_join`: one thread at a time touches it, and what `body` reaches.
     private final class ThreadCall: @unchecked Sendable {

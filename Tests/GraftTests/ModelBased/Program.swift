@@ -110,6 +110,15 @@ public enum MScope: Int, CaseIterable, Sendable {
 
     /// The scope object `resetObjectScope` compares against (`unspecified` is the default, `.graph`).
     public var identity: MScope { self == .unspecified ? .graph : self }
+
+    /// The scope object as source: `.container`, `permanentScope`, ...
+    public var objectSource: String {
+        switch identity {
+        case .customPermanent: return "permanentScope"
+        case .customGraph: return "graphStorageScope"
+        default: return ".\(identity)"
+        }
+    }
 }
 
 /// How a request asks: the type itself, `Optional`, `Lazy`, `Provider`, or the graph's identifier.
@@ -268,6 +277,15 @@ public enum MStep: Hashable, Sendable {
     /// the nested bindings (the first binds a resolver); it goes into a new slot, and `access`
     /// reads it.
     case makeInjected(bindings: [MBinding], MRequest)
+    /// Adds to a container a behavior that, told about a registration of a model service
+    /// (`register`, `registerMain`, `registerAsync`; not a forward), sets its scope (`scope`, if
+    /// any), then copies the container's registrations as a test trait does (`withResolver` of a
+    /// view, then `withOverrides` with no override) and keeps the copy's resolver in the program's
+    /// list of copies.
+    case addBehavior(container: Int, scope: MScope?)
+    /// A top-level resolution through a copy a behavior kept (its index taken modulo the number of
+    /// copies made so far); the result goes into a new slot.
+    case resolveInCopy(copy: Int, MRequest)
 }
 
 public struct MProgram: Hashable, Sendable, CustomStringConvertible {
@@ -327,14 +345,9 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
             case .release(let slot):
                 lines.append(slots == 0 ? "s? = nil" : "s\(slot % slots) = nil")
             case .reset(let container, let scope, let service):
-                let scopeText: String
-                switch scope.identity {
-                case .customPermanent: scopeText = "permanentScope"
-                case .customGraph: scopeText = "graphStorageScope"
-                default: scopeText = ".\(scope.identity)"
-                }
                 lines.append(
-                    "c\(container).resetObjectScope(\(scopeText)" + (service.map { ", serviceType: \($0).self" } ?? "")
+                    "c\(container).resetObjectScope(\(scope.objectSource)"
+                        + (service.map { ", serviceType: \($0).self" } ?? "")
                         + ")")
             case .removeAll(let container):
                 lines.append("c\(container).removeAll()")
@@ -385,6 +398,16 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 let nameText = request.name.map { "(name: \($0.source))" } ?? ""
                 line += "Holder { @Injected\(nameText) var service: \(request.type)? }" + closing
                 lines.append(line)
+                slots += 1
+            case .addBehavior(let container, let scope):
+                lines.append(
+                    "c\(container).addBehavior(CopyingBehavior(scope: \(scope?.objectSource ?? "nil")))"
+                        + "  // on a registration: sets its scope, then copies.append(withResolver(c\(container)"
+                        + ".synchronize()) { withOverrides({ _ in }) { SynchronizedResolver.current } })")
+            case .resolveInCopy(let copy, let request):
+                lines.append(
+                    "let s\(slots) = "
+                        + request.description.replacingFirstResolver(with: "copies[\(copy) % copies.count]"))
                 slots += 1
             }
         }
@@ -605,7 +628,8 @@ public struct ProgramFeatures: OptionSet, Hashable, Sendable {
     /// `registerMain` (the interpreter must run on the main actor).
     public static let mainActor = ProgramFeatures(rawValue: 1 << 0)
     /// Graft's own API: `@Injected` inside nested `withResolver`/`withOverrides`, resolutions
-    /// through synchronized views, child containers made from views, `registerAsync`.
+    /// through synchronized views, child containers made from views, `registerAsync`, behaviors
+    /// that copy their container with `withOverrides`.
     public static let graftAPI = ProgramFeatures(rawValue: 1 << 1)
     /// `deinit`s whose actions show in the trace (reading a `Lazy`/`Provider`/`@Injected`,
     /// registering again).
@@ -627,13 +651,20 @@ public enum ProgramGenerator {
     /// A random program from `seed`.
     public static func generate(seed: UInt64, maxSteps: Int = 28, features: ProgramFeatures = .all) -> MProgram {
         var random = SplitMix64(seed: seed)
-        return generate(using: &random, maxSteps: maxSteps, features: features)
+        var program = generate(using: &random, maxSteps: maxSteps, features: features)
+        // Behaviors draw from a stream of their own: a seed's program without one is the program
+        // the seed gives without behaviors (the seeds README.md names keep their programs).
+        var behaviorRandom = SplitMix64(seed: seed ^ 0x6265_6861_7669_6F72)
+        addBehavior(to: &program, using: &behaviorRandom, features: features)
+        return program
     }
 
     /// A program decoded from fuzzer bytes: every byte string is a valid program.
     public static func decode(_ bytes: [UInt8], maxSteps: Int = 40, features: ProgramFeatures = .all) -> MProgram {
         var source = ByteSource(bytes)
-        return generate(using: &source, maxSteps: maxSteps, features: features)
+        var program = generate(using: &source, maxSteps: maxSteps, features: features)
+        addBehavior(to: &program, using: &source, features: features)
+        return program
     }
 
     /// What the generator knows while it writes a program.
@@ -906,6 +937,85 @@ public enum ProgramGenerator {
         return .makeInjected(bindings: bindings, MRequest(type: type, name: name, args: .none, wrapper: .plain))
     }
 
+    /// In some programs, adds a copying behavior (`MStep.addBehavior`) to one container, mostly
+    /// one with a main-actor registration and before the first step, then resolutions after the
+    /// steps that follow: through the copies it keeps (mostly the newest), or in the container
+    /// itself, mostly of what a main-actor registration of the copied chain answers to.
+    static func addBehavior<Source: ChoiceSource>(
+        to program: inout MProgram, using random: inout Source, features: ProgramFeatures
+    ) {
+        guard features.contains(.graftAPI) && !program.steps.isEmpty && random.chance(30) else { return }
+        let parents = program.parents
+        let mainContainers = program.steps.compactMap { step -> Int? in
+            guard case .register(let r) = step, r.isMain else { return nil }
+            return r.container
+        }
+        let container =
+            !mainContainers.isEmpty && random.chance(70) ? random.pick(mainContainers) : random.below(parents.count)
+        var chain: Set<Int> = []
+        var level = container
+        while level >= 0 {
+            chain.insert(level)
+            level = parents[level]
+        }
+        let scopes: [MScope] = [.transient, .graph, .container, .weak, .customPermanent, .customGraph]
+        let scope: MScope? = random.chance(50) ? random.pick(scopes) : nil
+        let start = random.chance(80) ? 0 : random.below(program.steps.count)
+        // What the copied chain answers to so far, and how many copies the behavior has kept (an
+        // estimate: the model may drop steps, and registrations run by factories and `deinit`s copy too).
+        var registrations: [MRegistration] = []
+        var keys: [(MType, MName?, MArgs)] = []
+        var mainKeys: [(MType, MName?)] = []
+        var copies = 0
+        var steps: [MStep] = []
+        for (index, step) in program.steps.enumerated() {
+            if index == start { steps.append(.addBehavior(container: container, scope: scope)) }
+            steps.append(step)
+            let behaving = index >= start
+            switch step {
+            case .register(let r):
+                registrations.append(r)
+                if chain.contains(r.container) {
+                    keys.append((r.service, r.name, r.args))
+                    if r.isMain { mainKeys.append((r.service, r.name)) }
+                    for forward in r.forwards {
+                        keys.append((forward.type, forward.name, r.args))
+                        if r.isMain { mainKeys.append((forward.type, forward.name)) }
+                    }
+                }
+                if behaving && r.container == container { copies += 1 }
+            case .forward(let registration, let forward):
+                guard !registrations.isEmpty else { break }
+                let r = registrations[registration % registrations.count]
+                if chain.contains(r.container) {
+                    keys.append((forward.type, forward.name, r.args))
+                    if r.isMain { mainKeys.append((forward.type, forward.name)) }
+                }
+            case .registerAsync(let c, let name):
+                if chain.contains(c) { keys.append((.asyncService, name, .none)) }
+                if behaving && c == container { copies += 1 }
+            default:
+                break
+            }
+            guard behaving && copies > 0 && random.chance(30) else { continue }
+            var request: MRequest
+            if !mainKeys.isEmpty && random.chance(60) {
+                let (type, name) = random.pick(mainKeys)
+                request = MRequest(type: type, name: name, args: .none, wrapper: random.chance(80) ? .plain : .optional)
+            } else {
+                request = makeRequest(&random, registered: [], topLevel: true)
+                if !keys.isEmpty && random.chance(85) { (request.type, request.name, request.args) = random.pick(keys) }
+            }
+            if random.chance(25) {
+                steps.append(.resolve(container: container, request))
+            } else {
+                let copy = random.chance(70) ? max(0, copies - 1 - random.below(2)) : random.below(copies)
+                steps.append(.resolveInCopy(copy: copy, request))
+            }
+        }
+        program.steps = steps
+    }
+
     static func makeName<Source: ChoiceSource>(_ random: inout Source) -> MName? {
         random.chance(80) ? nil : random.pick(MName.allCases)
     }
@@ -1075,6 +1185,11 @@ public enum ProgramShrinker {
             if override != nil { out.append(.resolveInOverrides(container: container, override: nil, request)) }
             if container != 0 { out.append(.resolveInOverrides(container: 0, override: override, request)) }
             return out
+        case .addBehavior(let container, let scope):
+            var out: [MStep] = []
+            if scope != nil { out.append(.addBehavior(container: container, scope: nil)) }
+            if container != 0 { out.append(.addBehavior(container: 0, scope: scope)) }
+            return out
         case .makeInjected(let bindings, let request):
             var out: [MStep] = []
             for i in bindings.indices where i > 0 {
@@ -1133,6 +1248,7 @@ extension MStep {
         case .freeContainer(let c): return .freeContainer(map(c))
         case .registerAsync(let c, let name): return .registerAsync(container: map(c), name: name)
         case .dumpContainer(let c): return .dumpContainer(map(c))
+        case .addBehavior(let c, let scope): return .addBehavior(container: map(c), scope: scope)
         case .makeInjected(let bindings, let request):
             return .makeInjected(
                 bindings: bindings.map { binding in

@@ -37,9 +37,14 @@ enum ModelField: Hashable {
 }
 
 struct ModelEntry {
+    /// What the entry does: its settings (a copy made while the program registered has those of
+    /// that moment).
     var registration: MRegistration
     /// The container whose table it was registered in (a copy made by `withOverrides`, for one).
     var home: Int
+    /// The registration the program made, which its factory's and its instances' `deinit`
+    /// actions register again, when it differs from `registration`.
+    var source: MRegistration?
     /// Registered with `registerAsync`: never built, so a synchronous resolution fails.
     var isAsync = false
     var refs = 0
@@ -120,6 +125,10 @@ public struct ReferenceModel {
     var registrationEntries: [Int] = []
     var nodes: [ModelNode] = []
     var slots: [ModelField] = []
+    /// Containers with a copying behavior (`MStep.addBehavior`), and the scope it sets.
+    var behaviors: [Int: MScope?] = [:]
+    /// The copies the behaviors kept, in order: each the copy of the container told.
+    var copies: [Int] = []
     var nextGraph = 1
     var stepIndex = 0
     // Per step:
@@ -245,6 +254,19 @@ public struct ReferenceModel {
             hold(value)
             return observe(value)
 
+        case .addBehavior(let container, let scope):
+            try requireHeld(container)
+            guard behaviors[container] == nil else { throw Unmodelable("behavior: one per container") }
+            behaviors[container] = .some(scope)
+            return []
+
+        case .resolveInCopy(let copy, let request):
+            guard !copies.isEmpty else { throw Unmodelable("resolveInCopy: no copy kept yet") }
+            let value = try resolveTop(
+                container: copies[copy % copies.count], request: request, graph: newGraph(), topLevelGraph: nil)
+            hold(value)
+            return observe(value)
+
         case .withObjectGraph(let container, let slot, let field, let requests):
             try requireHeld(container)
             guard !slots.isEmpty, case .node(let holder) = slots[slot % slots.count] else {
@@ -323,8 +345,7 @@ public struct ReferenceModel {
             let registration = MRegistration(
                 container: container, service: .asyncService, makes: .a, name: name, args: .none, scope: .transient,
                 dependencies: [], completions: [], forwards: [], onDeinit: .none)
-            let entry = try register(registration, in: container)
-            entries[entry].isAsync = true
+            _ = try register(registration, in: container, isAsync: true)
             return []
 
         case .makeInjected(let bindings, let request):
@@ -355,18 +376,44 @@ public struct ReferenceModel {
         guard container < held.count, held[container] else { throw Unmodelable("the program freed the container") }
     }
 
-    /// Registers `registration` in `container` (and its forwards); returns the new entry.
-    mutating func register(_ registration: MRegistration, in container: Int) throws -> Int {
+    /// Registers `registration` in `container` (and its forwards); returns the new entry. A
+    /// behavior of `container` is told about the finished registration before the program sets
+    /// its scope, `initCompleted` actions and forwards: the scope it sets holds unless the
+    /// program sets one, and the copy it keeps has the settings of that moment. Told about a
+    /// forward, it does nothing.
+    mutating func register(_ registration: MRegistration, in container: Int, isAsync: Bool = false) throws -> Int {
         let entry = entries.count
-        entries.append(ModelEntry(registration: registration, home: container))
+        let behavior = behaviors[container]
+        var effective = registration
+        if let behavior, let scope = behavior, registration.scope == .unspecified, !isAsync {
+            effective.scope = scope
+        }
+        entries.append(
+            ModelEntry(
+                registration: effective, home: container, source: effective == registration ? nil : registration,
+                isAsync: isAsync))
         let key = ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args)
         insert(key, entry: entry, in: container)
         if registration.isMain {
             entries[entry].refs += 1
             if let old = mainRegistrations[container].updateValue(entry, forKey: key) { releaseEntry(old) }
         }
+        if let behavior {
+            var told = effective
+            told.scope = behavior ?? .unspecified
+            told.completions = []
+            keepCopy(of: container, telling: (entry, told))
+        }
         for forward in registration.forwards { try addForward(forward, to: entry) }
         return entry
+    }
+
+    /// A behavior's copy of `container`, kept for the program; `telling` is the entry the
+    /// behavior was told about, with its settings at that moment.
+    mutating func keepCopy(of container: Int, telling: (entry: Int, registration: MRegistration)) {
+        let copy = copyOfRegistrations(container, telling: telling)
+        held[copy] = true  // the program's list of copies holds it
+        copies.append(copy)
     }
 
     mutating func reset(container: Int, scope: MScope, service: MType?) {
@@ -399,7 +446,9 @@ public struct ReferenceModel {
 
     /// `withOverrides`: a new chain of containers with the registrations (not the instances) of
     /// `container` and its ancestors; returns the copy of `container`.
-    mutating func copyOfRegistrations(_ container: Int) -> Int {
+    mutating func copyOfRegistrations(
+        _ container: Int, telling: (entry: Int, registration: MRegistration)? = nil
+    ) -> Int {
         var chain: [Int] = []
         var level = container
         while level >= 0 {
@@ -417,7 +466,11 @@ public struct ReferenceModel {
             containerAlive.append(true)
             func copyEntry(_ entry: Int) -> Int {
                 if let done = copied[entry] { return done }
-                var made = ModelEntry(registration: entries[entry].registration, home: copy)
+                let registration =
+                    entry == telling?.entry ? telling!.registration : entries[entry].registration
+                let source = entries[entry].source ?? entries[entry].registration
+                var made = ModelEntry(
+                    registration: registration, home: copy, source: registration == source ? nil : source)
                 made.isAsync = entries[entry].isAsync
                 entries.append(made)
                 copied[entry] = entries.count - 1
@@ -613,14 +666,18 @@ public struct ReferenceModel {
             }
             // Children hold their parent; an `@Injected` holds its resolver's container until it
             // keeps a value. Children come after their parent.
+            var liveChildren = Array(repeating: 0, count: parents.count)
+            for child in parents.indices where containerAlive[child] && parents[child] >= 0 {
+                liveChildren[parents[child]] += 1
+            }
+            var heldByInjected: Set<Int> = []
+            for node in nodes where node.alive && node.kind == .injected && !node.isResolved {
+                heldByInjected.insert(node.container)
+            }
             for container in containerAlive.indices.reversed() where containerAlive[container] && !held[container] {
-                if parents.indices.contains(where: { parents[$0] == container && containerAlive[$0] }) { continue }
-                if nodes.contains(where: {
-                    $0.alive && $0.kind == .injected && !$0.isResolved && $0.container == container
-                }) {
-                    continue
-                }
+                if liveChildren[container] > 0 || heldByInjected.contains(container) { continue }
                 containerAlive[container] = false
+                if parents[container] >= 0 { liveChildren[parents[container]] -= 1 }
                 removeAll(container)
                 changed = true
             }
@@ -651,7 +708,7 @@ public struct ReferenceModel {
         if customStorageReleased {
             throw Unmodelable("deinit: run while a custom scope's storage lets its instance go")
         }
-        let registration = entries[nodes[dead].madeBy].registration
+        let registration = entries[nodes[dead].madeBy].source ?? entries[nodes[dead].madeBy].registration
         var logged: [RawObservation] = []
         switch registration.onDeinit {
         case .readSlot:
@@ -868,7 +925,7 @@ public struct ReferenceModel {
         context.frames.append((entry, false))
         if registration.onDeinit.isVisible { context.ranVisibleDeinitFactory = true }
         if !registration.completions.isEmpty { context.ranCompletingFactory = true }
-        try runFactoryAction(registration)
+        try runFactoryAction(entries[entry].source ?? registration)
         var fields: [ModelField] = []
         for dependency in registration.dependencies {
             fields.append(try resolve(dependency, &context))
