@@ -28,14 +28,14 @@ extension Container {
                 + "container hierarchy; forward it in the container it was registered in, or one of its children")
         // A main-actor registration answers only through a gate, which checks the thread (a new
         // one if the registration was replaced since the application got `entry`).
-        if let gate = (entry.container ?? self).mainActorGate(of: entry), gate !== entry {
-            return forward(type, name: name, to: gate)
-        }
-        let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
+        let target = (entry.container ?? self).mainActorGate(of: entry) ?? entry
+        let key = ServiceKey(service: Forwarded.self, arguments: target.argumentsKey, name: name)
         // Forwarding a type to its own registration (under another name, say) is a direct entry:
         // the cell holds `Service` values, which is what a hit on this key returns.
-        services.insert(entry, for: key, directCell: Forwarded.self == Service.self ? entry.cell : nil)
-        if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
+        services.insert(target, for: key, directCell: Forwarded.self == Service.self ? target.cell : nil)
+        if parent != nil { noteChildRegistration(key, argumentTypeNames: target.argumentTypeNames) }
+        // The behaviors are told about the registration the application forwarded, never a gate
+        // (as for `registerMain`): what they configure is the registration.
         for behavior in behaviors {
             behavior.container(self, didRegisterType: type, toService: entry, withName: name)
         }

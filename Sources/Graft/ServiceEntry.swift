@@ -249,7 +249,11 @@ public final class ServiceEntry<Service> {
     /// Sets a custom scope that decides how long resolved instances are kept.
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
-        changingSettings { setObjectScope(objectScope) }
+        if let scopeGoesTo = extras?.scopeGoesTo {
+            scopeGoesTo(objectScope)  // a gate: the registration behind it takes the scope
+            return self
+        }
+        return changingSettings { setObjectScope(objectScope) }
     }
 
     private func setObjectScope(_ objectScope: ObjectScopeProtocol) {
@@ -272,7 +276,11 @@ public final class ServiceEntry<Service> {
     /// Several actions run in the order they were added.
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
-        changingSettings {
+        if let initCompletedGoesTo = extras?.initCompletedGoesTo {
+            initCompletedGoesTo(completed)  // a main-actor gate: the entry that makes the instances
+            return self
+        }
+        return changingSettings {
             initCompletedActions.append { resolver, instance in
                 completed(resolver, instance.assumingMemoryBound(to: Service.self).pointee)
             }

@@ -109,6 +109,8 @@ extension Container {
     /// hierarchy, shared by all the gates copied into it).
     static func markAsGate<Service>(_ gate: ServiceEntry<Service>, of isolated: ServiceEntry<Service>) {
         gate.madeExtras.gatedEntry = isolated
+        gate.madeExtras.scopeGoesTo = { isolated.inObjectScope($0) }
+        gate.madeExtras.initCompletedGoesTo = { isolated.initCompleted($0) }
         gate.madeExtras.copyAsGate = { target, copies in
             let isolatedCopy: ServiceEntry<Service>
             if let copied = copies[ObjectIdentifier(isolated)] as? ServiceEntry<Service> {

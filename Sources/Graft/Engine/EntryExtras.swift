@@ -24,6 +24,13 @@ final class EntryExtras<Service> {
     /// Set on a main-actor gate: the entry it guards, which keeps the instances (reset and
     /// validated through the gate's keys).
     var gatedEntry: AnyServiceEntry?
+    /// Set on a gate (main-actor or async): where a scope given to the gate goes. A gate stays
+    /// transient, so that it never keeps an instance past its check; whoever configures it (a
+    /// behavior is handed one for an async registration) configures the registration behind it.
+    var scopeGoesTo: ((ObjectScopeProtocol) -> Void)?
+    /// Set on a main-actor gate: where an `initCompleted` action given to the gate goes (the
+    /// entry it guards, which makes the instances).
+    var initCompletedGoesTo: ((@escaping (Resolver, Service) -> Void) -> Void)?
 
     @usableFromInline
     init(

@@ -66,6 +66,45 @@ private final class Returned: @unchecked Sendable {  // immutable; the test wait
         #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
     }
 
+    /// A gate stays transient: a scope or `initCompleted` given to it goes to the registration it
+    /// guards, so it never keeps an instance another thread could be handed.
+    @MainActor @Test func settingsGivenToAMainActorGateGoToItsRegistration() async throws {
+        let container = Container()
+        let entry = container.registerMain(GatedCanvas.self) { _ in GatedCanvas() }
+        let gate = try #require(container.mainActorGate(of: entry))
+        var completed = 0
+        gate.inObjectScope(.container).initCompleted { _, _ in completed += 1 }
+
+        let one = container.resolve(GatedCanvas.self)
+        #expect(one != nil)
+        #expect(container.resolve(GatedCanvas.self) === one)  // the registration took the scope
+        #expect(completed == 1)
+        let resolver = container.synchronize()
+        let handed = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Returned(resolver.resolve(GatedCanvas.self))) }.start()
+        }
+        #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
+    }
+
+    @Test func aCustomScopeGivenToAnAsyncRegistrationStopsWithAMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Scoping: Behavior {
+                func container<Type, Service>(
+                    _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
+                    withName name: String?
+                ) { entry.inObjectScope(CustomScope()) }
+            }
+            final class CustomScope: ObjectScopeProtocol {
+                func makeStorage() -> InstanceStorage { PermanentStorage() }
+            }
+            let container = Container()
+            container.addBehavior(Scoping())
+            container.registerAsync(GatedVault.self) { _ in GatedVault() }
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("GatedVault is an async service, in the .container or the .transient scope"))
+    }
+
     @Test func aCopyMadeByABehaviorDoesNotSeeTheOriginalsAsyncInstance() async throws {
         let behavior = CopyingBehavior()
         let container = Container()

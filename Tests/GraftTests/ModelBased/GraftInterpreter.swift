@@ -680,7 +680,8 @@ public final class ContainerInterpreter {
 
 #if !INTERPRET_SWINJECT
     /// Told about each registration of a model service in its container (a `Scratch` a `deinit`
-    /// registers is not one; a forward is not a registration): sets the registration's scope,
+    /// registers is not one; a forward is not a registration): sets the registration's scope
+    /// (not an async one's),
     /// then copies the container as a test trait does and keeps the copy's resolver in the
     /// interpreter's list. Application code run inside `register`: it sees the registration as
     /// `register` hands it out, and copies what the container holds then.
@@ -700,7 +701,9 @@ public final class ContainerInterpreter {
             guard let interpreter, interpreter.registering,
                 ObjectIdentifier(Type.self) != ObjectIdentifier(ModelScratch.self)
             else { return }
-            if let scope { entry.inObjectScope(scope) }
+            // An async registration takes only `.container` and `.transient` (another scope stops
+            // the program); the model leaves its scope alone.
+            if let scope, Service.self != ModelAsyncService.self { entry.inObjectScope(scope) }
             let copy = withResolver(container.synchronize()) {
                 withOverrides({ _ in }) { SynchronizedResolver.current }
             }

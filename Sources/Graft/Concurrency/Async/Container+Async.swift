@@ -37,6 +37,13 @@ extension Container {
                 return built
             })
         gate.inObjectScope(.transient)
+        // A scope given to the gate (by a behavior, which is handed it) is the registration's.
+        gate.madeExtras.scopeGoesTo = { scope in
+            guard let scope = scope as? ObjectScope else {
+                stop("Graft: \(label) is an async service, in the .container or the .transient scope, not a custom one")
+            }
+            entry.inObjectScope(scope)
+        }
         insert(gate)
         entry.gate = gate
         if !behaviors.isEmpty { tellBehaviors(about: gate) }
