@@ -11,7 +11,9 @@
 /// ```
 ///
 /// The instance is resolved in the object graph the `Lazy` was created in, so graph-scoped
-/// services that graph made (and that are still alive) are shared with it. Like Swinject, it keeps
+/// services that graph made (and that are still alive) are shared with it. A `Lazy` made outside
+/// any resolution and first read by a factory resolves in a graph of its own, as a request of its
+/// own: a failure of the factory's request does not take back what the `Lazy` keeps. Like Swinject, it keeps
 /// the registration found when it was made. Resolving
 /// `Lazy<Service>` returns `nil` when nothing is registered for `Service` with that name and
 /// those arguments. The name and arguments given when resolving the `Lazy` are used for `Service`.
@@ -35,7 +37,10 @@ public final class Lazy<Service> {
         access.withLock {
             if let resolved { return resolved }
             let failures = access.failureCount
-            let outcome = access.resolveNow(inGraph: graph, wrapper: "Lazy")
+            // Read inside a resolution, a `Lazy` with no graph of its own (made outside any) still
+            // resolves as a request of its own, as `@Injected` does: what it keeps must not be
+            // something a failure of the enclosing request rolls back.
+            let outcome = access.resolveNow(inGraph: graph ?? access.graphOfItsOwnInsideAResolution(), wrapper: "Lazy")
             // User code run by that resolution (a factory, a `deinit` at its end) may have read
             // this `Lazy` and kept an instance: that first one is everyone's, and `outcome` is
             // released on return.
@@ -120,6 +125,11 @@ final class DeferredAccess<Service> {
     /// Runs `body` under the hierarchy's mutex when made through a synchronized view.
     func withLock<T>(_ body: () -> T) -> T {
         synchronized ? hierarchy.locked(body) : body()
+    }
+
+    /// A new graph when a resolution is running (a `Lazy` read by a factory), else `nil`.
+    func graphOfItsOwnInsideAResolution() -> GraphIdentifier? {
+        hierarchy.depth > 0 ? GraphIdentifier() : nil
     }
 
     /// Resolves now (in `graph` if given), or says why it cannot: the wrapper stops with that

@@ -94,8 +94,8 @@ private final class Made: @unchecked Sendable {  // touched by one test's thread
         #expect(!stderr.contains("the factory of Snapping threw"))
     }
 
-    /// A `Lazy` made outside any resolution has no graph: read in a factory, it resolves as a
-    /// `Provider` does.
+    /// A `Lazy` made outside any resolution has no graph: read in a factory, it resolves in a
+    /// request of its own, so the container keeps the singleton the `Lazy` keeps.
     @Test(arguments: [false, true])
     func lazyMadeOutsideAResolutionReadAfterTheRequestFailedGivesAnInstance(throughView: Bool) throws {
         let made = Made()
@@ -111,7 +111,28 @@ private final class Made: @unchecked Sendable {  // touched by one test's thread
         #expect(r.resolve(Fixture.self) == nil)
         #expect(read != nil)
         #expect(lazy.instance === read)  // the Lazy keeps what it read
-        #expect(r.resolve(Gear.self) !== read)  // the container does not
+        #expect(r.resolve(Gear.self) === read)  // and so does the container: one singleton
+    }
+
+    /// The same when the request fails after the read: a failure of the enclosing request does
+    /// not roll back what the `Lazy` kept.
+    @Test(arguments: [false, true])
+    func lazyMadeOutsideAResolutionReadBeforeTheRequestFailsKeepsTheContainersSingleton(throughView: Bool) throws {
+        let made = Made()
+        let container = container(partScope: .container, made: made)
+        let r: Container = throughView ? container.synchronize() : container
+        let lazy = try #require(r.resolve(Lazy<Gear>.self))
+        var read: Gear?
+        container.register(Fixture.self) { r in
+            read = lazy.instance
+            _ = r.resolve(Snapping.self)  // fails the request
+            return Fixture()
+        }
+        #expect(r.resolve(Fixture.self) == nil)
+        #expect(read != nil)
+        #expect(lazy.instance === read)
+        #expect(r.resolve(Gear.self) === read)
+        #expect(made.count == 1)
     }
 
     /// A `Lazy` made in the factory resolves in its graph, as a request of its own.
