@@ -187,7 +187,9 @@ public class Container {
 
     /// Adds a behavior, told about every registration made in this container from now on.
     public final func addBehavior(_ behavior: Behavior) {
-        if let viewed { return onViewed(viewed) { $0.addBehavior(behavior) } }
+        // Through a view, the registrations' gate: refused on the unbound placeholder, where the
+        // behavior would be kept for the process and never told anything.
+        if let viewed { return registerThroughView(viewed, "addBehavior") { $0.addBehavior(behavior) } }
         behaviors.append(behavior)
     }
 

@@ -2,6 +2,14 @@ import Testing
 
 @testable import Graft
 
+/// A behavior that does nothing with what it is told.
+private struct IgnoringBehavior: Behavior {
+    func container<Type, Service>(
+        _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
+        withName name: String?
+    ) {}
+}
+
 /// Every kind of registration (`register`, `registerMain`, `registerAsync`, `forward`,
 /// `implements`) obeys the same rules for views, the unbound placeholder, replacement and reset.
 @Suite struct RegistrationGateTests {
@@ -19,6 +27,7 @@ import Testing
             ("registerAsync", "registerAsync(String.self)"),
             ("forward", "forward(Other.self)"),
             ("child", "Container(parent: SynchronizedResolver.current)"),
+            ("addBehavior", "addBehavior on SynchronizedResolver.current"),
         ]
         for (kind, expected) in kinds {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -31,6 +40,7 @@ import Testing
                 case "forward":
                     let entry = Container().register(Dep.self) { _ in Dep() }
                     current.forward(Other.self, to: entry)
+                case "addBehavior": current.addBehavior(IgnoringBehavior())
                 default: _ = Container(parent: current)
                 }
             }
