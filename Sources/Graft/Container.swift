@@ -140,7 +140,7 @@ public class Container {
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
         if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope) } }
         resetAsyncEntries(in: objectScope) { _ in true }
-        resetEntries { _, entry in entry.objectScope === objectScope }
+        resetEntries { _, entry in entry.scope === objectScope }
     }
 
     /// Drops the instances of `serviceType` kept by `objectScope` in this container and its ancestors.
@@ -153,7 +153,7 @@ public class Container {
         if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope, serviceType: serviceType) } }
         resetAsyncEntries(in: objectScope) { $0.service == ObjectIdentifier(serviceType) }
         let service = ObjectIdentifier(serviceType)
-        resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
+        resetEntries { key, entry in key.service == service && entry.scope === objectScope }
     }
 
     /// Drops what async `.container` registrations here and in ancestors have built.

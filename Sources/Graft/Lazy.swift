@@ -127,9 +127,11 @@ final class DeferredAccess<Service> {
         synchronized ? hierarchy.locked(body) : body()
     }
 
-    /// A new graph when a resolution is running (a `Lazy` read by a factory), else `nil`.
+    /// A new graph when a factory of the current request is running (a `Lazy` read by a factory),
+    /// else `nil`: read directly in `withObjectGraph`, it resolves in that graph, as any
+    /// resolution there does.
     func graphOfItsOwnInsideAResolution() -> GraphIdentifier? {
-        hierarchy.depth > 0 ? GraphIdentifier() : nil
+        hierarchy.isAtRequestBase ? nil : GraphIdentifier()
     }
 
     /// Resolves now (in `graph` if given), or says why it cannot: the wrapper stops with that

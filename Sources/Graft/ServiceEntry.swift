@@ -30,7 +30,7 @@ public final class ServiceEntry<Service> {
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
-    public var objectScope: ObjectScopeProtocol { scope }
+    public var objectScope: ObjectScopeProtocol { extras?.scopeReadFrom?() ?? scope }
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline var scope: ObjectScopeProtocol
     #else

@@ -110,6 +110,7 @@ extension Container {
     static func markAsGate<Service>(_ gate: ServiceEntry<Service>, of isolated: ServiceEntry<Service>) {
         gate.madeExtras.gatedEntry = isolated
         gate.madeExtras.scopeGoesTo = { isolated.inObjectScope($0) }
+        gate.madeExtras.scopeReadFrom = { isolated.objectScope }
         gate.madeExtras.initCompletedGoesTo = { isolated.initCompleted($0) }
         gate.madeExtras.copyAsGate = { target, copies in
             let isolatedCopy: ServiceEntry<Service>

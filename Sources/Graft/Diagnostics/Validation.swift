@@ -174,7 +174,7 @@ extension Container {
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
-        let scopes = entries.map { ($0.objectScope, $0.scopeKind) }
+        let scopes = entries.map { ($0.scope, $0.scopeKind) }
         recorder.originalKinds = Dictionary(
             uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
         for entry in entries where entry.scopeKind != .transient { entry.scopeKind = .graph }
@@ -209,7 +209,7 @@ extension Container {
         }
         hierarchy.endCallHandingFailureToCaller(outer)
         hierarchy.endValidation()
-        for (entry, (scope, kind)) in zip(entries, scopes) where entry.objectScope === scope {
+        for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.scopeKind = kind  // unless a factory changed the scope meanwhile
         }
         for (entry, (resolutions, instances)) in zip(entries, counts) {

@@ -5,7 +5,10 @@
 protocol AnyServiceEntry: AnyObject {
     var serviceType: Any.Type { get }
     var name: String? { get }
+    /// The scope reported to the application: a gate reports the registration's behind it.
     var objectScope: ObjectScopeProtocol { get }
+    /// The scope this entry keeps its own instances in (a gate's is always transient).
+    var scope: ObjectScopeProtocol { get }
     var scopeKind: ObjectScope.Kind { get set }
     var factoryFrame: Int { get }
     var argumentsKey: UInt { get }

@@ -28,8 +28,11 @@ final class EntryExtras<Service> {
     /// transient, so that it never keeps an instance past its check; whoever configures it (a
     /// behavior is handed one for an async registration) configures the registration behind it.
     var scopeGoesTo: ((ObjectScopeProtocol) -> Void)?
-    /// Set on a main-actor gate: where an `initCompleted` action given to the gate goes (the
-    /// entry it guards, which makes the instances).
+    /// Set on a gate: the scope of the registration behind it, which the gate reports as its own.
+    var scopeReadFrom: (() -> ObjectScopeProtocol)?
+    /// Set on a gate: where an `initCompleted` action given to the gate goes (a main-actor gate's
+    /// guarded entry, which makes the instances; an async registration's log, which says it is not
+    /// run).
     var initCompletedGoesTo: ((@escaping (Resolver, Service) -> Void) -> Void)?
 
     @usableFromInline

@@ -62,6 +62,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         return self
     }
 
+    /// The scope: `.container` or `.transient`.
+    var scope: ObjectScope { link.hierarchy.locked { isTransient ? .transient : .container } }
+
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
     var inFlightWaiterCount: Int {
         link.hierarchy.locked { build?.waiterCount ?? 0 }

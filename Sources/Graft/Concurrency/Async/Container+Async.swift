@@ -44,6 +44,16 @@ extension Container {
             }
             entry.inObjectScope(scope)
         }
+        gate.madeExtras.scopeReadFrom = { entry.scope }
+        // An `initCompleted` action has no instance to run on that an async build would hand it:
+        // it is not run, and the log says so once per action given.
+        gate.madeExtras.initCompletedGoesTo = { [hierarchy] _ in
+            hierarchy.enterLocked()  // any thread may configure: the message is held, then delivered unlocked
+            hierarchy.log {
+                "Graft: initCompleted on \(label), an async service, is not run: do that work in its async factory."
+            }
+            hierarchy.exitLocked()
+        }
         insert(gate)
         entry.gate = gate
         if !behaviors.isEmpty { tellBehaviors(about: gate) }
