@@ -97,9 +97,11 @@ extension Container {
         if let viewed { return onViewed(viewed) { $0.registrations } }
         var result: [RegistrationInfo] = []
         for (level, container) in selfAndAncestors.enumerated() {
+            // Each entry in the table with its own scope and counts: for a main-actor or async
+            // registration, the transient gate that every resolution of it passes.
             let infos = container.services.registrations.map { key, entry in
                 RegistrationInfo(
-                    serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
+                    serviceType: key.serviceType, name: key.name, objectScope: entry.scope,
                     argumentTypes: entry.argumentTypeNames(), containerLevel: level,
                     isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
                     resolutionCount: entry.cell.resolutionCount, instanceCount: entry.instanceCount)
