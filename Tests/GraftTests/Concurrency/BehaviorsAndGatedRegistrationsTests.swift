@@ -60,9 +60,7 @@ private final class Returned: @unchecked Sendable {  // immutable; the test wait
         #expect(one != nil)
         #expect(container.resolve(GatedCanvas.self) === one)  // the scope the behavior set
         let resolver = container.synchronize()
-        let handed = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: Returned(resolver.resolve(GatedCanvas.self))) }.start()
-        }
+        let handed = await onNewThread { Returned(resolver.resolve(GatedCanvas.self)) }
         #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
     }
 
@@ -80,9 +78,7 @@ private final class Returned: @unchecked Sendable {  // immutable; the test wait
         #expect(container.resolve(GatedCanvas.self) === one)  // the registration took the scope
         #expect(completed == 1)
         let resolver = container.synchronize()
-        let handed = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: Returned(resolver.resolve(GatedCanvas.self))) }.start()
-        }
+        let handed = await onNewThread { Returned(resolver.resolve(GatedCanvas.self)) }
         #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
     }
 

@@ -23,13 +23,6 @@ private final class HandedBack: @unchecked Sendable {  // immutable; the test wa
     init(_ object: AnyObject?) { self.object = object }
 }
 
-/// Runs `body` on a new thread (never the main one) and waits for it.
-private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// A behavior told about a type forwarded to a main-actor registration is told about that
 /// registration (what `registerMain` returned), as it is for `registerMain` itself: whatever it
 /// configures, the forwarded type answers only through the thread check.
@@ -48,7 +41,7 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
         #expect(onMain != nil)
         let resolver = container.synchronize()
 
-        let handed = await onAnotherThread { HandedBack(resolver.resolve(Surface.self)) }
+        let handed = await onNewThread { HandedBack(resolver.resolve(Surface.self)) }
 
         #expect(handed.object == nil, "a main-actor instance was handed to another thread")
     }

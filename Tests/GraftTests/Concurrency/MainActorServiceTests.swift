@@ -30,13 +30,6 @@ private final class Made: @unchecked Sendable {  // `count` is only touched unde
     @MainInjected var model: BadgeViewModel
 }
 
-/// Runs `body` on a new thread (never the main one) and waits for it.
-private func offMainThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// A container with a `.container`-scoped main-actor view model, registered from nonisolated code.
 private func makeContainer(counting made: Made) -> Container {
     let container = Container()
@@ -69,14 +62,14 @@ private func makeContainer(counting made: Made) -> Container {
         let log = LogCapture()
         let made = Made()
         let resolver = makeContainer(counting: made).synchronize()
-        let missed = await offMainThread { log.capturing { resolver.resolve(BadgeViewModel.self) == nil } }
+        let missed = await onNewThread { log.capturing { resolver.resolve(BadgeViewModel.self) == nil } }
         #expect(missed)
         #expect(made.value == 0)
         #expect(log.messages(mentioning: "BadgeViewModel is registered with registerMain").count >= 1)
         // Once made on the main actor, the kept instance is not handed to another thread either.
         let onMain = await MainActor.run { resolver.resolveMain(BadgeViewModel.self) != nil }
         #expect(onMain)
-        let stillMissed = await offMainThread { resolver.resolve(BadgeViewModel.self) == nil }
+        let stillMissed = await onNewThread { resolver.resolve(BadgeViewModel.self) == nil }
         #expect(stillMissed)
         #expect(made.value == 1)
     }
@@ -86,7 +79,7 @@ private func makeContainer(counting made: Made) -> Container {
     @Test func offTheMainThreadRequireThrowsNotOnMainActor() async {
         let made = Made()
         let resolver = makeContainer(counting: made).synchronize()
-        let description = await offMainThread { () -> String in
+        let description = await onNewThread { () -> String in
             do {
                 _ = try resolver.require(BadgeViewModel.self)
                 return "resolved"
@@ -209,9 +202,9 @@ private func makeContainer(counting made: Made) -> Container {
         let resolver = container.synchronize()
         let made = resolver.resolveMain(Panel.self)
         #expect(made != nil)
-        let handed = await offMainThread { Handed(resolver.resolve(Widget.self)) }
+        let handed = await onNewThread { Handed(resolver.resolve(Widget.self)) }
         #expect(handed.object == nil, "the main-actor Panel was handed to a background thread")
-        #expect(await offMainThread { Platform.isOnMainActor() } == false)
+        #expect(await onNewThread { Platform.isOnMainActor() } == false)
     }
 
     /// A forwarded main-actor entry is reachable from its forwarded key and from the main-actor

@@ -18,13 +18,6 @@ private final class HandedBack: @unchecked Sendable {  // immutable; the test wa
     init(_ object: AnyObject?) { self.object = object }
 }
 
-/// Runs `body` on a new thread (never the main one) and waits for it.
-private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// A main-actor registration replaced by a later `registerMain` of the same type keeps answering
 /// through a thread check: an entry the application kept from the first registration must not
 /// become reachable without its gate.
@@ -38,7 +31,7 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
         first.implements(Gadget.self)  // the same happens with container.forward(Gadget.self, to: first)
         let resolver = container.synchronize()
 
-        let handed = await onAnotherThread { HandedBack(resolver.resolve(Gadget.self)) }
+        let handed = await onNewThread { HandedBack(resolver.resolve(Gadget.self)) }
         let reachedAnotherThread = handed.object != nil
 
         #expect(!reachedAnotherThread)
@@ -54,7 +47,7 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
         container.forward(Gadget.self, name: "again", to: first)
         let resolver = container.synchronize()
 
-        let handed = await onAnotherThread {
+        let handed = await onNewThread {
             HandedBack(resolver.resolve(Gadget.self) ?? resolver.resolve(Gadget.self, name: "again"))
         }
         #expect(handed.object == nil)
@@ -138,7 +131,7 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) a
         first.implements(Gadget.self)
         let resolver = container.synchronize()
 
-        let valid = await onAnotherThread { resolver.validate().isValid }
+        let valid = await onNewThread { resolver.validate().isValid }
 
         #expect(valid)
     }

@@ -115,3 +115,27 @@ struct UncheckedBox<Value>: @unchecked Sendable {  // the test joins the thread 
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+/// Runs `body` on a new thread (never the main one, so never the main actor) and waits for it.
+/// The result comes back through a lock, which ThreadSanitizer sees ordering the two threads (a
+/// continuation resumed from a Foundation thread is not always seen as doing so).
+func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    let box = ResultBox<T>()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            box.set(body())
+            continuation.resume()
+        }
+        .start()
+    }
+    return box.take()
+}
+
+/// A value set on one thread and taken on another, under a lock.
+private final class ResultBox<T>: @unchecked Sendable {  // `value` is only touched under `lock`
+    private let lock = NSLock()
+    private var value: T?
+
+    func set(_ newValue: T) { lock.withLock { value = newValue } }
+    func take() -> T { lock.withLock { value! } }
+}
