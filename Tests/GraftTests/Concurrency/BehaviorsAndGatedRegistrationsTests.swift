@@ -25,12 +25,6 @@ private final class CopyingBehavior: Behavior {
     }
 }
 
-/// Hands an object (or `nil`) back from another thread.
-private final class Returned: @unchecked Sendable {  // immutable; the test waits for the thread first
-    let object: AnyObject?
-    init(_ object: AnyObject?) { self.object = object }
-}
-
 /// A behavior is application code: it sees a main-actor or async registration only once it is
 /// finished, so copying the container then copies the registration (its own instances, its own
 /// thread check), and configuring it configures the registration, never its gate.
@@ -60,7 +54,7 @@ private final class Returned: @unchecked Sendable {  // immutable; the test wait
         #expect(one != nil)
         #expect(container.resolve(GatedCanvas.self) === one)  // the scope the behavior set
         let resolver = container.synchronize()
-        let handed = await onNewThread { Returned(resolver.resolve(GatedCanvas.self)) }
+        let handed = await onNewThread { HandedBack(resolver.resolve(GatedCanvas.self)) }
         #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
     }
 
@@ -78,7 +72,7 @@ private final class Returned: @unchecked Sendable {  // immutable; the test wait
         #expect(container.resolve(GatedCanvas.self) === one)  // the registration took the scope
         #expect(completed == 1)
         let resolver = container.synchronize()
-        let handed = await onNewThread { Returned(resolver.resolve(GatedCanvas.self)) }
+        let handed = await onNewThread { HandedBack(resolver.resolve(GatedCanvas.self)) }
         #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
     }
 

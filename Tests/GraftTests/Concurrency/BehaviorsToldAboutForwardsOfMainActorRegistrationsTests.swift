@@ -17,12 +17,6 @@ private final class SingletonBehavior: Behavior {
     }
 }
 
-/// Hands an object (or `nil`) back from another thread.
-private final class HandedBack: @unchecked Sendable {  // immutable; the test waits for the thread first
-    let object: AnyObject?
-    init(_ object: AnyObject?) { self.object = object }
-}
-
 /// A behavior told about a type forwarded to a main-actor registration is told about that
 /// registration (what `registerMain` returned), as it is for `registerMain` itself: whatever it
 /// configures, the forwarded type answers only through the thread check.

@@ -12,12 +12,6 @@ private final class Model {}
 private protocol Widget: AnyObject {}
 @MainActor private final class Panel: Widget {}
 
-/// Hands an object (or `nil`) back from another thread.
-private final class Handed: @unchecked Sendable {  // immutable; the test joins the thread first
-    let object: AnyObject?
-    init(_ object: AnyObject?) { self.object = object }
-}
-
 /// Counts from any thread.
 private final class Made: @unchecked Sendable {  // `count` is only touched under `lock`
     private let lock = NSLock()
@@ -202,7 +196,7 @@ private func makeContainer(counting made: Made) -> Container {
         let resolver = container.synchronize()
         let made = resolver.resolveMain(Panel.self)
         #expect(made != nil)
-        let handed = await onNewThread { Handed(resolver.resolve(Widget.self)) }
+        let handed = await onNewThread { HandedBack(resolver.resolve(Widget.self)) }
         #expect(handed.object == nil, "the main-actor Panel was handed to a background thread")
         #expect(await onNewThread { Platform.isOnMainActor() } == false)
     }

@@ -12,12 +12,6 @@ private final class Panel: Gadget {}
     var count = 0
 }
 
-/// Hands an object (or `nil`) back from another thread.
-private final class HandedBack: @unchecked Sendable {  // immutable; the test waits for the thread first
-    let object: AnyObject?
-    init(_ object: AnyObject?) { self.object = object }
-}
-
 /// A main-actor registration replaced by a later `registerMain` of the same type keeps answering
 /// through a thread check: an entry the application kept from the first registration must not
 /// become reachable without its gate.

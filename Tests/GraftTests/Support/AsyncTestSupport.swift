@@ -139,3 +139,9 @@ private final class ResultBox<T>: @unchecked Sendable {  // `value` is only touc
     func set(_ newValue: T) { lock.withLock { value = newValue } }
     func take() -> T { lock.withLock { value! } }
 }
+
+/// An object (or `nil`) handed back from another thread, as ``onNewThread(_:)`` returns it.
+final class HandedBack: @unchecked Sendable {  // immutable once made
+    let object: AnyObject?
+    init(_ object: AnyObject?) { self.object = object }
+}
