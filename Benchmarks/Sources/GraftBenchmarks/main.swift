@@ -83,7 +83,7 @@ if CommandLine.arguments.dropFirst().first == "--instruction-gate" {
 }
 
 // Profiling: GRAFT_BENCH_PROFILE=<part of a scenario name> runs only Graft's workload, 200,000
-// operations, for `valgrind --tool=callgrind` to count.
+// operations, for `valgrind --tool=callgrind` to count; "floor: <part of its name>" runs a floor.
 if let profiled = ProcessInfo.processInfo.environment["GRAFT_BENCH_PROFILE"] {
     for scenario in scenarios where scenario.name.contains(profiled) {
         let workload = scenario.graft()
@@ -95,6 +95,11 @@ if let profiled = ProcessInfo.processInfo.environment["GRAFT_BENCH_PROFILE"] {
         try layer.check()
         layer.run(200_000)
         print("profiled \(name)")
+    }
+    for floor in [Floor.allocation, .bareAllocation, .mutex, .reference, .handWiredGraph]
+    where "floor: \(floor.rawValue)".contains(profiled) {
+        floor.workload()(200_000)
+        print("profiled floor: \(floor.rawValue)")
     }
     exit(0)
 }

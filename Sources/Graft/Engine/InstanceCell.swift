@@ -58,8 +58,11 @@ struct InstanceCell {
 
     @inlinable @inline(__always)
     static func valueOffset<Service>(_: Service.Type) -> Int {
-        let alignment = MemoryLayout<Service>.alignment
-        return (Header.size + alignment - 1) / alignment * alignment
+        // An alignment is a power of two: rounding up is a mask. Unspecialized code reads the
+        // alignment from the metadata at run time, where a division would cost tens of cycles on
+        // every access to a value.
+        let alignmentMask = MemoryLayout<Service>.alignment - 1
+        return (Header.size + alignmentMask) & ~alignmentMask
     }
 
     /// The bytes a cell of `Service` takes.
