@@ -168,10 +168,7 @@ final class DeferredAccess<Service> {
             ?? ResolutionError(
                 .notRegistered, path: hierarchy.path + ["\(Service.self)"],
                 message: "Graft: resolution failed: \(Service.self) is not registered (any more).")
-        if let absent = absentValue(of: Service.self) {
-            hierarchy.logFailureOfOptional(error)
-            return .success(absent)
-        }
+        if let absent = hierarchy.absentAfterFailure(of: Service.self, error) { return .success(absent) }
         return .failure(error)
     }
 }

@@ -218,11 +218,10 @@ func absentAfterOperatorFailure<Service>(
     resolver: any Resolver,
     serviceType: Service.Type
 ) -> Service? {
-    guard let absent = absentValue(of: Service.self) else { return nil }
     if let container = resolver as? Container {
-        container.hierarchy.locked { container.hierarchy.logFailureOfOptional(error) }
+        return container.hierarchy.absentAfterFailure(of: Service.self, error)
     }
-    return absent
+    return absentValue(of: Service.self)
 }
 
 /// Stops with the failure of a `~>` resolution, naming the service whose factory asked, if any.

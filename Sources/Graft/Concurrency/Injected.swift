@@ -148,9 +148,8 @@ final class InjectedBox<Service>: @unchecked Sendable {
     /// resolves again), and the failure logged, as `resolve` logs it. `nil` (stop) otherwise.
     @usableFromInline
     func absentAfterFailure(_ error: any Error) -> Service? {
-        guard let absent = absentValue(of: Service.self), let error = error as? ResolutionError else { return nil }
-        hierarchy.logFailureOfOptional(error)
-        return absent
+        guard let error = error as? ResolutionError else { return nil }
+        return hierarchy.absentAfterFailure(of: Service.self, error)
     }
 
     /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.

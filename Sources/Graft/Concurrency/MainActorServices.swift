@@ -280,10 +280,7 @@ final class MainInjectedBox<Service> {
             return made
         case .failure(let error):
             // An optional service whose registered service failed: `nil`, logged, not kept.
-            if let absent = absentValue(of: Service.self) {
-                hierarchy.locked { hierarchy.logFailureOfOptional(error) }
-                return absent
-            }
+            if let absent = hierarchy.absentAfterFailure(of: Service.self, error) { return absent }
             stop(
                 "Graft: @MainInjected could not resolve \(serviceLabel(Service.self, name: name)): "
                     + error.descriptionWithoutPrefix)

@@ -190,10 +190,20 @@ extension Hierarchy {
         Self.release(ended)
     }
 
-    /// An `Optional` read as `nil` because the service it wraps is registered and failed, by a
-    /// caller that gives that `nil` to user code (a `Lazy`, a `Provider`, `@Injected`, `~>`):
-    /// logs `error`, unless it is the failure of the request in flight, whose end logs it.
-    func logFailureOfOptional(_ error: ResolutionError) {
+    /// What a caller that gives its result to user code (a `Lazy`, a `Provider`, `@Injected`,
+    /// `@MainInjected`, `~>`) returns for a resolution that failed with `error`: for an `Optional`
+    /// service type, `nil` (an `Optional` asked for is a "maybe", as `resolve` makes it), with the
+    /// failure logged under the mutex; for any other type no value, and the caller reports the
+    /// failure itself.
+    func absentAfterFailure<Service>(of _: Service.Type, _ error: ResolutionError) -> Service? {
+        guard let absent = absentValue(of: Service.self) else { return nil }
+        locked { logFailureOfOptional(error) }
+        return absent
+    }
+
+    /// An `Optional` read as `nil` because the service it wraps is registered and failed: logs
+    /// `error`, unless it is the failure of the request in flight, whose end logs it.
+    private func logFailureOfOptional(_ error: ResolutionError) {
         if let failure, failure.message == error.message, failure.path == error.path { return }
         log { error.description }
     }
