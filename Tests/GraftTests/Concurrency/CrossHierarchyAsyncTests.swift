@@ -130,9 +130,11 @@ private final class SlowRight: Sendable {}
             }
             if outcome == nil {
                 hung += 1;
+                // A factory that never started has no node: the print says so rather than crash.
                 print(
-                    "hung at iteration", iteration, "A waits on", Set(aNode.value!.waits.map(\.label)),
-                    "B waits on", Set(bNode.value!.waits.map(\.label)));
+                    "hung at iteration", iteration,
+                    "A waits on", aNode.value.map { Set($0.waits.map(\.label)) } ?? ["(A's factory did not start)"],
+                    "B waits on", bNode.value.map { Set($0.waits.map(\.label)) } ?? ["(B's factory did not start)"])
                 break
             }
             if outcome != 2 { notReported += 1 }

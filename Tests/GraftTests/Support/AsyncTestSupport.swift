@@ -82,7 +82,15 @@ final class TestBarrier: @unchecked Sendable {  // `waiting` is only touched und
 /// `operation`'s result, or `nil` if it has not finished within `seconds`, timed on a thread of its
 /// own (no sleep, and the cooperative pool is not blocked). Generous bounds: under
 /// ThreadSanitizer, with the whole suite running, a run takes seconds.
+///
+/// The bound tells a hang from slowness, so it is five times longer in a sanitized run (the
+/// sanitizer scripts set `TSAN_OPTIONS` or `ASAN_OPTIONS`): there every instruction is slower, and
+/// the exit tests' child processes, each a sanitized copy of the suite, share the cores with the
+/// tasks being timed, which can then wait for a thread of the cooperative pool for a minute.
 func finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    let environment = ProcessInfo.processInfo.environment
+    let isSanitized = environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
+    let seconds = isSanitized ? seconds * 5 : seconds
     let finished = DispatchSemaphore(value: 0)
     let result = LockedBox<T>()
     Task {
