@@ -205,6 +205,47 @@ private final class Shaft: Axle {
     }
 }
 
+@Suite struct SwinjectParityGraphStorageTests {
+    /// A custom scope built on `GraphStorage`, resolved in a factory before and after a
+    /// `withObjectGraph` of another graph: the inner graph's end leaves the outer graph's instance.
+    @Test func innerGraphEndingLeavesTheOuterGraphsInstance() {
+        final class Pair {
+            let first: Dog
+            let second: Dog
+            init(first: Dog, second: Dog) { (self.first, self.second) = (first, second) }
+        }
+        let perGraph = ObjectScope(storageFactory: GraphStorage.init, description: "per graph")
+        let container = Container()
+        let inner = Box<Dog?>(nil)
+        container.register(Dog.self) { _ in Dog() }.inObjectScope(perGraph)
+        container.register(Pair.self) { r in
+            let first = r.resolve(Dog.self)!
+            inner.value = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Dog.self) }
+            return Pair(first: first, second: r.resolve(Dog.self)!)
+        }
+        let pair = container.resolve(Pair.self)
+        #expect(pair?.first === pair?.second)
+        #expect(inner.value != nil && inner.value !== pair?.first)
+        #expect(container.resolve(Pair.self)?.first !== pair?.first)  // a later resolution starts afresh
+    }
+
+    @Test func holdsEachEnclosingGraphsInstanceUntilThatGraphEnds() {
+        let storage = GraphStorage()
+        let outer = GraphIdentifier()
+        let inner = GraphIdentifier()
+        storage.setInstance(1, inGraph: outer)
+        storage.setInstance(2, inGraph: inner)
+        #expect(storage.instance(inGraph: outer) as? Int == 1)
+        #expect(storage.instance(inGraph: inner) as? Int == 2)
+        storage.graphResolutionCompleted()
+        #expect(storage.instance(inGraph: inner) == nil)
+        #expect(storage.instance(inGraph: outer) as? Int == 1)
+        storage.graphResolutionCompleted()
+        #expect(storage.instance(inGraph: outer) == nil)
+        #expect(storage.instance == nil)
+    }
+}
+
 /// Collects values from many threads behind a lock.
 private final class Collected<Value: Sendable>: @unchecked Sendable {  // `values` is only touched under `lock`
     private let lock = NSLock()
