@@ -39,23 +39,44 @@ public final class TransientStorage: InstanceStorage {
 }
 
 /// Keeps an instance only within the graph that created it, and nothing once that resolution ends.
+///
+/// A graph resolved inside another (`withObjectGraph` in a factory) ends first; its end gives the
+/// enclosing graph its instance back, as Swinject's storage does.
 public final class GraphStorage: InstanceStorage {
     private var graph: GraphIdentifier?
     public var instance: Any?
+    /// The instances of the graphs enclosing `graph`, innermost last; empty unless graphs nest.
+    private var enclosing: [(graph: GraphIdentifier, instance: Any)] = []
 
     /// Makes an empty storage.
     public init() {}
 
     public func graphResolutionCompleted() {
-        instance = nil
-        graph = nil
+        if let outer = enclosing.popLast() {
+            (graph, instance) = (outer.graph, outer.instance)
+        } else {
+            instance = nil
+            graph = nil
+        }
     }
 
     public func instance(inGraph graph: GraphIdentifier) -> Any? {
-        self.graph == graph ? instance : nil
+        if self.graph == graph { return instance }
+        return enclosing.last { $0.graph == graph }?.instance
     }
 
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+        if let current = self.graph, current != graph {
+            guard instance != nil else {
+                // A failed resolution takes back its instance; released once the list is consistent
+                // again, since its `deinit` may call back into this storage.
+                if let index = enclosing.lastIndex(where: { $0.graph == graph }) {
+                    withExtendedLifetime(enclosing.remove(at: index)) {}
+                }
+                return
+            }
+            if let held = self.instance { enclosing.append((current, held)) }
+        }
         self.instance = instance
         self.graph = graph
     }
