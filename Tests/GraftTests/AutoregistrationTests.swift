@@ -91,6 +91,18 @@ private final class Deferred {
     init(clock: Lazy<Metronome>) { self.clock = clock }
 }
 
+/// `init(clock:)` beside the synthesized `init(from:)`, which throws: one parameter each.
+private struct Timetable: Decodable {
+    let hours: Int
+    init(clock: Metronome) { hours = 24 }
+}
+/// Two initializers of two parameters, the second of which throws.
+private final class Almanac {
+    let source: String
+    init(owner: String, clock: Metronome) { source = "clock" }
+    init(owner: String, path: String) throws { source = "path" }
+}
+
 /// A container with every `PartN` registered in the container scope.
 private func containerWithParts() -> Container {
     let container = Container()
@@ -288,6 +300,18 @@ private func expectedParts(_ container: Container, count: Int) -> [ObjectIdentif
         #expect(error.path == ["Dashboard", "Absentee"])
         #expect(error.description.contains("no registration of Absentee taking no arguments"))
         #expect(error.description.contains("Path: Dashboard -> Absentee"))
+    }
+
+    @Test func initializerThatDoesNotThrowIsChosenOverOneThatThrows() {
+        let container = Container()
+        container.autoregister(Metronome.self, initializer: Metronome.init)
+        container.autoregister(Timetable.self, initializer: Timetable.init)
+        container.autoregister(Almanac.self, argument: String.self, initializer: Almanac.init)
+        container.autoregister(Almanac.self, arguments: String.self, Int.self, initializer: Almanac.init)
+
+        #expect(container.resolve(Timetable.self)?.hours == 24)
+        #expect(container.resolve(Almanac.self, argument: "Ada")?.source == "clock")
+        #expect(container.resolve(Almanac.self, arguments: "Ada", 7)?.source == "clock")
     }
 
     @Test func throwingInitializerFailsTheResolution() throws {
