@@ -124,6 +124,11 @@ private final class TripleWithLabel {
     init(_ b: Part1, label: String, _ a: Part0) {}
 }
 
+/// `init()` beside the memberwise `init(reading:)`.
+private struct Gauge {
+    var reading = 50
+}
+
 /// The order in which factories ran.
 private final class Trail {
     var steps: [String] = []
@@ -404,6 +409,16 @@ private func expectedParts(_ container: Container, count: Int) -> [ObjectIdentif
         #expect(container.resolve(Timetable.self)?.hours == 24)
         #expect(container.resolve(Almanac.self, argument: "Ada")?.source == "clock")
         #expect(container.resolve(Almanac.self, arguments: "Ada", 7)?.source == "clock")
+    }
+
+    @Test func initializerOfAStructWithDefaultsIsTheOneWithoutParameters() {
+        let container = Container()
+        container.register(Int.self) { _ in 7 }
+        container.autoregister(Gauge.self, initializer: Gauge.init)
+        container.autoregister(Gauge.self, name: "memberwise", initializer: Gauge.init(reading:))
+
+        #expect(container.resolve(Gauge.self)?.reading == 50)
+        #expect(container.resolve(Gauge.self, name: "memberwise")?.reading == 7)
     }
 
     @Test func throwingInitializerFailsTheResolution() throws {
