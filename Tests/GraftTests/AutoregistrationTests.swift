@@ -90,6 +90,49 @@ private final class Deferred {
     let clock: Lazy<Metronome>
     init(clock: Lazy<Metronome>) { self.clock = clock }
 }
+/// `init(clock:)` beside the synthesized `init(from:)`, which throws: one parameter each.
+private struct Timetable: Decodable {
+    let hours: Int
+    init(clock: Metronome) { hours = 24 }
+}
+/// Two initializers of two parameters, the second of which throws.
+private final class Almanac {
+    let source: String
+    init(owner: String, clock: Metronome) { source = "clock" }
+    init(owner: String, path: String) throws { source = "path" }
+}
+
+private final class Workshop {
+    let first: Metronome
+    let second: Metronome
+    let reporter: Reporter
+    init(first: Metronome, second: Metronome, reporter: Reporter) {
+        self.first = first
+        self.second = second
+        self.reporter = reporter
+    }
+}
+private final class Compass {}
+private final class Chart {
+    let compass: Compass?
+    init(compass: Compass?) { self.compass = compass }
+}
+private final class Triple {
+    init(_ c: Part2, _ a: Part0, _ b: Part1) {}
+}
+private final class TripleWithLabel {
+    init(_ b: Part1, label: String, _ a: Part0) {}
+}
+
+/// `init()` beside the memberwise `init(reading:)`.
+private struct Gauge {
+    var reading = 50
+}
+
+/// The order in which factories ran.
+private final class Trail {
+    var steps: [String] = []
+}
 
 /// A container with every `PartN` registered in the container scope.
 private func containerWithParts() -> Container {
@@ -199,6 +242,72 @@ private func expectedParts(_ container: Container, count: Int) -> [ObjectIdentif
         #expect(stderr.contains("register(_:name:factory:)"))
     }
 
+    @Test func initializerOfASubtypeRegistersTheType() {
+        let container = Container()
+        container.autoregister(Beast.self, initializer: Lynx.init)
+
+        #expect(container.resolve(Beast.self) is Lynx)
+    }
+
+    @Test func parametersAreResolvedInTheirOrder() {
+        let trail = Trail()
+        let container = Container()
+        container.register(Part0.self) { _ in
+            trail.steps.append("Part0"); return Part0()
+        }
+        container.register(Part1.self) { _ in
+            trail.steps.append("Part1"); return Part1()
+        }
+        container.register(Part2.self) { _ in
+            trail.steps.append("Part2"); return Part2()
+        }
+        container.autoregister(Triple.self, initializer: Triple.init)
+        container.autoregister(TripleWithLabel.self, argument: String.self, initializer: TripleWithLabel.init)
+
+        _ = container.resolve(Triple.self)
+        _ = container.resolve(TripleWithLabel.self, argument: "label")
+
+        #expect(trail.steps == ["Part2", "Part0", "Part1", "Part1", "Part0"])
+    }
+
+    @Test func parametersShareAGraphScopedDependency() throws {
+        let container = Container()
+        container.autoregister(Metronome.self, initializer: Metronome.init).inObjectScope(.graph)
+        container.autoregister(Reporter.self, initializer: Reporter.init)
+        container.autoregister(Workshop.self, initializer: Workshop.init)
+
+        let workshop = try #require(container.resolve(Workshop.self))
+        let next = try #require(container.resolve(Workshop.self))
+
+        #expect(workshop.first === workshop.second && workshop.first === workshop.reporter.clock)
+        #expect(next.first !== workshop.first)
+    }
+
+    @Test func namedRegistrationWithArgumentsResolvesUnderItsNameOnly() {
+        let container = Container()
+        container.autoregister(Metronome.self, initializer: Metronome.init)
+        container.autoregister(Logbook.self, name: "audit", arguments: Int.self, String.self, initializer: Logbook.init)
+        container.autoregister(Logbook.self, name: "audit", argument: String.self) { (owner: String) in
+            Logbook(owner: owner, clock: Metronome(), count: 0, copy: owner)
+        }
+
+        #expect(container.resolve(Logbook.self, name: "audit", arguments: 3, "Ada")?.count == 3)
+        #expect(container.resolve(Logbook.self, name: "audit", argument: "Ada")?.count == 0)
+        #expect(container.resolve(Logbook.self, arguments: 3, "Ada") == nil)
+        #expect(container.resolve(Logbook.self, argument: "Ada") == nil)
+    }
+
+    @Test func optionalParameterOfAnUnregisteredTypeLogsNothing() throws {
+        let log = LogCapture()
+        let container = Container()
+        container.autoregister(Chart.self, initializer: Chart.init)
+
+        let chart = try #require(log.capturing { container.resolve(Chart.self) })
+
+        #expect(chart.compass == nil)
+        #expect(log.messages(mentioning: "Compass").isEmpty)
+    }
+
     @Test func namedRegistrationResolvesUnderItsNameOnly() {
         let container = Container()
         container.autoregister(Metronome.self, initializer: Metronome.init)
@@ -288,6 +397,28 @@ private func expectedParts(_ container: Container, count: Int) -> [ObjectIdentif
         #expect(error.path == ["Dashboard", "Absentee"])
         #expect(error.description.contains("no registration of Absentee taking no arguments"))
         #expect(error.description.contains("Path: Dashboard -> Absentee"))
+    }
+
+    @Test func initializerThatDoesNotThrowIsChosenOverOneThatThrows() {
+        let container = Container()
+        container.autoregister(Metronome.self, initializer: Metronome.init)
+        container.autoregister(Timetable.self, initializer: Timetable.init)
+        container.autoregister(Almanac.self, argument: String.self, initializer: Almanac.init)
+        container.autoregister(Almanac.self, arguments: String.self, Int.self, initializer: Almanac.init)
+
+        #expect(container.resolve(Timetable.self)?.hours == 24)
+        #expect(container.resolve(Almanac.self, argument: "Ada")?.source == "clock")
+        #expect(container.resolve(Almanac.self, arguments: "Ada", 7)?.source == "clock")
+    }
+
+    @Test func initializerOfAStructWithDefaultsIsTheOneWithoutParameters() {
+        let container = Container()
+        container.register(Int.self) { _ in 7 }
+        container.autoregister(Gauge.self, initializer: Gauge.init)
+        container.autoregister(Gauge.self, name: "memberwise", initializer: Gauge.init(reading:))
+
+        #expect(container.resolve(Gauge.self)?.reading == 50)
+        #expect(container.resolve(Gauge.self, name: "memberwise")?.reading == 7)
     }
 
     @Test func throwingInitializerFailsTheResolution() throws {

@@ -123,6 +123,24 @@ private func makeContainer() -> Container {
         #expect((container ~> Wanderer?.self) == nil)
     }
 
+    @Test func optionalTypeWithANameOrArgumentsIsNilWhenItsRegistrationIsMissing() {
+        let log = LogCapture()
+        let container = makeContainer()
+
+        let named = container ~> (Companion?.self, name: "named")
+        let unnamed = container ~> (Companion?.self, name: "stray")
+        let tagged = container ~> (Tag?.self, argument: "a")
+        let counted: Tag! = container ~> (Tag?.self, arguments: ("a", 2))
+        let mistyped = container ~> (Tag?.self, name: "stray", argument: 1)
+
+        #expect((named as? Kitten)?.name == "Named")
+        #expect(unnamed == nil)
+        #expect(tagged?.text == "a")
+        #expect(counted.text == "aa")
+        #expect(mistyped == nil)
+        #expect(log.messages(mentioning: "stray").isEmpty)  // an absent optional is not a failure
+    }
+
     @Test func validationSeesWhatTheOperatorsResolve() {
         let container = makeContainer()
         container.register(Keeper.self) { r in Keeper(pet: r ~> (Companion.self, name: "named"), bowl: r~>) }

@@ -19,6 +19,8 @@ extension Container {
     ///
     /// Name a particular initializer when the type has several with the same number of
     /// parameters (`UserService.init(database:logger:)`), or convert it (`Cat.init as () -> Cat`).
+    /// Of two such initializers, one that throws and one that does not (a `Decodable` type's
+    /// `init(from:)` beside its own), `Type.init` names the one that does not throw.
     ///
     /// - Parameters:
     ///   - serviceType: The type to register.
@@ -47,8 +49,8 @@ extension Container {
     /// ```
     ///
     /// The argument goes to the initializer's parameter of its type, wherever that parameter is;
-    /// the other parameters are resolved as ``autoregister(_:name:initializer:)`` resolves them.
-    /// See ``autoregister(_:name:arguments:_:initializer:)`` for how an argument finds its parameter.
+    /// the other parameters are resolved as ``autoregister(_:name:initializer:)-6wkb8`` resolves them.
+    /// See ``autoregister(_:name:arguments:_:initializer:)-71phe`` for how an argument finds its parameter.
     ///
     /// - Parameters:
     ///   - serviceType: The type to register.
@@ -154,5 +156,85 @@ struct AutoregisteredDependency<Dependency> {
             if let match = argument as? Dependency { return match }
         }
         return try resolver.require(Dependency.self)
+    }
+}
+
+// The forms above again, for an initializer that does not throw. A type often has an initializer
+// that throws beside one that does not, with as many parameters (a `Decodable` type's
+// `init(from:)` beside its `init(store:)`): with the forms above alone, `Type.init` could name
+// either, and the call is ambiguous. A form that takes only initializers that do not throw is the
+// more specific, so Swift picks it, and the initializer that does not throw, as
+// SwinjectAutoregistration does.
+extension Container {
+    /// Registers `serviceType` to be made by `initializer`, which does not throw, each of whose
+    /// parameters is resolved from the container by its type.
+    ///
+    /// Chosen over the form whose initializer throws when `Type.init` names two initializers with
+    /// as many parameters, one of which throws (a `Decodable` type's `init(from:)`): the one that
+    /// does not throw is registered. Otherwise the same as that form.
+    ///
+    /// - Parameters:
+    ///   - serviceType: The type to register.
+    ///   - name: A name telling apart registrations of the same type.
+    ///   - initializer: Makes the service from its dependencies, usually the type's `init`.
+    /// - Returns: The registration, to chain settings on.
+    @inlinable
+    @discardableResult
+    public func autoregister<Service, each Dependency>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        initializer: @escaping (repeat each Dependency) -> Service
+    ) -> ServiceEntry<Service> {
+        autoregister(serviceType, name: name, initializer: initializer as (repeat each Dependency) throws -> Service)
+    }
+
+    /// Registers `serviceType` to be made by `initializer`, which does not throw, from one
+    /// argument given to `resolve` and dependencies resolved from the container.
+    ///
+    /// Chosen over the form whose initializer throws, as the form without arguments is.
+    ///
+    /// - Parameters:
+    ///   - serviceType: The type to register.
+    ///   - name: A name telling apart registrations of the same type and argument types.
+    ///   - argumentType: The type of the argument `resolve` passes.
+    ///   - initializer: Makes the service from the argument and its dependencies.
+    /// - Returns: The registration, to chain settings on.
+    @inlinable
+    @discardableResult
+    public func autoregister<Service, Argument, each Dependency>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        argument argumentType: Argument.Type,
+        initializer: @escaping (repeat each Dependency) -> Service
+    ) -> ServiceEntry<Service> {
+        autoregister(
+            serviceType, name: name, arguments: argumentType,
+            initializer: initializer as (repeat each Dependency) throws -> Service)
+    }
+
+    /// Registers `serviceType` to be made by `initializer`, which does not throw, from arguments
+    /// given to `resolve` and dependencies resolved from the container.
+    ///
+    /// Chosen over the form whose initializer throws, as the form without arguments is.
+    ///
+    /// - Parameters:
+    ///   - serviceType: The type to register.
+    ///   - name: A name telling apart registrations of the same type and argument types.
+    ///   - firstType: The type of the first argument `resolve` passes.
+    ///   - moreTypes: The types of the arguments after it, each different from the others.
+    ///   - initializer: Makes the service from the arguments and its dependencies.
+    /// - Returns: The registration, to chain settings on.
+    @inlinable
+    @discardableResult
+    public func autoregister<Service, First, each More, each Dependency>(
+        _ serviceType: Service.Type,
+        name: String? = nil,
+        arguments firstType: First.Type,
+        _ moreTypes: repeat (each More).Type,
+        initializer: @escaping (repeat each Dependency) -> Service
+    ) -> ServiceEntry<Service> {
+        autoregister(
+            serviceType, name: name, arguments: firstType, repeat each moreTypes,
+            initializer: initializer as (repeat each Dependency) throws -> Service)
     }
 }

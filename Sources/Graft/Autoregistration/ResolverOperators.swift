@@ -24,7 +24,7 @@ postfix operator ~>
 /// resolved stops the program with ``Resolver/require(_:name:)``'s reason and path, naming the
 /// service whose factory asked: the operator cannot report a failure. Where a failure should be
 /// reported instead (to `resolve`, `require` and ``Container/validate()``), write
-/// `try r.require(Animal.self)` in a factory, or use ``Container/autoregister(_:name:initializer:)``.
+/// `try r.require(Animal.self)` in a factory, or use ``Container/autoregister(_:name:initializer:)-6wkb8``.
 ///
 /// - Parameter resolver: The resolver a factory receives, or a container.
 /// - Returns: The resolved instance.
