@@ -234,7 +234,7 @@ extension Container {
         reportsMiss: Bool = true,
         arguments: repeat each Argument
     ) -> Service? {
-        if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey {
+        if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey, key.name == nil {
             // Outside a resolution there is no graph: `nil`, as in Swinject, and nothing to report.
             return hierarchy.escapedGraph as? Service
         }

@@ -28,6 +28,21 @@ import Testing
         #expect(seen.value[0] != seen.value[2])
     }
 
+    /// Only the unnamed `GraphIdentifier` is the current graph: a name asks for a registration,
+    /// as in Swinject.
+    @Test func identifierAskedForUnderANameIsNotTheCurrentGraph() {
+        let container = Container()
+        let seen = Box<[GraphIdentifier?]>([])
+        container.register(Dog.self) { r in
+            seen.value = [r.resolve(GraphIdentifier.self), r.resolve(GraphIdentifier.self, name: "graph")]
+            return Dog()
+        }
+        _ = container.resolve(Dog.self)
+        #expect(seen.value.count == 2)
+        #expect(seen.value.first.flatMap { $0 } != nil)
+        #expect(seen.value.last.flatMap { $0 } == nil)
+    }
+
     @Test func withObjectGraphSharesGraphInstancesAcrossCalls() {
         let container = Container()
         container.register(Dog.self) { _ in Dog() }
