@@ -20,7 +20,7 @@ extension Resolver {
     ///   actor, or an instance of the wrong type. The error is thrown, not logged.
     @inlinable
     public func require<Service>(_ serviceType: Service.Type, name: String? = nil) throws(ResolutionError) -> Service {
-        if let container = self as? Container {
+        if let container = Container.exactly(self) {
             return try container.requireWithoutArguments(serviceType, name: name)
         }
         return try requireThroughForeignResolver(serviceType, name: name)
@@ -49,7 +49,7 @@ extension Resolver {
         name: String? = nil,
         arguments: repeat each Argument
     ) throws(ResolutionError) -> Service {
-        if let container = self as? Container {
+        if let container = Container.exactly(self) {
             return try container.requireService(serviceType, name: name, arguments: repeat each arguments)
         }
         if let instance = resolve(serviceType, name: name, arguments: repeat each arguments) { return instance }
@@ -83,6 +83,28 @@ extension Resolver {
 }
 
 extension Container {
+    /// `resolver` itself when it is a `Container` or a view (`SynchronizedResolver`), else `nil`.
+    ///
+    /// `Container` is not open, and `SynchronizedResolver` is its only subclass, so these two
+    /// types are every resolver that is a `Container`: comparing the resolver's type with them is
+    /// two compares of type metadata, where the conditional cast `resolver as? Container` from a
+    /// generic resolver is a call into the runtime costing about 90 instructions, paid by every
+    /// `require` a factory makes.
+    ///
+    /// Invariant: the bit cast runs only when `R` is one of these two class types, so `resolver`
+    /// is exactly one strong reference to a `Container` (checked in debug builds). It goes through
+    /// a raw pointer, a trivial copy: the reference comes out borrowed from `resolver`, as the
+    /// compile-time cast a caller with a concrete `Container` gets, and costs no retain there.
+    @inlinable @inline(__always)
+    static func exactly<R: Resolver>(_ resolver: R) -> Container? {
+        guard R.self == Container.self || R.self == SynchronizedResolver.self else {
+            assert(!(resolver is Container), "Graft: a Container subclass other than SynchronizedResolver")
+            return nil
+        }
+        assert(resolver is Container, "Graft: \(R.self) taken for a Container")
+        return unsafeBitCast(unsafeBitCast(resolver, to: UnsafeRawPointer.self), to: Container.self)
+    }
+
     @inlinable
     final func requireWithoutArguments<Service>(
         _ serviceType: Service.Type,
