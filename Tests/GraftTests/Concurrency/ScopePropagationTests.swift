@@ -33,6 +33,12 @@ private final class EscapedBox: @unchecked Sendable {  // `stored` is only touch
     }
 }
 
+/// Whether `error` is a `ResolutionError` for a service not registered.
+private func isNotRegistered(_ error: ResolutionError?) -> Bool {
+    guard let error, case .notRegistered = error.reason else { return false }
+    return true
+}
+
 /// How a binding made by `withResolver` or `withOverrides` reaches child tasks, escaping closures
 /// and tasks that outlive the scope, and what an override scope does to instances kept outside it.
 @Suite struct ScopePropagationTests {
@@ -238,6 +244,44 @@ private final class EscapedBox: @unchecked Sendable {  // `stored` is only touch
         let kept = try await resolver.resolveAsync(Socket.self)
         #expect(kept.serial == 1)
         #expect(builds.value == 1)
+    }
+
+    /// A test that overrides an async service with a synchronous stand-in must not reach the live
+    /// factory through `resolveAsync`: the override replaces the async registration, whichever
+    /// container of the hierarchy holds it.
+    @Test(arguments: [false, true])
+    func aSynchronousOverrideOfAnAsyncServiceReplacesItForResolveAsync(inParent: Bool) async throws {
+        let live = Count()
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: live.next()) }
+        let bound = inParent ? Container(parent: app) : app
+        let (sync, failure) = await withResolver(bound.synchronize()) {
+            await withOverrides({ $0.register(Socket.self) { _ in Socket(serial: 99) } }) {
+                let resolver = SynchronizedResolver.current
+                let sync = resolver.resolve(Socket.self)?.serial
+                do {
+                    _ = try await resolver.resolveAsync(Socket.self)
+                    return (sync, nil as ResolutionError?)
+                } catch {
+                    return (sync, error as? ResolutionError)
+                }
+            }
+        }
+        #expect(sync == 99)
+        #expect(live.value == 0, "resolveAsync built the live service the override replaced")
+        #expect(isNotRegistered(failure))
+        #expect(failure?.description.contains("registered with register, synchronously") == true)
+    }
+
+    @Test func aLaterSynchronousRegistrationReplacesAnAsyncOneForResolveAsync() async {
+        let live = Count()
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in Socket(serial: live.next()) }
+        container.register(Socket.self) { _ in Socket(serial: 99) }
+        let resolved = try? await container.synchronize().resolveAsync(Socket.self)
+        #expect(resolved == nil)
+        #expect(live.value == 0)
+        #expect(container.resolve(Socket.self)?.serial == 99)
     }
 }
 
