@@ -8,6 +8,8 @@ private final class Socket: Sendable {
     init(serial: Int) { self.serial = serial }
 }
 private final class Lamp {}
+private final class LampHolder { @Injected var lamp: Lamp? }
+private final class StreamHolder { @Injected var stream: Stream }
 
 /// Counts from any task or thread.
 private final class Count: @unchecked Sendable {  // `stored` is only touched under `lock`
@@ -141,6 +143,42 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         }
         #expect(inside !== held)
         #expect(app.resolve(Beacon.self) === held)
+    }
+
+    @Test func anEscapedResolverOrATaskKeepsTheScopeUntilItIsDropped() async {
+        weak var scoped: Beacon?
+        let gate = TestGate()
+        var escaped: EscapedResolver?
+        var task: Task<Void, Never>?
+        withResolver(clockContainer(clock: 1).synchronize()) {
+            withOverrides({ $0.register(Beacon.self) { _ in Beacon() }.inObjectScope(.container) }) {
+                scoped = SynchronizedResolver.current.resolve(Beacon.self)
+                escaped = withEscapedResolver { $0 }
+                task = Task { await gate.wait() }
+            }
+        }
+        #expect(scoped != nil)  // the escaped binding and the running task hold the scope
+        escaped = nil
+        await gate.arrivals(1)
+        gate.open()
+        await task?.value
+        task = nil
+        #expect(escaped == nil)
+        // A task releases its task-locals as it completes, before its awaiters resume.
+        #expect(scoped == nil)
+    }
+
+    @Test func anInjectedPropertyReadAfterItsScopeKeepsOnlyItsValue() {
+        weak var scoped: Beacon?
+        let holder = withResolver(clockContainer(clock: 1).synchronize()) {
+            withOverrides({ $0.register(Beacon.self) { _ in Beacon() }.inObjectScope(.container) }) {
+                scoped = SynchronizedResolver.current.resolve(Beacon.self)
+                return StreamHolder()
+            }
+        }
+        #expect(scoped != nil)  // the unread property holds the scope's resolver
+        #expect(holder.stream.clock.id == 1)
+        #expect(scoped == nil)  // once read, only the stream is kept
     }
 
     /// Stress for ThreadSanitizer: override scopes copy the registrations while another thread
@@ -286,6 +324,17 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
 }
 
 @Suite struct MainActorScopePropagationTests {
+    @MainActor @Test func anInjectedMainActorServiceReadOffTheMainActorIsNilAndNotKept() async {
+        let app = Container()
+        app.registerMain(Lamp.self) { _ in Lamp() }.inObjectScope(.container)
+        let holder = withResolver(app.synchronize()) { LampHolder() }
+        let box = UncheckedBox(holder)
+        let offMain = await onNewThread { box.value.lamp == nil }
+        #expect(offMain)
+        #expect(holder.lamp != nil)  // on the main actor, resolved again
+        #expect(holder.lamp === app.resolveMain(Lamp.self))
+    }
+
     @MainActor @Test func aMainActorSingletonMadeInAnOverrideScopeStaysInIt() async {
         let app = Container()
         app.registerMain(Lamp.self) { _ in Lamp() }.inObjectScope(.container)
