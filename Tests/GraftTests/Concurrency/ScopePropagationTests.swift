@@ -239,6 +239,19 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(try await app.synchronize().resolveAsync(Socket.self) === outer)
     }
 
+    @Test func anAsyncSingletonBuiltInAnOverrideScopeIsReleasedWithIt() async throws {
+        weak var built: Socket?
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        try await withResolver(app.synchronize()) {
+            try await withOverrides({ _ in }) {
+                built = try await SynchronizedResolver.current.resolveAsync(Socket.self)
+                #expect(built != nil)
+            }
+        }
+        #expect(built == nil)
+    }
+
     @Test func aBuildStartedInAnOverrideScopeFinishesAfterTheScopeEnds() async throws {
         let gate = TestGate()
         let app = Container()
@@ -333,6 +346,19 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(offMain)
         #expect(holder.lamp != nil)  // on the main actor, resolved again
         #expect(holder.lamp === app.resolveMain(Lamp.self))
+    }
+
+    @MainActor @Test func aMainActorSingletonMadeInAnOverrideScopeIsReleasedWithIt() {
+        weak var made: Lamp?
+        let app = Container()
+        app.registerMain(Lamp.self) { _ in Lamp() }.inObjectScope(.container)
+        withResolver(app.synchronize()) {
+            withOverrides({ _ in }) {
+                made = SynchronizedResolver.current.resolveMain(Lamp.self)
+                #expect(made != nil)
+            }
+        }
+        #expect(made == nil)
     }
 
     @MainActor @Test func aMainActorSingletonMadeInAnOverrideScopeStaysInIt() async {
