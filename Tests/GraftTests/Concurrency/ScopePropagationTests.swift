@@ -11,6 +11,15 @@ private final class Lamp {}
 private final class LampHolder { @Injected var lamp: Lamp? }
 private final class StreamHolder { @Injected var stream: Stream }
 
+/// A model that makes child models with the binding it was made with, as swift-dependencies'
+/// `withDependencies(from:)` does.
+private final class ParentModel {
+    @Injected var stream: Stream
+    private let escaped = withEscapedResolver { $0 }
+    func makeChild() -> StreamHolder { escaped.yield { StreamHolder() } }
+    func makeChildWithoutTheBinding() -> StreamHolder { StreamHolder() }
+}
+
 /// Counts from any task or thread.
 private final class Count: @unchecked Sendable {  // `stored` is only touched under `lock`
     private let lock = NSLock()
@@ -179,6 +188,17 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(scoped != nil)  // the unread property holds the scope's resolver
         #expect(holder.stream.clock.id == 1)
         #expect(scoped == nil)  // once read, only the stream is kept
+    }
+
+    @Test func aChildModelMadeLaterGetsItsParentsBindingOnlyThroughAnEscapedResolver() {
+        let app = clockContainer(clock: 1)
+        let (parent, child) = withResolver(app.synchronize()) {
+            let parent = withOverrides({ $0.register(Ticker.self) { _ in Ticker(id: 2) } }) { ParentModel() }
+            return (parent, parent.makeChildWithoutTheBinding())
+        }
+        #expect(parent.stream.clock.id == 2)
+        #expect(child.stream.clock.id == 1)  // made after the scope: the binding current then
+        #expect(parent.makeChild().stream.clock.id == 2)
     }
 
     /// Stress for ThreadSanitizer: override scopes copy the registrations while another thread
