@@ -76,6 +76,9 @@ extension Container {
                     let direct = key.service == entryCopy.cell.storedType ? entryCopy.cell : nil
                     copy.services.insert(entryCopy, for: key, directCell: direct)
                 }
+                // Added once the copies are in, so they are told only about registrations made in
+                // the copy (the overrides), as they would be in a container built afresh with them.
+                for behavior in original.behaviors { copy.addBehavior(behavior) }
                 parent = copy
             }
             return parent!

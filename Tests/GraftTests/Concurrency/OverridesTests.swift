@@ -9,6 +9,17 @@ private final class Plug: Sendable {
 private protocol Widget: AnyObject {}
 @MainActor private final class Panel: Widget {}
 
+/// Forwards `Sendable` to every `Plug` registration, as a behavior of an application's container
+/// might.
+private final class ForwardingPlugs: Behavior {
+    func container<Type, Service>(
+        _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
+        withName name: String?
+    ) {
+        if Type.self == Plug.self { entry.implements(Sendable.self) }
+    }
+}
+
 @Suite struct OverridesTests {
     @Test func overridesReplaceAndSingletonsBelongToTheScope() {
         let app = clockContainer(clock: 1)
@@ -73,6 +84,21 @@ private protocol Widget: AnyObject {}
         }
         #expect(wrong == 0)
         #expect(app.resolve(Stream.self)?.clock.id == 0)
+    }
+
+    /// The copy keeps the container's behaviors, so an override is configured as the registration
+    /// it replaces was (here, forwarded), as in a container built afresh with it.
+    @Test func theContainersBehaviorsConfigureTheOverrides() {
+        let app = Container(behaviors: [ForwardingPlugs()])
+        app.register(Plug.self) { _ in Plug(serial: 1) }
+        #expect((app.resolve((any Sendable).self) as? Plug)?.serial == 1)
+        let inside = withResolver(app.synchronize()) {
+            withOverrides({ $0.register(Plug.self) { _ in Plug(serial: 2) } }) {
+                (SynchronizedResolver.current.resolve((any Sendable).self) as? Plug)?.serial
+            }
+        }
+        #expect(inside == 2, "the forwarded type resolves the registration the override replaced")
+        #expect((app.resolve((any Sendable).self) as? Plug)?.serial == 1)
     }
 
     @Test func copiesNamedArgumentAndForwardedRegistrations() {

@@ -444,8 +444,8 @@ public struct ReferenceModel {
         mainRegistrations[container] = [:]
     }
 
-    /// `withOverrides`: a new chain of containers with the registrations (not the instances) of
-    /// `container` and its ancestors; returns the copy of `container`.
+    /// `withOverrides`: a new chain of containers with the registrations (not the instances) and
+    /// the behaviors of `container` and its ancestors; returns the copy of `container`.
     mutating func copyOfRegistrations(
         _ container: Int, telling: (entry: Int, registration: MRegistration)? = nil
     ) -> Int {
@@ -486,6 +486,8 @@ public struct ReferenceModel {
                 entries[made].refs += 1
                 tables[copy][key] = made
             }
+            // The copy keeps the behavior, told only about registrations made in the copy.
+            if let behavior = behaviors[original] { behaviors[copy] = behavior }
             parent = copy
         }
         return parent

@@ -37,7 +37,7 @@ extension SynchronizedResolver {
     func resolveAsyncBuilding<Service: Sendable>(
         _ serviceType: Service.Type, name: String?
     ) async throws -> Service {
-        guard let entry = asyncEntry(serviceType, name: name) else {
+        guard let entry = asyncEntry(serviceType, name: name), isCurrentRegistration(entry) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
                 .notRegistered, path: [label],  // the async factories it passes through add themselves
@@ -45,5 +45,16 @@ extension SynchronizedResolver {
                     + synchronousRegistrationHint(serviceType, name: name))
         }
         return try await entry.resolve(through: self)
+    }
+
+    /// Whether `entry` is still what its key resolves to here: a later `register`, `registerMain`
+    /// or forward of the key, in the entry's container or in a child of it (as an override made by
+    /// `withOverrides` is), replaces it, and the synchronous `resolve` answers with that one.
+    func isCurrentRegistration<Service>(_ entry: AsyncServiceEntry<Service>) -> Bool {
+        hierarchy.locked {
+            let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: entry.name)
+            guard let gate = entry.gate, let slot = (viewed ?? self).slot(for: key) else { return false }
+            return slot.pointee.entry === gate
+        }
     }
 }
