@@ -200,7 +200,9 @@ public final class ServiceEntry<Service> {
     /// the factories are set, so the cell never says more than the entry allows.
     @inlinable
     func updatePlan() {
-        let plain = plainFactory != nil && !hasThrowingFactory && !hasInitCompletedActions
+        // A plain factory, or a throwing one without arguments (the planned path calls it out of line).
+        let plain =
+            (plainFactory != nil || (hasThrowingFactory && !takesArguments)) && !hasInitCompletedActions
         cell.plan =
             switch scopeKind {
             case .transient where plain: InstanceCell.planTransient

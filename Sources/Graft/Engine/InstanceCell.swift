@@ -154,8 +154,9 @@ struct InstanceCell {
     var graphState: UInt8 { base.load(fromByteOffset: Header.graphState, as: UInt8.self) }
 
     /// Which construction the inlinable resolution path runs itself for this cell's entry (byte 2),
-    /// kept by the entry (``ServiceEntry/updatePlan()``) as its settings change: a plain factory,
-    /// no `initCompleted` action, and the scope. Anything else takes the general path.
+    /// kept by the entry (``ServiceEntry/updatePlan()``) as its settings change: a plain factory
+    /// or a throwing one without arguments, no `initCompleted` action, and the scope. Anything
+    /// else takes the general path.
     @inlinable
     var plan: UInt8 {
         get { base.load(fromByteOffset: Header.plan, as: UInt8.self) }

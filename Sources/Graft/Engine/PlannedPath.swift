@@ -1,6 +1,7 @@
 // Graft — MIT License.
 
-// The planned path: a transient or graph-scoped registration with a plain factory and no
+// The planned path: a transient or graph-scoped registration with a plain factory (or a throwing
+// one without arguments, such as an autoregistration or a factory that `require`s) and no
 // `initCompleted` action is constructed in two halves around a factory call specialized in the
 // caller (see Documentation/Internals/ResolutionPath.md).
 
@@ -27,10 +28,16 @@ extension Container {
         let start = entry.beginPlanned(in: hierarchy)
         switch start.outcome {
         case .factory:
-            // The plan is set only for an entry with a plain factory.
-            guard let factory = entry.plainFactory else { preconditionFailure("Graft: planned entry without factory") }
             let resolver: Resolver = self  // one existential for both calls: making one retains
-            let made = factory(resolver)
+            // The plan is set only for an entry with a plain factory or a throwing one without
+            // arguments; the throwing one is called out of line, so a plain factory's call has no
+            // error handling around it.
+            let made: Service
+            if let factory = entry.plainFactory {
+                made = factory(resolver)
+            } else {
+                made = try entry.callPlannedThrowingFactory(resolver, from: start, in: hierarchy)
+            }
             let finish =
                 cell.plan == InstanceCell.planGraph
                 ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
@@ -152,6 +159,28 @@ extension ServiceEntry {
         }
         if let request = start.request, !hierarchy.endRequest(request) { return .failed }
         return .made
+    }
+
+    /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
+    /// arguments). If it throws, the resolution fails as `constructWithThrowingFactory` fails it:
+    /// the failure is recorded with this factory still on the path, then its frame is popped and
+    /// the request it opened ended.
+    @usableFromInline
+    func callPlannedThrowingFactory(
+        _ resolver: Resolver,
+        from start: PlannedStart,
+        in hierarchy: Hierarchy
+    ) throws(ResolutionFailed) -> Service {
+        assert(!takesArguments, "ServiceEntry: a planned throwing factory that takes arguments")
+        do {
+            return try throwingFactory!(resolver, zeroSizedArguments)
+        } catch {
+            failThrown(error, in: hierarchy)  // with this factory still on the path
+            hierarchy.popFactory(self)
+            factoryFrame = start.outerFrame
+            if let request = start.request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
     }
 
     /// After ``finishPlanned(_:from:in:resolver:)`` said `.kept`: the kept instance, and the request ended.

@@ -2,7 +2,8 @@ import Testing
 
 @testable import Graft
 
-// The planned path (`Container.resolvePlanned`) runs a transient or graph-scoped plain factory from
+// The planned path (`Container.resolvePlanned`) runs a transient or graph-scoped plain factory (or a
+// throwing one without arguments) from
 // inlinable code, between two out-of-line halves, after an `unsafeDowncast` of the slot's entry.
 // These tests attack it from inside the factory it is running (the entry's settings, the table and
 // the container change while the factory runs), and compare it with the general path on random
@@ -20,7 +21,13 @@ import Testing
         entry.inObjectScope(.transient).initCompleted { _, _ in }
         #expect(entry.cell.plan == InstanceCell.planGeneral)
         let throwing = container.register(Part.self, name: "t") { _ throws in Part("t") }
-        #expect(throwing.cell.plan == InstanceCell.planGeneral)
+        #expect(throwing.cell.plan == InstanceCell.planGraph)
+        throwing.inObjectScope(.transient)
+        #expect(throwing.cell.plan == InstanceCell.planTransient)
+        let throwingWithArgument = container.register(Part.self, name: "ta") { (_, label: String) throws in
+            Part(label)
+        }
+        #expect(throwingWithArgument.cell.plan == InstanceCell.planGeneral)
         let withArgument = container.register(Part.self, name: "a") { _, label in Part(label) }
         #expect(withArgument.cell.plan == InstanceCell.planGeneral)
         #expect(container.resolve(Part.self, name: "a", argument: "x")?.label == "x")
@@ -144,18 +151,23 @@ import Testing
         #expect(container.registrations.first { $0.name == "t" }?.resolutionCount ?? 0 >= 2)
     }
 
-    /// Random programs of named registrations (each scope, factories resolving others, some cycles),
+    /// Random programs of named registrations (each scope, factories resolving others, some cycles;
+    /// plain factories, throwing ones that `require` their dependencies, and some that throw),
     /// resolved twice from each of two containers built from the same program: one on the planned
     /// path, one forced onto the general path by an empty `initCompleted` action on every entry.
-    /// The instances' sharing and the failures must be the same.
+    /// The instances' sharing and the failures (by `resolve`, and the error `require` throws) must
+    /// be the same.
     @Test func plannedAndGeneralPathsAgreeOnRandomPrograms() {
         var generator = SplitMix(seed: 0x9A4F_13C7)
         for program in 0..<400 {
             let count = 2 + Int(generator.next() % 6)
             var scopes: [ObjectScope] = []
             var dependencies: [[Int]] = []
+            // 0: a plain factory; 1: a throwing one that requires its dependencies; 2: one that throws.
+            var kinds: [Int] = []
             for index in 0..<count {
                 scopes.append([ObjectScope.transient, .graph, .graph, .container][Int(generator.next() % 4)])
+                kinds.append([0, 0, 1, 1, 2][Int(generator.next() % 5)])
                 var dependsOn: [Int] = []
                 for other in 0..<count where other != index && generator.next() % 3 == 0 {
                     // Mostly later services; an earlier one now and then makes a cycle possible.
@@ -167,10 +179,23 @@ import Testing
                 let container = Container()
                 for index in 0..<count {
                     let dependsOn = dependencies[index]
-                    let entry = container.register(Part.self, name: "s\(index)") { r in
-                        Part("s\(index)", dependsOn.map { r.resolve(Part.self, name: "s\($0)") })
+                    let entry: ServiceEntry<Part>
+                    switch kinds[index] {
+                    case 0:
+                        entry = container.register(Part.self, name: "s\(index)") { r in
+                            Part("s\(index)", dependsOn.map { r.resolve(Part.self, name: "s\($0)") })
+                        }
+                    case 1:
+                        entry = container.register(Part.self, name: "s\(index)") { r throws in
+                            try Part("s\(index)", dependsOn.map { try r.require(Part.self, name: "s\($0)") })
+                        }
+                    default:
+                        entry = container.register(Part.self, name: "s\(index)") { r throws in
+                            _ = dependsOn.map { r.resolve(Part.self, name: "s\($0)") }
+                            throw Refused(index: index)
+                        }
                     }
-                    .inObjectScope(scopes[index])
+                    entry.inObjectScope(scopes[index])
                     if forcingGeneralPath { entry.initCompleted { _, _ in } }
                 }
                 return container
@@ -186,9 +211,29 @@ import Testing
                     let g = generalShapes.shape(of: general.resolve(Part.self, name: name))
                     #expect(p == g, "program \(program), round \(round), \(name): \(p) vs \(g)")
                     if p != g { return }
+                    let plannedError = requireFailure { try planned.require(Part.self, name: name) }
+                    let generalError = requireFailure { try general.require(Part.self, name: name) }
+                    #expect(plannedError == generalError, "program \(program), round \(round), require \(name)")
+                    if plannedError != generalError { return }
                 }
             }
         }
+    }
+}
+
+/// What a factory of the random programs throws.
+private struct Refused: Error {
+    let index: Int
+}
+
+/// The error `require` threw, as its reason, path and message, or `nil` if it returned.
+private func requireFailure(_ body: () throws -> Part) -> String? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        guard let error = error as? ResolutionError else { return "not a ResolutionError: \(error)" }
+        return "\(error.reason) \(error.path) \(error.description)"
     }
 }
 
