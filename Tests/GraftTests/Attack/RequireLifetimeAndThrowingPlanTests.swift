@@ -90,10 +90,10 @@ private func requireGenerically<R: Resolver>(_ r: R) throws -> Part { try r.requ
         c.register(Part.self, name: "any") { r throws in
             Part("any", [try (r as any Resolver).require(Part.self, name: "leaf")])
         }
-        c.register(Part.self, name: "wrap") { r throws in
+        c.register(Part.self, name: "wrap") { [unowned c] r throws in
             Part("wrap", [try WrappingResolver(container: c).require(Part.self, name: "leaf")])
         }
-        c.register(Part.self, name: "view") { r throws in
+        c.register(Part.self, name: "view") { [unowned c] r throws in
             Part("view", [try c.synchronize().require(Part.self, name: "leaf")])
         }
         for name in ["any", "wrap", "view"] {
