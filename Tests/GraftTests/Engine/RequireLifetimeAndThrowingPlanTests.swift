@@ -40,6 +40,10 @@ private func makeContainer() -> Container {
 @inline(never)
 private func requireGenerically<R: Resolver>(_ r: R) throws -> Part { try r.require(Part.self) }
 
+/// `require` recognises a `Container` or a view by its type and uses it without a retain of its
+/// own: the caller's reference must keep it alive for the whole call, even when a factory drops
+/// every other one. And a throwing factory on the planned path fails, counts and recovers as on
+/// the general path (forced there by an empty `initCompleted` action).
 @Suite struct RequireLifetimeAndThrowingPlanTests {
     @Test func requireOnATemporaryContainer() throws {
         for _ in 0..<50 {
