@@ -12,16 +12,6 @@ private final class Depot {
     init(trucks: [Truck]) { self.trucks = trucks }
 }
 
-/// A resolver of the application's own that hands every request to a container.
-private struct Forwarding: Resolver {
-    let container: Container
-    func resolve<S>(_ t: S.Type) -> S? { container.resolve(t) }
-    func resolve<S>(_ t: S.Type, name: String?) -> S? { container.resolve(t, name: name) }
-    func resolve<S, each A>(_ t: S.Type, name: String?, arguments: repeat each A) -> S? {
-        container.resolve(t, name: name, arguments: repeat each arguments)
-    }
-}
-
 /// Generic code calls `require` with the resolver's type unknown until run time.
 private func requireGenerically<R: Resolver, Service>(_ resolver: R, _ type: Service.Type) throws -> Service {
     try resolver.require(type)

@@ -7,15 +7,6 @@ private final class LifetimeHolder {
     weak var weakContainer: Container?
 }
 
-private struct WrappingResolver: Resolver {
-    let container: Container
-    func resolve<S>(_ t: S.Type) -> S? { container.resolve(t) }
-    func resolve<S>(_ t: S.Type, name: String?) -> S? { container.resolve(t, name: name) }
-    func resolve<S, each A>(_ t: S.Type, name: String?, arguments: repeat each A) -> S? {
-        container.resolve(t, name: name, arguments: repeat each arguments)
-    }
-}
-
 private struct PlanThrown: Error {}
 
 // Unchecked: made, thrown and released on one thread.
@@ -95,7 +86,7 @@ private func requireGenerically<R: Resolver>(_ r: R) throws -> Part { try r.requ
             Part("any", [try (r as any Resolver).require(Part.self, name: "leaf")])
         }
         c.register(Part.self, name: "wrap") { [unowned c] r throws in
-            Part("wrap", [try WrappingResolver(container: c).require(Part.self, name: "leaf")])
+            Part("wrap", [try Forwarding(container: c).require(Part.self, name: "leaf")])
         }
         c.register(Part.self, name: "view") { [unowned c] r throws in
             Part("view", [try c.synchronize().require(Part.self, name: "leaf")])

@@ -124,3 +124,14 @@ private final class LogRecorder: @unchecked Sendable {  // `stored` is only touc
         return stored
     }
 }
+
+/// A resolver of the application's own that hands every request to a container: `require` asks it
+/// through its `resolve`, as it asks any resolver that is not Graft's.
+struct Forwarding: Resolver {
+    let container: Container
+    func resolve<S>(_ t: S.Type) -> S? { container.resolve(t) }
+    func resolve<S>(_ t: S.Type, name: String?) -> S? { container.resolve(t, name: name) }
+    func resolve<S, each A>(_ t: S.Type, name: String?, arguments: repeat each A) -> S? {
+        container.resolve(t, name: name, arguments: repeat each arguments)
+    }
+}
