@@ -97,10 +97,9 @@ extension Container {
     /// compile-time cast a caller with a concrete `Container` gets, and costs no retain there.
     @inlinable @inline(__always)
     static func exactly<R: Resolver>(_ resolver: R) -> Container? {
-        guard R.self == Container.self || R.self == SynchronizedResolver.self else {
-            assert(!(resolver is Container), "Graft: a Container subclass other than SynchronizedResolver")
-            return nil
-        }
+        // Any other resolver (an existential such as `any Container & Sendable` included) takes
+        // the path of a resolver of the application's own.
+        guard R.self == Container.self || R.self == SynchronizedResolver.self else { return nil }
         assert(resolver is Container, "Graft: \(R.self) taken for a Container")
         return unsafeBitCast(unsafeBitCast(resolver, to: UnsafeRawPointer.self), to: Container.self)
     }

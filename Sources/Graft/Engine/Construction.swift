@@ -143,10 +143,7 @@ extension ServiceEntry {
         do {
             made = try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
         } catch {
-            failThrown(error, in: hierarchy)  // with this factory still on the path
-            hierarchy.popFactory(self)
-            factoryFrame = outerFrame
-            if let request { _ = hierarchy.endRequest(request) }
+            failConstruction(throwing: error, outerFrame: outerFrame, request: request, in: hierarchy)
             throw ResolutionFailed()
         }
         hierarchy.popFactory(self)
@@ -311,6 +308,21 @@ extension ServiceEntry {
     /// The factory threw: the request fails with that error (a `ResolutionError` from a nested
     /// `require`, unchanged) or `.factoryFailed` with the path to this factory. Logged unless
     /// logged already, or the call that ran this factory hands its failure to its caller.
+    /// A factory threw: the failure is recorded with its frame still on the path, then the frame
+    /// is popped and the request the construction opened is ended. Both constructions that call a
+    /// throwing factory (the general one and the planned one) end this way.
+    func failConstruction(
+        throwing thrown: any Error,
+        outerFrame: Int,
+        request: Hierarchy.Request?,
+        in hierarchy: Hierarchy
+    ) {
+        failThrown(thrown, in: hierarchy)
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
+        if let request { _ = hierarchy.endRequest(request) }
+    }
+
     func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
         if let error = thrown as? ResolutionError {
             hierarchy.fail(error)

@@ -162,9 +162,8 @@ extension ServiceEntry {
     }
 
     /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
-    /// arguments). If it throws, the resolution fails as `constructWithThrowingFactory` fails it:
-    /// the failure is recorded with this factory still on the path, then its frame is popped and
-    /// the request it opened ended.
+    /// arguments). If it throws, the resolution fails as `constructWithThrowingFactory` fails it
+    /// (``failConstruction(throwing:outerFrame:request:in:)``).
     @usableFromInline
     func callPlannedThrowingFactory(
         _ resolver: Resolver,
@@ -175,10 +174,7 @@ extension ServiceEntry {
         do {
             return try throwingFactory!(resolver, zeroSizedArguments)
         } catch {
-            failThrown(error, in: hierarchy)  // with this factory still on the path
-            hierarchy.popFactory(self)
-            factoryFrame = start.outerFrame
-            if let request = start.request { _ = hierarchy.endRequest(request) }
+            failConstruction(throwing: error, outerFrame: start.outerFrame, request: start.request, in: hierarchy)
             throw ResolutionFailed()
         }
     }

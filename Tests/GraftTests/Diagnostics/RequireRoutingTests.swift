@@ -60,7 +60,7 @@ private func requireGenerically<R: Resolver, Service>(_ resolver: R, _ type: Ser
         let container = Container()
         container.register(Gearbox.self) { _ in Gearbox() }
         container.register(Truck.self) { r in try Truck(gearbox: r.require(Gearbox.self)) }
-        container.register(Depot.self) { r in
+        container.register(Depot.self) { [unowned container] r in
             container.register(Gearbox.self, name: "spare") { _ in Gearbox() }  // registers mid-resolution
             let throughForwarding = try Forwarding(container: container).require(Truck.self)
             return try Depot(trucks: [r.require(Truck.self), requireGenerically(r, Truck.self), throughForwarding])
