@@ -354,6 +354,91 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(live.value == 0)
         #expect(container.resolve(Socket.self)?.serial == 99)
     }
+
+    /// Built or not, an async service that a later synchronous registration replaced is not what
+    /// `resolveAsync` returns: the replacement is what `resolve` returns, and `resolveAsync` fails
+    /// naming it, as before the build.
+    @Test func aLaterSynchronousRegistrationReplacesABuiltAsyncServiceForResolveAsync() async throws {
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let view = container.synchronize()
+        #expect(try await view.resolveAsync(Socket.self).serial == 1)
+        #expect(try await view.resolveAsync(Socket.self).serial == 1)
+        container.register(Socket.self) { _ in Socket(serial: 99) }
+        let failure = await failureOfResolveAsync(Socket.self, through: view)
+        #expect(isNotRegistered(failure))
+        #expect(failure?.description.contains("registered with register, synchronously") == true)
+        #expect(view.resolve(Socket.self)?.serial == 99)
+    }
+
+    /// A child that registers the type synchronously shadows its parent's built async service
+    /// through the child only; through the parent, `resolveAsync` still returns the one built.
+    @Test func aChildsSynchronousRegistrationShadowsABuiltAsyncServiceOnlyThroughTheChild() async throws {
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let appView = app.synchronize()
+        let built = try await appView.resolveAsync(Socket.self)
+        let child = Container(parent: app)
+        let childView = child.synchronize()
+        #expect(try await childView.resolveAsync(Socket.self) === built)
+        child.register(Socket.self) { _ in Socket(serial: 99) }
+        for _ in 0..<2 {  // each view in turn, twice: neither answer is kept for the other view
+            #expect(try await appView.resolveAsync(Socket.self) === built)
+            #expect(isNotRegistered(await failureOfResolveAsync(Socket.self, through: childView)))
+        }
+        #expect(childView.resolve(Socket.self)?.serial == 99)
+        child.removeAll()  // the shadow gone, the child reaches its parent's built service again
+        #expect(try await childView.resolveAsync(Socket.self) === built)
+    }
+
+    /// A factory that registers its own key synchronously while it builds: the build in flight
+    /// returns its instance, and from then on the synchronous registration answers.
+    @Test func anAsyncFactoryThatReplacesItsOwnRegistrationWhileBuildingIsNotReturnedAfterward() async throws {
+        let container = Container()
+        container.registerAsync(Socket.self) { resolver in
+            resolver.register(Socket.self) { _ in Socket(serial: 99) }
+            return Socket(serial: 1)
+        }
+        let view = container.synchronize()
+        #expect(try await view.resolveAsync(Socket.self).serial == 1)
+        #expect(isNotRegistered(await failureOfResolveAsync(Socket.self, through: view)))
+        #expect(view.resolve(Socket.self)?.serial == 99)
+    }
+
+    /// A registration through the view counts as one made on the container.
+    @Test func aRegistrationThroughTheViewReplacesABuiltAsyncServiceForResolveAsync() async throws {
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let view = container.synchronize()
+        _ = try await view.resolveAsync(Socket.self)
+        view.register(Socket.self) { _ in Socket(serial: 99) }
+        #expect(isNotRegistered(await failureOfResolveAsync(Socket.self, through: view)))
+        #expect(view.resolve(Socket.self)?.serial == 99)
+    }
+
+    /// Registering other types leaves a built async service as it was: `resolveAsync` returns it.
+    @Test func registeringOtherTypesKeepsABuiltAsyncServiceForResolveAsync() async throws {
+        let container = Container()
+        container.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let view = container.synchronize()
+        let built = try await view.resolveAsync(Socket.self)
+        container.register(Lamp.self) { _ in Lamp() }
+        container.register(Socket.self, name: "spare") { _ in Socket(serial: 2) }
+        #expect(try await view.resolveAsync(Socket.self) === built)
+        #expect(try await view.resolveAsync(Socket.self) === built)
+    }
+}
+
+/// The `ResolutionError` that `resolveAsync` throws, or `nil` if it returns.
+private func failureOfResolveAsync<Service: Sendable>(
+    _ type: Service.Type, through resolver: SynchronizedResolver
+) async -> ResolutionError? {
+    do {
+        _ = try await resolver.resolveAsync(type)
+        return nil
+    } catch {
+        return error as? ResolutionError
+    }
 }
 
 @Suite struct MainActorScopePropagationTests {

@@ -32,6 +32,19 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         @exclusivity(unchecked) @usableFromInline private(set) var built: Service?
         @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
     #endif
+    /// The table of the container through which a lookup last found this registration's gate to
+    /// be what its key resolves to (a view shares its container's table), and the hierarchy's
+    /// ``RegistrationChanges/count`` then: while neither has changed, no later registration can
+    /// have replaced it there, and `resolveAsync` returns the built instance without that lookup
+    /// (``isKnownCurrent(through:changes:)``). Guarded by the mutex like the rest, and written only
+    /// by ``noteCurrent(through:changes:)``, which runs no user code.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline private(set) var currentThrough: ObjectIdentifier?
+        @usableFromInline private(set) var currentAtChange = 0
+    #else
+        @exclusivity(unchecked) @usableFromInline private(set) var currentThrough: ObjectIdentifier?
+        @exclusivity(unchecked) @usableFromInline private(set) var currentAtChange = 0
+    #endif
     private var build: AsyncBuild<Service>?
     /// Moves on with every reset and change of scope: a build started before keeps its result for
     /// its own waiters but caches nothing.
@@ -68,6 +81,21 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
     var inFlightWaiterCount: Int {
         link.hierarchy.locked { build?.waiterCount ?? 0 }
+    }
+
+    /// Whether a lookup of this registration's key through the container whose table is `table`
+    /// found its gate when the hierarchy's tables had changed `changes` times, so that it still
+    /// would. Under the hierarchy's mutex.
+    @inlinable
+    func isKnownCurrent(through table: RegistrationTable, changes: Int) -> Bool {
+        currentAtChange == changes && currentThrough == ObjectIdentifier(table)
+    }
+
+    /// Records that a lookup through the container whose table is `table` found this
+    /// registration's gate, the tables having changed `changes` times. Under the hierarchy's mutex.
+    func noteCurrent(through table: RegistrationTable, changes: Int) {
+        currentThrough = ObjectIdentifier(table)
+        currentAtChange = changes
     }
 
     /// The instance built, if any (for a synchronous `resolve`).

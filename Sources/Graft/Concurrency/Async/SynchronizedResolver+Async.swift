@@ -23,7 +23,11 @@ extension SynchronizedResolver {
             // The key includes `Service`: the entry registered under it is an `AsyncServiceEntry<Service>`
             // (checked in debug builds by `unsafeDowncast`).
             let typed = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self)
-            if typed.hasBuilt, let built = typed.built {
+            // Built, and known to be still what the key resolves to here: after a later registration
+            // in this hierarchy, the slow path checks that again.
+            if typed.hasBuilt, let built = typed.built,
+                typed.isKnownCurrent(through: services, changes: hierarchy.registrationChanges.count)
+            {
                 unlockAsyncRegistrations()
                 return built
             }
@@ -50,11 +54,17 @@ extension SynchronizedResolver {
     /// Whether `entry` is still what its key resolves to here: a later `register`, `registerMain`
     /// or forward of the key, in the entry's container or in a child of it (as an override made by
     /// `withOverrides` is), replaces it, and the synchronous `resolve` answers with that one.
+    /// When it is, the entry records it, so `resolveAsync` returns its built instance without this
+    /// lookup until a table of the hierarchy changes.
     func isCurrentRegistration<Service>(_ entry: AsyncServiceEntry<Service>) -> Bool {
         hierarchy.locked {
             let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: entry.name)
-            guard let gate = entry.gate, let slot = (viewed ?? self).slot(for: key) else { return false }
-            return slot.pointee.entry === gate
+            let container = viewed ?? self
+            guard let gate = entry.gate, let slot = container.slot(for: key), slot.pointee.entry === gate else {
+                return false
+            }
+            entry.noteCurrent(through: container.services, changes: hierarchy.registrationChanges.count)
+            return true
         }
     }
 }

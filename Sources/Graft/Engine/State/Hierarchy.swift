@@ -22,6 +22,8 @@
 @usableFromInline
 final class Hierarchy {
     let mutex = RecursiveMutex()
+    /// Moved on by every change to a registration table of this hierarchy.
+    @usableFromInline let registrationChanges = RegistrationChanges()
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
