@@ -280,15 +280,17 @@ final class RegistrationTable {
 }
 
 /// How many times the registration tables of one hierarchy have changed (an entry added or
-/// replaced, a table emptied): shared by every table of the hierarchy, so an answer kept from an
-/// earlier lookup (a built async service, ``AsyncServiceEntry/isKnownCurrent(through:changes:)``) is known
-/// to be still the one a lookup would give for as long as the count has not moved. Touched where the
-/// tables are, under their contract: one thread at a time, or the hierarchy's mutex.
+/// replaced, a table emptied, a container and its table gone): shared by every table of the
+/// hierarchy, so an answer kept from an earlier lookup (a built async service,
+/// ``AsyncServiceEntry/isKnownCurrent(through:changes:)``) is known to be still the one a lookup
+/// would give for as long as the count has not moved. Touched where the tables are, under their
+/// contract (one thread at a time, or the hierarchy's mutex), and under the mutex when a container
+/// is gone (``ContainerLink/containerIsGone()``).
 @usableFromInline
 final class RegistrationChanges {
     // Written on every registration and read on every `resolveAsync` of a built service, where a
     // dynamic exclusivity check would cost more than the count itself. Guarded as said above; no
-    // user code runs while it is written (inside a table's change). Debug builds keep the checks.
+    // user code runs while it is written. Debug builds keep the checks.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline var count = 0
     #else

@@ -53,7 +53,13 @@ final class ContainerLink {
 
     /// Called by the container's `deinit`.
     func containerIsGone() {
-        hierarchy.mutex.withLock { isAlive = false }
+        hierarchy.mutex.withLock {
+            isAlive = false
+            // Its table goes with it, and a later container's table may take the same address: what
+            // was noted through this one (``AsyncServiceEntry/noteCurrent(through:changes:)``) must
+            // not hold for that one.
+            hierarchy.registrationChanges.count &+= 1
+        }
     }
 }
 

@@ -416,6 +416,24 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(view.resolve(Socket.self)?.serial == 99)
     }
 
+    /// What `resolveAsync` knew through a container that is gone says nothing about a new container
+    /// (whose table may take the same address) below a parent that shadows the service.
+    @Test func aNewContainerBelowAShadowIsNotAnsweredWithWhatAGoneContainerSaw() async throws {
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let built = try await app.synchronize().resolveAsync(Socket.self)
+        let feature = Container(parent: app)
+        feature.register(Socket.self) { _ in Socket(serial: 99) }
+        for _ in 0..<50 {
+            do {
+                let sibling = Container(parent: app)  // sees the async service
+                #expect(try await sibling.synchronize().resolveAsync(Socket.self) === built)
+            }
+            let below = Container(parent: feature)  // sees the shadow
+            #expect(isNotRegistered(await failureOfResolveAsync(Socket.self, through: below.synchronize())))
+        }
+    }
+
     /// Registering other types leaves a built async service as it was: `resolveAsync` returns it.
     @Test func registeringOtherTypesKeepsABuiltAsyncServiceForResolveAsync() async throws {
         let container = Container()
