@@ -78,7 +78,7 @@ public class Container {
         self.hierarchy = parent?.hierarchy ?? Hierarchy()
         self.defaultObjectScope = defaultObjectScope
         self.defaultScopeKind = defaultObjectScope.kind
-        self.services = RegistrationTable(changes: hierarchy.registrationChanges)
+        self.services = RegistrationTable()
         self.viewed = nil
         link = ContainerLink(self, hierarchy: hierarchy)
         behaviors.forEach(addBehavior)

@@ -18,10 +18,6 @@
 /// until the next change.
 @usableFromInline
 final class RegistrationTable {
-    /// The count of changes to every table of this table's hierarchy, moved on by each change
-    /// here (``RegistrationChanges``).
-    let changes: RegistrationChanges
-
     @usableFromInline
     struct Slot {
         @usableFromInline var key: ServiceKey
@@ -38,9 +34,13 @@ final class RegistrationTable {
     @exclusivity(unchecked) private(set) var count = 0
     /// Set while the buffers are being changed; no user code may run then (debug check).
     @exclusivity(unchecked) private var isChanging = false
+    /// How many times this table has changed (an entry added or replaced, the table emptied):
+    /// an answer kept from an earlier lookup through it (a built async service,
+    /// ``AsyncServiceEntry/isKnownCurrent(through:changes:)``) holds while the counts of the tables
+    /// that lookup walked have not moved.
+    @exclusivity(unchecked) private(set) var changeCount = 0
 
-    init(changes: RegistrationChanges) {
-        self.changes = changes
+    init() {
         capacity = 16
         (hashes, slots) = Self.allocate(capacity)
     }
@@ -250,7 +250,7 @@ final class RegistrationTable {
     private func beginChange() {
         assert(!isChanging, "RegistrationTable: changed while a change was in progress")
         isChanging = true
-        changes.count &+= 1
+        changeCount &+= 1
     }
 
     @inline(__always)
@@ -277,23 +277,4 @@ final class RegistrationTable {
             hashes[index] == 0 ? nil : slots[index].entry.map { (slots[index].key, $0) }
         }
     }
-}
-
-/// How many times the registration tables of one hierarchy have changed (an entry added or
-/// replaced, a table emptied, a container and its table gone): shared by every table of the
-/// hierarchy, so an answer kept from an earlier lookup (a built async service,
-/// ``AsyncServiceEntry/isKnownCurrent(through:changes:)``) is known to be still the one a lookup
-/// would give for as long as the count has not moved. Touched where the tables are, under their
-/// contract (one thread at a time, or the hierarchy's mutex), and under the mutex when a container
-/// is gone (``ContainerLink/containerIsGone()``).
-@usableFromInline
-final class RegistrationChanges {
-    // Written on every registration and read on every `resolveAsync` of a built service, where a
-    // dynamic exclusivity check would cost more than the count itself. Guarded as said above; no
-    // user code runs while it is written. Debug builds keep the checks.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var count = 0
-    #else
-        @exclusivity(unchecked) @usableFromInline var count = 0
-    #endif
 }

@@ -58,7 +58,7 @@ final class ContainerLink {
             // Its table goes with it, and a later container's table may take the same address: what
             // was noted through this one (``AsyncServiceEntry/noteCurrent(through:changes:)``) must
             // not hold for that one.
-            hierarchy.registrationChanges.count &+= 1
+            hierarchy.containersGone &+= 1
         }
     }
 }

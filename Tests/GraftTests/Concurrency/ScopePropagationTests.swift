@@ -434,6 +434,61 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         }
     }
 
+    /// Tasks resolve a built async service through children that come and go, half of them made
+    /// under a container that shadows it, while registrations are made through views: each answer
+    /// is the one `resolve` gives through the same view.
+    @Test func resolveAsyncAgreesWithResolveWhileChildrenComeAndGoOnManyTasks() async throws {
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let appView = app.synchronize()
+        let shadowing = Container(parent: app)
+        shadowing.register(Socket.self) { _ in Socket(serial: 99) }
+        let shadowingView = shadowing.synchronize()
+        let built = try await appView.resolveAsync(Socket.self)
+        let disagreements = Count()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<6 {
+                group.addTask {
+                    for round in 0..<100 {
+                        let shadowed = (task + round) % 2 == 0
+                        let child = Container(parent: shadowed ? shadowingView : appView).synchronize()
+                        if task == 0 { appView.register(Lamp.self, name: "\(round % 4)") { _ in Lamp() } }
+                        let answer = try? await child.resolveAsync(Socket.self)
+                        if answer !== (shadowed ? nil : built)
+                            || child.resolve(Socket.self)?.serial != (shadowed ? 99 : 1)
+                        {
+                            disagreements.next()
+                        }
+                    }
+                }
+            }
+        }
+        #expect(disagreements.value == 0)
+        #expect(try await appView.resolveAsync(Socket.self) === built)
+    }
+
+    /// A child container is its own: one task may fill it (no view, no mutex) while others resolve
+    /// a built async service through its parent's view, which reads nothing of the child's.
+    /// (ThreadSanitizer, which runs this suite, reports a race if the two share state.)
+    @Test func fillingAChildOnItsOwnTaskSharesNothingWithResolveAsyncThroughItsParent() async throws {
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let view = app.synchronize()
+        let built = try await view.resolveAsync(Socket.self)
+        let wrong = Count()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for _ in 0..<3_000 where (try? await view.resolveAsync(Socket.self)) !== built { wrong.next() }
+            }
+            group.addTask {
+                let child = Container(parent: view)
+                for index in 0..<3_000 { child.register(Lamp.self, name: "\(index)") { _ in Lamp() } }
+                for _ in 0..<100 { child.removeAll() }
+            }
+        }
+        #expect(wrong.value == 0)
+    }
+
     /// Registering other types leaves a built async service as it was: `resolveAsync` returns it.
     @Test func registeringOtherTypesKeepsABuiltAsyncServiceForResolveAsync() async throws {
         let container = Container()

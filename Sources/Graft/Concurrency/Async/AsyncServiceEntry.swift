@@ -33,9 +33,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
     #endif
     /// The table of the container through which a lookup last found this registration's gate to
-    /// be what its key resolves to (a view shares its container's table), and the hierarchy's
-    /// ``RegistrationChanges/count`` then: while neither has changed, no later registration can
-    /// have replaced it there, and `resolveAsync` returns the built instance without that lookup
+    /// be what its key resolves to (a view shares its container's table), and the count of changes
+    /// that could replace it then (``Container/asyncEntryObjectLocked(_:name:changes:)``): while
+    /// neither has moved, `resolveAsync` returns the built instance without that lookup
     /// (``isKnownCurrent(through:changes:)``). Guarded by the mutex like the rest, and written only
     /// by ``noteCurrent(through:changes:)``, which runs no user code.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
@@ -84,15 +84,15 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 
     /// Whether a lookup of this registration's key through the container whose table is `table`
-    /// found its gate when the hierarchy's tables had changed `changes` times, so that it still
-    /// would. Under the hierarchy's mutex.
+    /// found its gate when the count of changes was `changes`, so that it still would. Under the
+    /// hierarchy's mutex.
     @inlinable
     func isKnownCurrent(through table: RegistrationTable, changes: Int) -> Bool {
         currentAtChange == changes && currentThrough == ObjectIdentifier(table)
     }
 
     /// Records that a lookup through the container whose table is `table` found this
-    /// registration's gate, the tables having changed `changes` times. Under the hierarchy's mutex.
+    /// registration's gate, the count of changes being `changes`. Under the hierarchy's mutex.
     func noteCurrent(through table: RegistrationTable, changes: Int) {
         currentThrough = ObjectIdentifier(table)
         currentAtChange = changes

@@ -74,13 +74,32 @@ extension Container {
     }
 
     /// ``asyncEntryObject(_:name:)`` with the hierarchy's mutex already held.
+    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?) -> AnyAsyncEntry? {
+        var changes = 0
+        return asyncEntryLocked(service, name: name, changes: &changes)
+    }
+
+    /// ``asyncEntryObjectLocked(_:name:)``, and in `changes` a count that moves whenever a
+    /// registration that could replace what it finds here changes: the change counts of the tables
+    /// of every container walked, from this one to the one holding the entry (a registration of
+    /// the key in any of them, the holder included, replaces the entry for a lookup from here),
+    /// plus the hierarchy's count of containers gone. Each only grows, so the sum is the same only
+    /// if none has changed.
     @usableFromInline
-    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
+    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?, changes: inout Int) -> AnyObject? {
+        asyncEntryLocked(service, name: name, changes: &changes)
+    }
+
+    /// ``asyncEntryObjectLocked(_:name:changes:)``, typed for this module.
+    final func asyncEntryLocked(_ service: ObjectIdentifier, name: String?, changes: inout Int) -> AnyAsyncEntry? {
         // This container's own registrations first, read in place (a copy of the registry would
         // retain and release its arrays on every call).
+        // A view shares its container's table and parent.
+        changes = hierarchy.containersGone &+ services.changeCount
         if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
-        var level = (viewed ?? self).parent  // never a view: a view as parent stands for its container
+        var level = parent  // never a view: a view as parent stands for its container
         while let container = level {
+            changes &+= container.services.changeCount
             if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
             level = container.parent
         }

@@ -19,15 +19,14 @@ extension SynchronizedResolver {
     ) async throws -> Service {
         // One lock round trip: the entries of this hierarchy and their state share its mutex.
         lockAsyncRegistrations()
-        if let entry = asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: name) {
+        var changes = 0
+        if let entry = asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: name, changes: &changes) {
             // The key includes `Service`: the entry registered under it is an `AsyncServiceEntry<Service>`
             // (checked in debug builds by `unsafeDowncast`).
             let typed = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self)
-            // Built, and known to be still what the key resolves to here: after a later registration
-            // in this hierarchy, the slow path checks that again.
-            if typed.hasBuilt, let built = typed.built,
-                typed.isKnownCurrent(through: services, changes: hierarchy.registrationChanges.count)
-            {
+            // Built, and known to be still what the key resolves to here: after a change to a table
+            // the lookup walks, the slow path checks that again.
+            if typed.hasBuilt, let built = typed.built, typed.isKnownCurrent(through: services, changes: changes) {
                 unlockAsyncRegistrations()
                 return built
             }
@@ -55,7 +54,7 @@ extension SynchronizedResolver {
     /// or forward of the key, in the entry's container or in a child of it (as an override made by
     /// `withOverrides` is), replaces it, and the synchronous `resolve` answers with that one.
     /// When it is, the entry records it, so `resolveAsync` returns its built instance without this
-    /// lookup until a table of the hierarchy changes.
+    /// lookup until a table that lookup walks changes, or a container of the hierarchy is gone.
     func isCurrentRegistration<Service>(_ entry: AsyncServiceEntry<Service>) -> Bool {
         hierarchy.locked {
             let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: entry.name)
@@ -63,7 +62,10 @@ extension SynchronizedResolver {
             guard let gate = entry.gate, let slot = container.slot(for: key), slot.pointee.entry === gate else {
                 return false
             }
-            entry.noteCurrent(through: container.services, changes: hierarchy.registrationChanges.count)
+            var changes = 0
+            if asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: entry.name, changes: &changes) === entry {
+                entry.noteCurrent(through: container.services, changes: changes)
+            }
             return true
         }
     }

@@ -22,8 +22,6 @@
 @usableFromInline
 final class Hierarchy {
     let mutex = RecursiveMutex()
-    /// Moved on by every change to a registration table of this hierarchy.
-    @usableFromInline let registrationChanges = RegistrationChanges()
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
@@ -136,6 +134,15 @@ final class Hierarchy {
     var childSweepThreshold = 256
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) var isMovingOut = false
+    /// How many containers of this hierarchy are gone, moved on under the mutex
+    /// (``ContainerLink/containerIsGone()``): a table that goes with its container may have its
+    /// address taken by a new one, and this tells an answer noted through the old one
+    /// (``AsyncServiceEntry/noteCurrent(through:changes:)``) from one for the new.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        var containersGone = 0
+    #else
+        @exclusivity(unchecked) var containersGone = 0
+    #endif
     #if DEBUG
         /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
         @usableFromInline var openUncheckedSections = 0
