@@ -99,7 +99,7 @@ public class Container {
     }
 
     deinit {
-        if viewed == nil { link.containerIsGone() }  // a view shares its container's link
+        if viewed == nil { link.containerIsGone(with: services) }  // a view shares its container's link
     }
 
     /// Runs `body` on the viewed container under the hierarchy's mutex.

@@ -36,9 +36,12 @@ final class RegistrationTable {
     @exclusivity(unchecked) private var isChanging = false
     /// How many times this table has changed (an entry added or replaced, the table emptied):
     /// an answer kept from an earlier lookup through it (a built async service,
-    /// ``AsyncServiceEntry/isKnownCurrent(through:changes:)``) holds while the counts of the tables
+    /// ``AsyncServiceEntry/isKnownCurrent(through:changes:tablesGone:)``) holds while the counts of the tables
     /// that lookup walked have not moved.
     @exclusivity(unchecked) private(set) var changeCount = 0
+    /// Whether such an answer was noted through this table; set and read under the hierarchy's
+    /// mutex (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``, ``ContainerLink/containerIsGone(with:)``).
+    @exclusivity(unchecked) var isNotedThrough = false
 
     init() {
         capacity = 16

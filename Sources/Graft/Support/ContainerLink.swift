@@ -52,13 +52,13 @@ final class ContainerLink {
     var isLinked: Bool { isAlive }
 
     /// Called by the container's `deinit`.
-    func containerIsGone() {
+    /// Marks the container gone, its table with it.
+    func containerIsGone(with table: RegistrationTable) {
         hierarchy.mutex.withLock {
             isAlive = false
-            // Its table goes with it, and a later container's table may take the same address: what
-            // was noted through this one (``AsyncServiceEntry/noteCurrent(through:changes:)``) must
-            // not hold for that one.
-            hierarchy.containersGone &+= 1
+            // A later container's table may take the same address: what was noted through this one
+            // (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) must not hold for that one.
+            if table.isNotedThrough { hierarchy.notedTablesGone &+= 1 }
         }
     }
 }

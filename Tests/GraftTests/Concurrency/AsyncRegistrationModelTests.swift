@@ -41,7 +41,7 @@ private enum ModelRegistration: Equatable {
 /// registration a lookup would find.
 @Suite struct AsyncRegistrationModelTests {
     @Test func randomProgramsMatchTheModel() async throws {
-        for seed in UInt64(1)...400 {
+        for seed in UInt64(1)...1000 {
             if let mismatch = try await run(seed: seed, steps: 40) {
                 Issue.record(Comment(rawValue: mismatch))
                 return
@@ -146,9 +146,15 @@ private enum ModelRegistration: Equatable {
                     model[level] = .none
                 }
                 trace.append("  c\(index) and below replaced by new containers")
-            case 58..<68:
+            case 58..<64:
                 trace.append("  resolve through a new child of c\(index), then drop it")
                 if let mismatch = await check(Container(parent: containers[index]), from: index) {
+                    return (trace + ["  -> " + mismatch]).joined(separator: "\n")
+                }
+            case 64..<68:
+                trace.append("  resolve through a new child of a new child of c\(index), then drop both")
+                let between = Container(parent: containers[index])
+                if let mismatch = await check(Container(parent: between), from: index) {
                     return (trace + ["  -> " + mismatch]).joined(separator: "\n")
                 }
             default:

@@ -434,6 +434,28 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         }
     }
 
+    /// A gone container's table, which an answer was noted through, and a new container's table at
+    /// the same address under another parent are told apart, however the change counts along
+    /// their two chains add up: here the shadowing registration adds one change where the gone
+    /// chain had one more table and two more changes.
+    @Test func aNewTableAtAGoneTablesAddressIsToldApartWhateverTheChainsCountsAddUpTo() async throws {
+        for _ in 0..<50 {
+            let app = Container()
+            app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+            let middle = Container(parent: app)
+            middle.register(Lamp.self) { _ in Lamp() }
+            middle.register(Lamp.self, name: "spare") { _ in Lamp() }
+            do {
+                let below = Container(parent: middle)  // noted through, then gone
+                #expect(try await below.synchronize().resolveAsync(Socket.self).serial == 1)
+            }
+            app.register(Socket.self) { _ in Socket(serial: 99) }
+            let next = Container(parent: app)
+            #expect(isNotRegistered(await failureOfResolveAsync(Socket.self, through: next.synchronize())))
+            #expect(next.synchronize().resolve(Socket.self)?.serial == 99)
+        }
+    }
+
     /// Tasks resolve a built async service through children that come and go, half of them made
     /// under a container that shadows it, while registrations are made through views: each answer
     /// is the one `resolve` gives through the same view.

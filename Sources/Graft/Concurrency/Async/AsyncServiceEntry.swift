@@ -33,17 +33,20 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
     #endif
     /// The table of the container through which a lookup last found this registration's gate to
-    /// be what its key resolves to (a view shares its container's table), and the count of changes
-    /// that could replace it then (``Container/asyncEntryObjectLocked(_:name:changes:)``): while
-    /// neither has moved, `resolveAsync` returns the built instance without that lookup
-    /// (``isKnownCurrent(through:changes:)``). Guarded by the mutex like the rest, and written only
-    /// by ``noteCurrent(through:changes:)``, which runs no user code.
+    /// be what its key resolves to (a view shares its container's table), the count of changes
+    /// that could replace it then (``Container/asyncEntryObjectLocked(_:name:changes:)``), and the
+    /// hierarchy's count of noted tables gone then (``Hierarchy/notedTablesGone``): while none has
+    /// moved, `resolveAsync` returns the built instance without that lookup
+    /// (``isKnownCurrent(through:changes:tablesGone:)``). Guarded by the mutex like the rest, and
+    /// written only by ``noteCurrent(through:changes:tablesGone:)``, which runs no user code.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline private(set) var currentThrough: ObjectIdentifier?
         @usableFromInline private(set) var currentAtChange = 0
+        @usableFromInline private(set) var currentAtTablesGone = 0
     #else
         @exclusivity(unchecked) @usableFromInline private(set) var currentThrough: ObjectIdentifier?
         @exclusivity(unchecked) @usableFromInline private(set) var currentAtChange = 0
+        @exclusivity(unchecked) @usableFromInline private(set) var currentAtTablesGone = 0
     #endif
     private var build: AsyncBuild<Service>?
     /// Moves on with every reset and change of scope: a build started before keeps its result for
@@ -84,18 +87,24 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 
     /// Whether a lookup of this registration's key through the container whose table is `table`
-    /// found its gate when the count of changes was `changes`, so that it still would. Under the
-    /// hierarchy's mutex.
+    /// found its gate when the count of changes was `changes` and the hierarchy's count of noted
+    /// tables gone was `tablesGone`, so that it still would. Under the hierarchy's mutex.
+    ///
+    /// The table is compared by address, which a new table may take once this one is gone: the
+    /// count of noted tables gone (moved by the death of any table a note was made through) tells
+    /// the two apart, whatever the counts of changes along their different chains add up to.
     @inlinable
-    func isKnownCurrent(through table: RegistrationTable, changes: Int) -> Bool {
-        currentAtChange == changes && currentThrough == ObjectIdentifier(table)
+    func isKnownCurrent(through table: RegistrationTable, changes: Int, tablesGone: Int) -> Bool {
+        currentAtChange == changes && currentAtTablesGone == tablesGone && currentThrough == ObjectIdentifier(table)
     }
 
     /// Records that a lookup through the container whose table is `table` found this
-    /// registration's gate, the count of changes being `changes`. Under the hierarchy's mutex.
-    func noteCurrent(through table: RegistrationTable, changes: Int) {
+    /// registration's gate, with the counts `changes` and `tablesGone`. Under the hierarchy's mutex.
+    func noteCurrent(through table: RegistrationTable, changes: Int, tablesGone: Int) {
+        table.isNotedThrough = true
         currentThrough = ObjectIdentifier(table)
         currentAtChange = changes
+        currentAtTablesGone = tablesGone
     }
 
     /// The instance built, if any (for a synchronous `resolve`).

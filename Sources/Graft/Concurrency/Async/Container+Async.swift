@@ -83,8 +83,9 @@ extension Container {
     /// registration that could replace what it finds here changes: the change counts of the tables
     /// of every container walked, from this one to the one holding the entry (a registration of
     /// the key in any of them, the holder included, replaces the entry for a lookup from here),
-    /// plus the hierarchy's count of containers gone. Each only grows, so the sum is the same only
-    /// if none has changed.
+    /// Each only grows, so for one container the sum is the same only if none has changed. (Sums
+    /// of different containers are not comparable: ``AsyncServiceEntry/isKnownCurrent(through:changes:tablesGone:)``
+    /// also compares the table, and the hierarchy's count of noted tables gone.)
     @usableFromInline
     final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?, changes: inout Int) -> AnyObject? {
         asyncEntryLocked(service, name: name, changes: &changes)
@@ -95,7 +96,7 @@ extension Container {
         // This container's own registrations first, read in place (a copy of the registry would
         // retain and release its arrays on every call).
         // A view shares its container's table and parent.
-        changes = hierarchy.containersGone &+ services.changeCount
+        changes = services.changeCount
         if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
         var level = parent  // never a view: a view as parent stands for its container
         while let container = level {

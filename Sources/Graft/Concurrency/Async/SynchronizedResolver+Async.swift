@@ -26,7 +26,9 @@ extension SynchronizedResolver {
             let typed = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self)
             // Built, and known to be still what the key resolves to here: after a change to a table
             // the lookup walks, the slow path checks that again.
-            if typed.hasBuilt, let built = typed.built, typed.isKnownCurrent(through: services, changes: changes) {
+            if typed.hasBuilt, let built = typed.built,
+                typed.isKnownCurrent(through: services, changes: changes, tablesGone: hierarchy.notedTablesGone)
+            {
                 unlockAsyncRegistrations()
                 return built
             }
@@ -54,7 +56,7 @@ extension SynchronizedResolver {
     /// or forward of the key, in the entry's container or in a child of it (as an override made by
     /// `withOverrides` is), replaces it, and the synchronous `resolve` answers with that one.
     /// When it is, the entry records it, so `resolveAsync` returns its built instance without this
-    /// lookup until a table that lookup walks changes, or a container of the hierarchy is gone.
+    /// lookup until a table that lookup walks changes, or a table noted through is gone.
     func isCurrentRegistration<Service>(_ entry: AsyncServiceEntry<Service>) -> Bool {
         hierarchy.locked {
             let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: entry.name)
@@ -64,7 +66,7 @@ extension SynchronizedResolver {
             }
             var changes = 0
             if asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: entry.name, changes: &changes) === entry {
-                entry.noteCurrent(through: container.services, changes: changes)
+                entry.noteCurrent(through: container.services, changes: changes, tablesGone: hierarchy.notedTablesGone)
             }
             return true
         }

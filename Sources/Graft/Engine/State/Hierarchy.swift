@@ -134,14 +134,14 @@ final class Hierarchy {
     var childSweepThreshold = 256
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) var isMovingOut = false
-    /// How many containers of this hierarchy are gone, moved on under the mutex
-    /// (``ContainerLink/containerIsGone()``): a table that goes with its container may have its
-    /// address taken by a new one, and this tells an answer noted through the old one
-    /// (``AsyncServiceEntry/noteCurrent(through:changes:)``) from one for the new.
+    /// How many tables that an answer was noted through (``RegistrationTable/isNotedThrough``) are
+    /// gone with their containers, moved on under the mutex (``ContainerLink/containerIsGone(with:)``):
+    /// a new table may take the address of one, and this tells an answer noted through the old
+    /// one (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) from one for the new.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var containersGone = 0
+        @usableFromInline var notedTablesGone = 0
     #else
-        @exclusivity(unchecked) var containersGone = 0
+        @exclusivity(unchecked) @usableFromInline var notedTablesGone = 0
     #endif
     #if DEBUG
         /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
