@@ -8,6 +8,7 @@ private final class Socket: Sendable {
     init(serial: Int) { self.serial = serial }
 }
 private final class Lamp {}
+private final class Lantern {}
 private final class LampHolder { @Injected var lamp: Lamp? }
 private final class StreamHolder { @Injected var stream: Stream }
 
@@ -511,6 +512,31 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(wrong.value == 0)
     }
 
+    /// A container an answer was noted through, released by a factory that runs under the mutex
+    /// (its `deinit` moves the count of noted tables gone right there), and a factory that
+    /// registers the async type's key while a synchronized call runs: the answers stay right.
+    @Test func aFactoryThatDropsANotedContainerOrRegistersTheKeyKeepsResolveAsyncRight() async throws {
+        let app = Container()
+        app.registerAsync(Socket.self) { _ in Socket(serial: 1) }
+        let view = app.synchronize()
+        let built = try await view.resolveAsync(Socket.self)
+        let held = ContainerHolder(Container(parent: app))
+        #expect(try await held.container!.synchronize().resolveAsync(Socket.self) === built)
+        app.register(Lamp.self) { _ in
+            held.container = nil
+            return Lamp()
+        }
+        #expect(view.resolve(Lamp.self) != nil)
+        #expect(try await view.resolveAsync(Socket.self) === built)
+        app.register(Lantern.self) { resolver in
+            (resolver as? Container)?.register(Socket.self) { _ in Socket(serial: 99) }
+            return Lantern()
+        }
+        #expect(view.resolve(Lantern.self) != nil)
+        #expect(isNotRegistered(await failureOfResolveAsync(Socket.self, through: view)))
+        #expect(view.resolve(Socket.self)?.serial == 99)
+    }
+
     /// Registering other types leaves a built async service as it was: `resolveAsync` returns it.
     @Test func registeringOtherTypesKeepsABuiltAsyncServiceForResolveAsync() async throws {
         let container = Container()
@@ -522,6 +548,12 @@ private func isNotRegistered(_ error: ResolutionError?) -> Bool {
         #expect(try await view.resolveAsync(Socket.self) === built)
         #expect(try await view.resolveAsync(Socket.self) === built)
     }
+}
+
+/// A container a factory can let go of.
+private final class ContainerHolder: @unchecked Sendable {  // only touched by one task at a time
+    var container: Container?
+    init(_ container: Container) { self.container = container }
 }
 
 /// The `ResolutionError` that `resolveAsync` throws, or `nil` if it returns.
