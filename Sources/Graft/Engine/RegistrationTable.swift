@@ -32,7 +32,7 @@ final class RegistrationTable {
     @exclusivity(unchecked) @usableFromInline private(set) var slots: UnsafeMutablePointer<Slot>
     @exclusivity(unchecked) @usableFromInline private(set) var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0
-    /// Set while the buffers are being changed; no user code may run then (debug check).
+    /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
     @exclusivity(unchecked) private var isChanging = false
     // `changeCount`: how many times this table has changed (an entry added or replaced, the table
     // emptied). An answer kept from an earlier lookup through it (a built async service,
@@ -256,9 +256,23 @@ final class RegistrationTable {
 
     @inline(__always)
     private func beginChange() {
-        assert(!isChanging, "RegistrationTable: changed while a change was in progress")
+        // No user code runs while a change is in progress, so on one thread no change starts
+        // inside another: a change in progress here is another thread's (a plain container
+        // registered into from two threads at once, which corrupts the buffers). Checked in every
+        // build, so such a program stops with what to do instead; an unsynchronized read, it
+        // catches the overlaps it sees, not every one.
+        if _slowPath(isChanging) { Self.stopChangeFromTwoThreads() }
         isChanging = true
         changeCount &+= 1
+    }
+
+    @inline(never)
+    private static func stopChangeFromTwoThreads() -> Never {
+        stop(
+            "Graft: a container's registrations were changed while another change to them was in progress: "
+                + "from two threads at once. A plain Container is not thread-safe: register on one thread "
+                + "(at start-up, before other threads use it), or through container.synchronize(), whose "
+                + "view registers under the hierarchy's mutex.")
     }
 
     @inline(__always)

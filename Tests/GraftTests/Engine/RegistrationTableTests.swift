@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Graft
@@ -103,5 +104,28 @@ import Testing
         for name in names { container.register(Unit.self, name: name) { _ in Unit() } }
         #expect(names.allSatisfy { container.resolve(Unit.self, name: $0) != nil })
         #expect(container.resolve(Unit.self, name: "service-5000") == nil)
+    }
+
+    /// Registering into a plain container from several threads at once is a race on its table.
+    /// The keys here are registered first, each thread then replaces only its own (no slot or
+    /// buffer is shared, so the race cannot corrupt memory before it is seen), and the program
+    /// stops with the message saying what to do instead. Not run under ThreadSanitizer, which
+    /// stops at the race itself (scripts/tsan.sh skips it).
+    @Test func registeringFromTwoThreadsAtOnceStopsWithAMessage() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let threads = 4
+            let names = (0..<threads).map { thread in (0..<64).map { "thread-\(thread)-\($0)" } }
+            let container = Container()
+            for name in names.joined() { container.register(Int.self, name: name) { _ in 0 } }
+            nonisolated(unsafe) let shared = container  // the race is the point
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                for round in 0..<1_000_000 {
+                    shared.register(Int.self, name: names[thread][round % 64]) { _ in round }
+                }
+            }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("changed while another change to them was in progress: from two threads at once"))
+        #expect(stderr.contains("through container.synchronize()"))
     }
 }
