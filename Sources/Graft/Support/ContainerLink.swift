@@ -51,8 +51,7 @@ final class ContainerLink {
     /// Whether the container is alive; reads no reference to it. Under the hierarchy's mutex.
     var isLinked: Bool { isAlive }
 
-    /// Called by the container's `deinit`.
-    /// Marks the container gone, its table with it.
+    /// Marks the container gone, and its table with it. Called by the container's `deinit`.
     func containerIsGone(with table: RegistrationTable) {
         hierarchy.mutex.withLock {
             isAlive = false

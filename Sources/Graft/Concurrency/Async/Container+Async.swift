@@ -82,7 +82,7 @@ extension Container {
     /// ``asyncEntryObjectLocked(_:name:)``, and in `changes` a count that moves whenever a
     /// registration that could replace what it finds here changes: the change counts of the tables
     /// of every container walked, from this one to the one holding the entry (a registration of
-    /// the key in any of them, the holder included, replaces the entry for a lookup from here),
+    /// the key in any of them, the holder included, replaces the entry for a lookup from here).
     /// Each only grows, so for one container the sum is the same only if none has changed. (Sums
     /// of different containers are not comparable: ``AsyncServiceEntry/isKnownCurrent(through:changes:tablesGone:)``
     /// also compares the table, and the hierarchy's count of noted tables gone.)
