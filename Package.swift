@@ -14,6 +14,8 @@ let package = Package(
         .target(name: "GraftTesting", dependencies: ["Graft"]),
         .executableTarget(name: "graft-demo", dependencies: ["Graft"]),
         .executableTarget(name: "graft-stress", dependencies: ["Graft"]),
+        // Drops every shape of container, for LeakSanitizer (scripts/lsan.sh).
+        .executableTarget(name: "graft-leaks", dependencies: ["Graft"]),
         .testTarget(name: "GraftTests", dependencies: ["Graft", "GraftTesting"], exclude: ["ModelBased/README.md"]),
         .testTarget(name: "GraftTestingTests", dependencies: ["Graft", "GraftTesting"]),
     ],

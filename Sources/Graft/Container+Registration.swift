@@ -178,8 +178,7 @@ extension Container {
     func noteChildRegistration(_ key: ServiceKey, argumentTypeNames: @escaping () -> [String]) {
         hierarchy.noteChildRegistration(
             ChildRegistration(
-                link: link, key: key, argumentTypeNames: argumentTypeNames,
-                lineage: selfAndAncestors.map(ObjectIdentifier.init)))
+                key: key, argumentTypeNames: argumentTypeNames, lineage: selfAndAncestors.map(ObjectIdentifier.init)))
     }
 }
 

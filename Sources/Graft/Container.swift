@@ -99,7 +99,9 @@ public class Container {
     }
 
     deinit {
-        if viewed == nil { link.containerIsGone(with: services) }  // a view shares its container's link
+        // A view shares its container's link. A child's end forgets the records of its
+        // registrations that its hierarchy keeps for failure messages.
+        if viewed == nil { link.containerIsGone(with: services, asChild: parent == nil ? nil : ObjectIdentifier(self)) }
     }
 
     /// Runs `body` on the viewed container under the hierarchy's mutex.
@@ -126,7 +128,7 @@ public class Container {
             return (mainActorRegistrations, asyncRegistrations)
         }
         services.removeAll()
-        if parent != nil { hierarchy.forgetChildRegistrations(of: link) }
+        if parent != nil { hierarchy.forgetChildRegistrations(of: ObjectIdentifier(self)) }
         withExtendedLifetime(removed) {}  // released once this container is consistent
     }
 

@@ -92,13 +92,6 @@ import Testing
     }
 
     #if os(Linux)
-        /// Resident memory in bytes, from /proc.
-        fileprivate static func residentBytes() -> Int {
-            let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-            let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-        }
-
         /// Run in a process of its own: resident memory is the process's, and the tests running in
         /// parallel here (threads, registrations by the thousand) move it by tens of megabytes.
         @Test func memoryStaysFlatOverManyGraphResolutions() async {
@@ -112,9 +105,9 @@ import Testing
                     FlatRoot(r.resolve(FlatBranch.self)!, r.resolve(FlatLeaf.self)!)
                 }
                 for _ in 0..<20_000 { _ = container.resolve(FlatRoot.self) }  // warm up: buffers reach their size
-                let before = GraphTests.residentBytes()
+                let before = residentBytes()
                 for _ in 0..<300_000 { _ = container.resolve(FlatRoot.self) }
-                let growth = GraphTests.residentBytes() - before
+                let growth = residentBytes() - before
                 // A leak of even 100 bytes a resolution would add 30 MB here (Swinject 2.10 adds over
                 // 100). `graphKeepsNothingAfterTheResolution` counts the instances themselves.
                 if growth >= 8 << 20 { fatalError("resident memory grew by \(growth) bytes") }

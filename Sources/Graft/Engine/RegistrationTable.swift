@@ -39,7 +39,7 @@ final class RegistrationTable {
     // `AsyncServiceEntry.isKnownCurrent(through:changes:tablesGone:)`) holds while the counts of the
     // tables that lookup walked have not moved. `isNotedThrough`: whether such an answer was noted
     // through this table; set and read under the hierarchy's mutex (`AsyncServiceEntry.noteCurrent`,
-    // `ContainerLink.containerIsGone(with:)`). Neither is written while user code runs.
+    // `ContainerLink.containerIsGone(with:asChild:)`). Neither is written while user code runs.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         private(set) var changeCount = 0
         var isNotedThrough = false

@@ -51,10 +51,13 @@ final class ContainerLink {
     /// Whether the container is alive; reads no reference to it. Under the hierarchy's mutex.
     var isLinked: Bool { isAlive }
 
-    /// Marks the container gone, and its table with it. Called by the container's `deinit`.
-    func containerIsGone(with table: RegistrationTable) {
+    /// Marks the container gone, and its table with it, and forgets what the hierarchy recorded of
+    /// a child container's registrations. Called by the container's `deinit`.
+    /// `child` is the container's identifier if it has a parent.
+    func containerIsGone(with table: RegistrationTable, asChild child: ObjectIdentifier?) {
         hierarchy.mutex.withLock {
             isAlive = false
+            if let child { hierarchy.forgetChildRegistrationsLocked(of: child) }
             // A later container's table may take the same address: what was noted through this one
             // (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) must not hold for that one.
             if table.isNotedThrough { hierarchy.notedTablesGone &+= 1 }

@@ -126,16 +126,13 @@ final class Hierarchy {
         @exclusivity(unchecked) @usableFromInline var isValidating = false
     #endif
 
-    /// Registrations made in child containers, by service type, for failure messages that name
-    /// registrations a container cannot see. Guarded by `mutex`: a child is filled on any thread,
-    /// so its own table is never read from here; what a message needs is copied when registering.
-    var childRegistrations: [ObjectIdentifier: [ChildRegistration]] = [:]
-    var childRegistrationCount = 0
-    var childSweepThreshold = 256
+    /// Registrations made in child containers that are alive, for failure messages that name
+    /// registrations a container cannot see. Guarded by `mutex`.
+    private var childRegistrations = ChildRegistrations()
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) var isMovingOut = false
     /// How many tables that an answer was noted through (``RegistrationTable/isNotedThrough``) are
-    /// gone with their containers, moved on under the mutex (``ContainerLink/containerIsGone(with:)``):
+    /// gone with their containers, moved on under the mutex (``ContainerLink/containerIsGone(with:asChild:)``):
     /// a new table may take the address of one, and this tells an answer noted through the old
     /// one (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) from one for the new.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
@@ -198,56 +195,29 @@ final class Hierarchy {
 
     /// Notes a registration made in a child container (one with a parent).
     func noteChildRegistration(_ registration: ChildRegistration) {
-        mutex.withLock {
-            if childRegistrationCount >= childSweepThreshold {
-                for (service, records) in childRegistrations {
-                    let alive = records.filter { $0.link.isLinked }
-                    childRegistrations[service] = alive.isEmpty ? nil : alive
-                }
-                childRegistrationCount = childRegistrations.values.reduce(0) { $0 + $1.count }
-                childSweepThreshold = max(256, childRegistrationCount * 2)
-            }
-            // Registering the same key again in the same child replaces its record: records are
-            // bounded by the live registrations, not by how often they were made. One lookup of
-            // the service's list, changed in place.
-            let added = Self.replaceOrAppend(
-                registration, in: &childRegistrations[registration.key.service, default: []])
-            if added { childRegistrationCount += 1 }
-        }
+        mutex.withLock { childRegistrations.note(registration) }
     }
 
-    private static func replaceOrAppend(_ registration: ChildRegistration, in list: inout [ChildRegistration]) -> Bool {
-        let key = registration.key
-        if let index = list.firstIndex(where: {
-            $0.link === registration.link && $0.key.service == key.service && $0.key.arguments == key.arguments
-                && $0.key.name == key.name
-        }) {
-            list[index] = registration
-            return false
-        }
-        list.append(registration)
-        return true
+    /// Forgets the registrations of the child container `owner` (its `removeAll()`). Its end
+    /// forgets them too, under the mutex it already holds (``forgetChildRegistrationsLocked(of:)``).
+    func forgetChildRegistrations(of owner: ObjectIdentifier) {
+        mutex.withLock { forgetChildRegistrationsLocked(of: owner) }
     }
 
-    /// Forgets the records of `link`'s container (its `removeAll()`).
-    func forgetChildRegistrations(of link: ContainerLink) {
-        mutex.withLock {
-            for (service, records) in childRegistrations {
-                let kept = records.filter { $0.link !== link }
-                childRegistrations[service] = kept.isEmpty ? nil : kept
-            }
-            childRegistrationCount = childRegistrations.values.reduce(0) { $0 + $1.count }
-        }
+    /// ``forgetChildRegistrations(of:)`` for a caller holding the mutex. The records released
+    /// hold no reference to user code: no user code runs.
+    func forgetChildRegistrationsLocked(of owner: ObjectIdentifier) {
+        childRegistrations.forget(owner)
     }
 
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
     var childRegistrationRecordCount: Int {
-        mutex.withLock { childRegistrations.values.reduce(0) { $0 + $1.count } }
+        mutex.withLock { childRegistrations.count }
     }
 
     /// The registrations of `service` made in child containers still alive.
     func childRegistrations(of service: ObjectIdentifier) -> [ChildRegistration] {
-        mutex.withLock { (childRegistrations[service] ?? []).filter { $0.link.isLinked } }
+        mutex.withLock { childRegistrations.records(of: service) }
     }
 
     // MARK: Unchecked sections
@@ -381,21 +351,4 @@ final class Hierarchy {
     /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
     /// resolved inside a failing factory).
     @exclusivity(unchecked) var suspendedFailures: [ResolutionError] = []
-}
-
-/// A registration in a child container, as a failure message elsewhere describes it: its key, its
-/// argument types, and the containers it belongs to (its own first, then its ancestors).
-struct ChildRegistration {
-    let link: ContainerLink
-    let key: ServiceKey
-    let argumentTypeNames: () -> [String]
-    let lineage: [ObjectIdentifier]
-
-    var description: String {
-        var text = "Service: \(key.serviceType)"
-        if let name = key.name { text += ", Name: \"\(name)\"" }
-        let arguments = argumentTypeNames()
-        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
-        return text + ", Factory: \(parameters) -> \(key.serviceType)"
-    }
 }

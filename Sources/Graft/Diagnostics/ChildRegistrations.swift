@@ -1,0 +1,71 @@
+// Graft — MIT License.
+
+/// A registration in a child container, as a failure message elsewhere describes it: its key, its
+/// argument types, and the containers it belongs to (its own first, then its ancestors).
+///
+/// It names its containers by identifier and holds none of them: the hierarchy keeps these
+/// records, and a record that held its container (or anything holding the hierarchy) would keep
+/// the whole hierarchy alive. An identifier stays meaningful because the record is removed when
+/// its container ends (``ChildRegistrations/forget(_:)``), and the ancestors in its lineage
+/// outlive it.
+struct ChildRegistration {
+    let key: ServiceKey
+    let argumentTypeNames: () -> [String]
+    /// The registering container first, then its ancestors, innermost first.
+    let lineage: [ObjectIdentifier]
+
+    /// The container that registered it.
+    var owner: ObjectIdentifier { lineage[0] }
+
+    var description: String {
+        var text = "Service: \(key.serviceType)"
+        if let name = key.name { text += ", Name: \"\(name)\"" }
+        let arguments = argumentTypeNames()
+        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
+        return text + ", Factory: \(parameters) -> \(key.serviceType)"
+    }
+}
+
+/// The registrations made in the child containers of one hierarchy that are alive now, by service
+/// type, for failure messages that name registrations a container cannot see. A child's table is
+/// filled on any thread, so it is never read from elsewhere: what a message needs is copied here
+/// when registering.
+///
+/// Bounded by the live registrations: registering a key again in the same child replaces its
+/// record, and a child's records are removed by its `removeAll()` and when it ends.
+struct ChildRegistrations {
+    private var byService: [ObjectIdentifier: [ChildRegistration]] = [:]
+    /// The services each child has records of, so a child's end touches only its own lists.
+    private var servicesByOwner: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
+
+    /// Records `registration`, replacing the record of the same key in the same container.
+    mutating func note(_ registration: ChildRegistration) {
+        let key = registration.key
+        let owner = registration.owner
+        servicesByOwner[owner, default: []].insert(key.service)
+        if let index = byService[key.service]?.firstIndex(where: {
+            $0.owner == owner && $0.key.arguments == key.arguments && $0.key.name == key.name
+        }) {
+            byService[key.service]![index] = registration
+        } else {
+            byService[key.service, default: []].append(registration)
+        }
+    }
+
+    /// Removes every record of the container `owner` (its `removeAll()`, or its end).
+    mutating func forget(_ owner: ObjectIdentifier) {
+        guard let services = servicesByOwner.removeValue(forKey: owner) else { return }
+        for service in services {
+            let kept = byService[service, default: []].filter { $0.owner != owner }
+            byService[service] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    /// The records of `service`.
+    func records(of service: ObjectIdentifier) -> [ChildRegistration] {
+        byService[service] ?? []
+    }
+
+    /// How many records there are.
+    var count: Int { byService.values.reduce(0) { $0 + $1.count } }
+}

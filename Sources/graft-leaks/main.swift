@@ -1,0 +1,191 @@
+// Graft — MIT License.
+import Graft
+
+// Drops every shape of container that applications and tests make, then exits: run under
+// LeakSanitizer (scripts/lsan.sh), it must report nothing. With `--plant-cycle` it also drops a
+// container whose registration holds the container itself (a record that holds its owner), which
+// LeakSanitizer must report: the proof that the check sees a cycle through Graft's records.
+
+final class Logger: Sendable {}
+final class Marker {}
+final class Service {
+    let logger: Logger?
+    init(logger: Logger?) { self.logger = logger }
+}
+final class Connection: Sendable {}
+@MainActor final class ViewModel {
+    let logger: Logger?
+    init(logger: Logger?) { self.logger = logger }
+}
+
+struct LoggingAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(Logger.self) { _ in Logger() }.inObjectScope(.container)
+    }
+}
+
+struct FeatureAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(Service.self) { r in Service(logger: r.resolve(Logger.self)) }
+        container.register(Marker.self, name: "feature") { _ in Marker() }.inObjectScope(.weak)
+    }
+}
+
+final class Screen {
+    @Injected var service: Service
+}
+
+/// A root with an app-wide singleton and a graph-scoped service.
+func makeRoot() -> Container {
+    let root = Container()
+    root.register(Logger.self) { _ in Logger() }.inObjectScope(.container)
+    root.register(Service.self) { r in Service(logger: r.resolve(Logger.self)) }
+    return root
+}
+
+/// A child that registered something of its own (what records a child registration).
+func makeFeature(parent: Container) -> Container {
+    let child = Container(parent: parent)
+    child.register(Marker.self) { _ in Marker() }.inObjectScope(.container)
+    child.register(Service.self, name: "feature") { r in Service(logger: r.resolve(Logger.self)) }
+    return child
+}
+
+@MainActor
+func dropEveryShape() async {
+    // Root and child.
+    do {
+        let root = makeRoot()
+        let child = makeFeature(parent: root)
+        _ = child.resolve(Marker.self)
+        _ = child.resolve(Service.self, name: "feature")
+        _ = child.resolve(Service.self)
+    }
+    // A child dropped before its root, and a root dropped before its child.
+    do {
+        let root = makeRoot()
+        var child: Container? = makeFeature(parent: root)
+        _ = child?.resolve(Marker.self)
+        child = nil
+        _ = root.resolve(Service.self)
+    }
+    do {
+        var root: Container? = makeRoot()
+        let child = makeFeature(parent: root!)
+        root = nil
+        _ = child.resolve(Service.self)
+    }
+    // A child of a view, and a view of a child.
+    do {
+        let root = makeRoot()
+        let child = makeFeature(parent: root.synchronize())
+        _ = child.synchronize().resolve(Marker.self)
+        let view = makeFeature(parent: root).synchronize()
+        _ = view.resolve(Service.self, name: "feature")
+        view.register(Marker.self, name: "late") { _ in Marker() }
+    }
+    // Grandchildren and siblings, with a failed resolution that names a sibling's registration.
+    do {
+        let root = makeRoot()
+        let left = makeFeature(parent: root)
+        let right = makeFeature(parent: root)
+        let grandchild = makeFeature(parent: left)
+        right.register(Connection.self, name: "right") { _ in Connection() }
+        _ = grandchild.resolve(Service.self)
+        _ = grandchild.resolve(Connection.self, name: "right")  // fails: registered in a sibling's line
+        _ = try? left.require(Connection.self, name: "right")
+        _ = right.resolve(Marker.self)
+    }
+    // Replaced and removed registrations in a child.
+    do {
+        let root = makeRoot()
+        let child = makeFeature(parent: root)
+        child.register(Marker.self) { _ in Marker() }
+        child.removeAll()
+        child.register(Marker.self) { _ in Marker() }.inObjectScope(.weak)
+        _ = child.resolve(Marker.self)
+    }
+    // Async and main-actor registrations, built and unbuilt, in a root and in a child.
+    do {
+        let root = makeRoot()
+        root.registerAsync(Connection.self) { _ in Connection() }
+        root.registerAsync(Connection.self, name: "unbuilt") { _ in Connection() }
+        root.registerMain(ViewModel.self) { r in ViewModel(logger: r.resolve(Logger.self)) }
+        root.registerMain(ViewModel.self, name: "unbuilt") { _ in ViewModel(logger: nil) }
+        let child = makeFeature(parent: root)
+        child.registerAsync(Connection.self, name: "child") { _ in Connection() }
+        child.registerMain(ViewModel.self, name: "child") { _ in ViewModel(logger: nil) }
+        let view = child.synchronize()
+        _ = try? await view.resolveAsync(Connection.self)
+        _ = try? await view.resolveAsync(Connection.self, name: "child")
+        _ = child.resolveMain(ViewModel.self)
+        _ = child.resolveMain(ViewModel.self, name: "child")
+        _ = child.validate()
+    }
+    // `withResolver` and `withOverrides` with a feature's view bound, as the test traits do.
+    do {
+        let root = makeRoot()
+        let feature = makeFeature(parent: root)
+        withResolver(feature.synchronize()) {
+            _ = SynchronizedResolver.current.resolve(Service.self)
+            withOverrides({ $0.register(Logger.self) { _ in Logger() } }) {
+                _ = SynchronizedResolver.current.resolve(Service.self)
+                _ = SynchronizedResolver.current.resolve(Marker.self)
+                let screen = Screen()
+                _ = screen.service
+            }
+        }
+        await withResolver(feature.synchronize()) {
+            await withOverrides({ $0.registerAsync(Connection.self) { _ in Connection() } }) {
+                _ = try? await SynchronizedResolver.current.resolveAsync(Connection.self)
+            }
+        }
+    }
+    // Assemblers, with a feature child.
+    do {
+        let assembler = Assembler([LoggingAssembly()])
+        let feature = Assembler([FeatureAssembly()], parent: assembler)
+        _ = feature.resolver.resolve(Service.self)
+        _ = feature.resolver.resolve(Marker.self, name: "feature")
+    }
+    // `Lazy`, `Provider` and `@Injected` that outlive their container, read before and after.
+    var lazy: Lazy<Service>?
+    var unreadLazy: Lazy<Marker>?
+    var provider: Provider<Service>?
+    var screen: Screen?
+    do {
+        let root = makeRoot()
+        let child = makeFeature(parent: root)
+        lazy = child.resolve(Lazy<Service>.self)
+        unreadLazy = child.resolve(Lazy<Marker>.self)
+        provider = child.resolve(Provider<Service>.self)
+        _ = lazy?.instance
+        _ = provider?.instance
+        screen = withResolver(child.synchronize()) { Screen() }
+    }
+    _ = lazy?.instance
+    _ = screen?.service
+    withExtendedLifetime(unreadLazy) {}  // never read: its container is gone
+    lazy = nil
+    unreadLazy = nil
+    provider = nil
+    screen = nil
+    // Many of them, so a leak per hierarchy is a leak LeakSanitizer cannot miss.
+    for _ in 0..<1_000 {
+        let root = makeRoot()
+        let child = makeFeature(parent: root)
+        _ = child.resolve(Marker.self)
+    }
+}
+
+/// A container whose registration's factory holds the container: it is never freed.
+func plantCycle() {
+    let container = Container()
+    container.register(Marker.self) { _ in
+        withExtendedLifetime(container) { Marker() }
+    }
+}
+
+await dropEveryShape()
+if CommandLine.arguments.contains("--plant-cycle") { plantCycle() }
+print("graft-leaks: dropped every shape of container")
