@@ -180,7 +180,13 @@ extension ServiceEntry {
         in hierarchy: Hierarchy,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Hierarchy.Request? {
-        let request: Hierarchy.Request? = opensRequest ? hierarchy.beginRequest() : nil
+        let request: Hierarchy.Request?
+        if opensRequest {
+            request = hierarchy.beginRequest(resolving: Hierarchy.label(self))
+        } else {
+            hierarchy.checkNestedCall(resolving: Hierarchy.label(self))
+            request = nil
+        }
         guard canConstruct(in: hierarchy) else {
             if let request { _ = hierarchy.endRequest(request) }
             throw ResolutionFailed()

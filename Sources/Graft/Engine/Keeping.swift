@@ -90,7 +90,13 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
-        let request: Hierarchy.Request? = hierarchy.isAtRequestBase ? hierarchy.beginRequest() : nil
+        let request: Hierarchy.Request?
+        if hierarchy.isAtRequestBase {
+            request = hierarchy.beginRequest(resolving: Hierarchy.label(self))
+        } else {
+            hierarchy.checkNestedCall(resolving: Hierarchy.label(self))
+            request = nil
+        }
         let result = Result { () throws(ResolutionFailed) -> Service in
             if let stored = storedInstance(in: hierarchy) { return stored }
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)

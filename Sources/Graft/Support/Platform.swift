@@ -30,6 +30,17 @@ enum Platform {
         free(memory)
     }
 
+    /// The calling thread's identity (`pthread_self`): a few instructions, no call into Swift's
+    /// runtime. Compared, never dereferenced.
+    @inline(__always)
+    static func currentThread() -> UInt {
+        #if canImport(Glibc)
+            UInt(pthread_self())
+        #else
+            UInt(bitPattern: pthread_self())
+        #endif
+    }
+
     static func writeToStandardError(_ text: String) {
         let line = text + "\n"
         line.utf8CString.withUnsafeBufferPointer { buffer in

@@ -141,6 +141,7 @@ extension Hierarchy {
     /// Resolves inside `identifier`'s graph, setting aside the graph in flight (if another)
     /// meanwhile. Each resolution `body` starts is a request of its own.
     func withGraph<T>(_ identifier: GraphIdentifier, _ body: () throws -> T) rethrows -> T {
+        claimRequests(resolving: "withObjectGraph")
         let outerBase = requestBase
         requestBase = stack.count
         defer { requestBase = outerBase }

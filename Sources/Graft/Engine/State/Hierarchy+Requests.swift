@@ -6,7 +6,12 @@ extension Hierarchy {
 
     @inline(__always)
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
-        assert(!isMovingOut, "Hierarchy: a factory ran while instances were being moved out")
+        #if DEBUG
+            if isMovingOut {
+                stopIfAnotherThreadResolves(Self.label(entry))
+                assertionFailure("Hierarchy: a factory ran while instances were being moved out")
+            }
+        #endif
         assertUserCodeMayRun("a factory or initCompleted action")
         stack.push(Unmanaged.passUnretained(entry))
         return stack.count - 1
@@ -14,10 +19,14 @@ extension Hierarchy {
 
     @inline(__always)
     func popFactory(_ entry: AnyServiceEntry) {
-        assert(
-            stack.count > 0
-                && stack[stack.count - 1].toOpaque() == Unmanaged.passUnretained(entry as AnyObject).toOpaque(),
-            "Hierarchy: frame popped by an entry that did not push it")
+        #if DEBUG
+            if stack.count == 0
+                || stack[stack.count - 1].toOpaque() != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
+            {
+                stopIfAnotherThreadResolves(Self.label(entry))
+                assertionFailure("Hierarchy: frame popped by an entry that did not push it")
+            }
+        #endif
         stack.pop()
     }
 
@@ -81,8 +90,6 @@ extension Hierarchy {
         (0..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
     }
 
-    // MARK: Requests
-
     /// Whether a resolution starting now is a request of its own.
     @inline(__always)
     var isAtRequestBase: Bool { stack.count == requestBase }
@@ -97,8 +104,52 @@ extension Hierarchy {
         let suspendsFailure: Bool
     }
 
+    // MARK: The thread of the requests in flight
+
+    /// Claims the requests in flight for the calling thread, before one opens: the first (at
+    /// ``depth`` 0) records the thread; a request opened inside others must be on their thread.
+    /// A plain container is for one thread at a time: a second thread that finds another's
+    /// requests in flight would take them for its own nesting (a cycle, a failure that is not its
+    /// own, a `nil`), so the program stops instead, saying what to do. Not every overlap is seen:
+    /// two calls that enter at the same instant both find depth 0.
     @inline(__always)
-    func beginRequest() -> Request {
+    func claimRequests(resolving label: @autoclosure () -> String) {
+        let thread = Platform.currentThread()
+        if depth == 0 {
+            requestThread = thread
+        } else if _slowPath(requestThread != thread) {
+            Self.stopResolvingOnTwoThreads(label())
+        }
+    }
+
+    /// Checks that a resolution the path found nested in the requests in flight (a factory's, or
+    /// a cycle) is made on their thread; see ``claimRequests(resolving:)``.
+    @inline(__always)
+    func checkNestedCall(resolving label: @autoclosure () -> String) {
+        if _slowPath(requestThread != Platform.currentThread()) { Self.stopResolvingOnTwoThreads(label()) }
+    }
+
+    /// In a check that found the path's state inconsistent: stops with the message for a plain
+    /// container used from two threads at once when another thread's requests are in flight
+    /// (the likely cause), rather than with the internal check's message.
+    func stopIfAnotherThreadResolves(_ label: String) {
+        if depth > 0 && requestThread != Platform.currentThread() { Self.stopResolvingOnTwoThreads(label) }
+    }
+
+    @inline(never)
+    static func stopResolvingOnTwoThreads(_ label: String) -> Never {
+        stop(
+            "Graft: \(label) was resolved while another thread's resolution was in flight in the same plain "
+                + "Container hierarchy: a Container is used from two threads at once. A plain Container (and every "
+                + "container of its hierarchy) is for one thread at a time; resolve through container.synchronize(), "
+                + "whose view runs each call under the hierarchy's mutex and may be shared by every thread.")
+    }
+
+    // MARK: Requests
+
+    @inline(__always)
+    func beginRequest(resolving label: @autoclosure () -> String) -> Request {
+        claimRequests(resolving: label())
         assertUserCodeMayRun("a resolution")
         let suspends = hasFailed
         if suspends, let failure {

@@ -40,6 +40,10 @@ final class Hierarchy {
     @exclusivity(unchecked) var stack = FrameStack()
     /// Stack index of the innermost running `initCompleted` action, or -1.
     @exclusivity(unchecked) var completionFrame = -1
+    /// The thread whose requests are in flight: set by the first request or graph scope to open
+    /// (``depth`` 0), compared by every call the path finds nested in them
+    /// (``claimRequests(resolving:)``, ``checkNestedCall(resolving:)``). Meaningless at depth 0.
+    @exclusivity(unchecked) var requestThread: UInt = 0
     /// The frame count at which a resolution is a request of its own.
     @exclusivity(unchecked) var requestBase = 0
     /// Entries holding an instance for the current graph, with their cells.
@@ -245,12 +249,17 @@ final class Hierarchy {
     @inlinable @inline(__always)
     func assertUserCodeMayRun(_ what: @autoclosure () -> String = "user code") {
         #if DEBUG
-            if openUncheckedSections != 0 {
-                fatalError(
-                    "Graft: \(what()) ran inside an unchecked section (a store to a field whose access is not checked)")
-            }
+            if openUncheckedSections != 0 { userCodeRanInUncheckedSection(what()) }
         #endif
     }
+
+    #if DEBUG
+        @usableFromInline
+        func userCodeRanInUncheckedSection(_ what: String) -> Never {
+            stopIfAnotherThreadResolves(innermostEntry.map(Self.label) ?? what)
+            fatalError("Graft: \(what) ran inside an unchecked section (a store to a field whose access is not checked)")
+        }
+    #endif
 
     // MARK: Locking and logging
 

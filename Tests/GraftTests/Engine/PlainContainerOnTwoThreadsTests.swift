@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@testable import Graft
+
+/// A plain container used from two threads at once: thread A is held inside a factory (its
+/// request in flight) while thread B resolves. B must stop the program with the message that
+/// names its service and `synchronize()`, never take A's request for its own nesting (a `nil`, a
+/// cycle, a failure of A's). Exit tests, each in a process of its own; not run under
+/// ThreadSanitizer, which stops at the race itself (scripts/tsan.sh skips them).
+@Suite struct PlainContainerOnTwoThreadsTests {
+    final class Expensive {}
+    final class Other {}
+
+    /// What thread B does while thread A is inside `Expensive`'s factory.
+    enum SecondCall {
+        /// Resolves `Expensive` (container-scoped, not built yet) through the same container.
+        case sameService
+        /// Resolves a transient service through the same container.
+        case otherService
+        /// Resolves a graph-scoped service with a plain factory (the planned path).
+        case plannedService
+        /// Resolves through a sibling of the container A resolves through.
+        case sibling
+        /// Opens `withObjectGraph` on the same container.
+        case objectGraph
+        /// Resolves a service of a custom scope.
+        case customScope
+    }
+
+    /// Runs the race: returns only if thread B was let through.
+    static func race(_ second: SecondCall) {
+        Container.loggingFunction = { message in Platform.writeToStandardError("LOGGED: " + message) }
+        let root = Container()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        root.register(Expensive.self) { _ in
+            entered.signal()
+            release.wait()
+            return Expensive()
+        }.inObjectScope(.container)
+        root.register(Other.self) { _ in Other() }.inObjectScope(.transient)
+        root.register(Other.self, name: "graph") { _ in Other() }
+        root.register(Other.self, name: "custom") { _ in Other() }.inObjectScope(ObjectScope(storageFactory: PermanentStorage.init))
+        let left = Container(parent: root)
+        let right = Container(parent: root)
+        nonisolated(unsafe) let first = left  // the race is the point
+        Thread.detachNewThread { _ = first.resolve(Expensive.self) }
+        entered.wait()
+        let answer: AnyObject?
+        switch second {
+        case .sameService: answer = left.resolve(Expensive.self)
+        case .otherService: answer = left.resolve(Other.self)
+        case .plannedService: answer = left.resolve(Other.self, name: "graph")
+        case .sibling: answer = right.resolve(Other.self)
+        case .objectGraph: answer = left.withObjectGraph(GraphIdentifier()) { $0.resolve(Other.self) }
+        case .customScope: answer = left.resolve(Other.self, name: "custom")
+        }
+        release.signal()
+        Platform.writeToStandardError("NOT STOPPED: \(answer.map { "\($0)" } ?? "nil")")
+    }
+
+    static func expectStopped(_ result: ExitTest.Result?, naming service: String) throws {
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Graft: \(service) was resolved while another thread's resolution was in flight"))
+        #expect(stderr.contains("a Container is used from two threads at once"))
+        #expect(stderr.contains("resolve through container.synchronize()"))
+        #expect(!stderr.contains("circular dependency"))
+        #expect(!stderr.contains("NOT STOPPED"))
+        #expect(!stderr.contains("LOGGED"))
+    }
+
+    @Test func theSameServiceFromASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.sameService)
+        }
+        try Self.expectStopped(result, naming: "Expensive")
+    }
+
+    @Test func anotherServiceFromASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.otherService)
+        }
+        try Self.expectStopped(result, naming: "Other")
+    }
+
+    @Test func aPlannedServiceFromASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.plannedService)
+        }
+        try Self.expectStopped(result, naming: "Other (name: \"graph\")")
+    }
+
+    @Test func aSiblingContainerOnASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.sibling)
+        }
+        try Self.expectStopped(result, naming: "Other")
+    }
+
+    @Test func anObjectGraphOpenedOnASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.objectGraph)
+        }
+        try Self.expectStopped(result, naming: "withObjectGraph")
+    }
+
+    @Test func aCustomScopedServiceFromASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.customScope)
+        }
+        try Self.expectStopped(result, naming: "Other (name: \"custom\")")
+    }
+
+    /// The same program through the synchronized view never stops: the second thread waits for
+    /// the mutex, then resolves.
+    @Test func theSameProgramThroughAViewResolves() async throws {
+        let root = Container()
+        root.register(Expensive.self) { _ in Expensive() }.inObjectScope(.container)
+        root.register(Other.self) { r in
+            _ = r.resolve(Expensive.self)
+            return Other()
+        }
+        let view = Container(parent: root).synchronize()
+        let made = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var count = 0
+                    for _ in 0..<2_000 where view.resolve(Other.self) != nil { count += 1 }
+                    return count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(made == 8_000)
+    }
+}
