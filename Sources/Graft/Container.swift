@@ -127,8 +127,9 @@ public class Container {
             }
             return (mainActorRegistrations, asyncRegistrations)
         }
+        let registered = parent == nil ? [] : services.serviceTypes
         services.removeAll()
-        if parent != nil { hierarchy.forgetChildRegistrations(of: ObjectIdentifier(self)) }
+        if parent != nil { hierarchy.forgetChildRegistrations(of: ObjectIdentifier(self), services: registered) }
         withExtendedLifetime(removed) {}  // released once this container is consistent
     }
 

@@ -35,14 +35,11 @@ struct ChildRegistration {
 /// record, and a child's records are removed by its `removeAll()` and when it ends.
 struct ChildRegistrations {
     private var byService: [ObjectIdentifier: [ChildRegistration]] = [:]
-    /// The services each child has records of, so a child's end touches only its own lists.
-    private var servicesByOwner: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
 
     /// Records `registration`, replacing the record of the same key in the same container.
     mutating func note(_ registration: ChildRegistration) {
         let key = registration.key
         let owner = registration.owner
-        servicesByOwner[owner, default: []].insert(key.service)
         if let index = byService[key.service]?.firstIndex(where: {
             $0.owner == owner && $0.key.arguments == key.arguments && $0.key.name == key.name
         }) {
@@ -52,11 +49,13 @@ struct ChildRegistrations {
         }
     }
 
-    /// Removes every record of the container `owner` (its `removeAll()`, or its end).
-    mutating func forget(_ owner: ObjectIdentifier) {
-        guard let services = servicesByOwner.removeValue(forKey: owner) else { return }
+    /// Removes every record of the container `owner` (its `removeAll()`, or its end). `services`
+    /// are the service types in its table: every key recorded is one (the records are made as
+    /// keys are inserted), so a container's end touches only the lists of what it registered.
+    mutating func forget(_ owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
         for service in services {
-            let kept = byService[service, default: []].filter { $0.owner != owner }
+            guard let records = byService[service] else { continue }
+            let kept = records.filter { $0.owner != owner }
             byService[service] = kept.isEmpty ? nil : kept
         }
     }

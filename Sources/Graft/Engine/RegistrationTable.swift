@@ -293,6 +293,13 @@ final class RegistrationTable {
         return true
     }
 
+    /// The service types of every key, retaining no entry.
+    var serviceTypes: Set<ObjectIdentifier> {
+        var types = Set<ObjectIdentifier>(minimumCapacity: count)
+        for index in 0..<capacity where hashes[index] != 0 { types.insert(slots[index].key.service) }
+        return types
+    }
+
     /// Every registration, in no particular order.
     var registrations: [(key: ServiceKey, entry: AnyServiceEntry)] {
         (0..<capacity).compactMap { index in

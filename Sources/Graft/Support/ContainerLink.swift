@@ -55,9 +55,10 @@ final class ContainerLink {
     /// a child container's registrations. Called by the container's `deinit`.
     /// `child` is the container's identifier if it has a parent.
     func containerIsGone(with table: RegistrationTable, asChild child: ObjectIdentifier?) {
+        let registered = child == nil ? [] : table.serviceTypes
         hierarchy.mutex.withLock {
             isAlive = false
-            if let child { hierarchy.forgetChildRegistrationsLocked(of: child) }
+            if let child { hierarchy.forgetChildRegistrationsLocked(of: child, services: registered) }
             // A later container's table may take the same address: what was noted through this one
             // (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) must not hold for that one.
             if table.isNotedThrough { hierarchy.notedTablesGone &+= 1 }

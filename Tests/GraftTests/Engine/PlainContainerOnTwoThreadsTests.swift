@@ -41,7 +41,8 @@ import Testing
         }.inObjectScope(.container)
         root.register(Other.self) { _ in Other() }.inObjectScope(.transient)
         root.register(Other.self, name: "graph") { _ in Other() }
-        root.register(Other.self, name: "custom") { _ in Other() }.inObjectScope(ObjectScope(storageFactory: PermanentStorage.init))
+        let custom = ObjectScope(storageFactory: PermanentStorage.init)
+        root.register(Other.self, name: "custom") { _ in Other() }.inObjectScope(custom)
         let left = Container(parent: root)
         let right = Container(parent: root)
         nonisolated(unsafe) let first = left  // the race is the point

@@ -184,8 +184,16 @@ public final class ContainerInterpreter {
 
     /// Runs `program` and returns its trace; `abortedAt` is the step at which a Swinject run was
     /// cut short because it recursed (Swinject itself would stop the process there).
-    public static func run(_ program: MProgram) -> (trace: Trace, abortedAt: Int?) {
+    /// `observeRoot` is handed the root container before the first step, and a count of the
+    /// program's instances alive: the caller may keep a weak reference to what the root shares,
+    /// and check that it is freed once `run` returns and no instance is alive (an instance that a
+    /// program's own cycle keeps alive may keep a `Lazy`, and through it the hierarchy).
+    public static func run(
+        _ program: MProgram, observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void = { _, _ in }
+    ) -> (trace: Trace, abortedAt: Int?) {
         let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
+        let live = interpreter.live
+        observeRoot(interpreter.containers[0]!) { live.count }
         var raw: [[RawObservation]] = []
         for (index, step) in program.steps.enumerated() {
             interpreter.slotsAtStepStart = interpreter.slots.count

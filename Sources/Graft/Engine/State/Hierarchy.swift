@@ -202,16 +202,17 @@ final class Hierarchy {
         mutex.withLock { childRegistrations.note(registration) }
     }
 
-    /// Forgets the registrations of the child container `owner` (its `removeAll()`). Its end
-    /// forgets them too, under the mutex it already holds (``forgetChildRegistrationsLocked(of:)``).
-    func forgetChildRegistrations(of owner: ObjectIdentifier) {
-        mutex.withLock { forgetChildRegistrationsLocked(of: owner) }
+    /// Forgets the registrations of the child container `owner` (its `removeAll()`) of the
+    /// service types `services`. Its end forgets them too, under the mutex it already holds
+    /// (``forgetChildRegistrationsLocked(of:services:)``).
+    func forgetChildRegistrations(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
+        mutex.withLock { forgetChildRegistrationsLocked(of: owner, services: services) }
     }
 
-    /// ``forgetChildRegistrations(of:)`` for a caller holding the mutex. The records released
-    /// hold no reference to user code: no user code runs.
-    func forgetChildRegistrationsLocked(of owner: ObjectIdentifier) {
-        childRegistrations.forget(owner)
+    /// ``forgetChildRegistrations(of:services:)`` for a caller holding the mutex. The records
+    /// released hold no reference to user code: no user code runs.
+    func forgetChildRegistrationsLocked(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
+        childRegistrations.forget(owner, services: services)
     }
 
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
@@ -257,7 +258,8 @@ final class Hierarchy {
         @usableFromInline
         func userCodeRanInUncheckedSection(_ what: String) -> Never {
             stopIfAnotherThreadResolves(innermostEntry.map(Self.label) ?? what)
-            fatalError("Graft: \(what) ran inside an unchecked section (a store to a field whose access is not checked)")
+            fatalError(
+                "Graft: \(what) ran inside an unchecked section (a store to a field whose access is not checked)")
         }
     #endif
 
