@@ -234,6 +234,9 @@ extension Container {
         reportsMiss: Bool = true,
         arguments: repeat each Argument
     ) -> Service? {
+        // Inside a resolution, a miss or a wrapper (which joins the graph in flight) is a call nested
+        // in its requests: on their thread only.
+        if hierarchy.depth > 0 { hierarchy.checkNestedCall(resolving: serviceLabel(Service.self, name: key.name)) }
         if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey, key.name == nil {
             // Outside a resolution there is no graph: `nil`, as in Swinject, and nothing to report.
             return hierarchy.escapedGraph as? Service

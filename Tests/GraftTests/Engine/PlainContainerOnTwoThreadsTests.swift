@@ -11,6 +11,7 @@ import Testing
 @Suite struct PlainContainerOnTwoThreadsTests {
     final class Expensive {}
     final class Other {}
+    final class Unregistered {}
 
     /// What thread B does while thread A is inside `Expensive`'s factory.
     enum SecondCall {
@@ -26,6 +27,12 @@ import Testing
         case objectGraph
         /// Resolves a service of a custom scope.
         case customScope
+        /// Resolves a type nothing registers.
+        case unregistered
+        /// Resolves a `Lazy`, which would join the graph in flight.
+        case lazy
+        /// Requires a type nothing registers, after the first thread's resolution failed.
+        case requireAfterAFailure
     }
 
     /// Runs the race: returns only if thread B was let through.
@@ -34,13 +41,15 @@ import Testing
         let root = Container()
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        root.register(Expensive.self) { _ in
+        root.register(Expensive.self) { r in
+            if second == .requireAfterAFailure { _ = r.resolve(Other.self, name: "failing") }
             entered.signal()
             release.wait()
             return Expensive()
         }.inObjectScope(.container)
         root.register(Other.self) { _ in Other() }.inObjectScope(.transient)
         root.register(Other.self, name: "graph") { _ in Other() }
+        root.register(Other.self, name: "failing") { _ in throw CancellationError() }
         let custom = ObjectScope(storageFactory: PermanentStorage.init)
         root.register(Other.self, name: "custom") { _ in Other() }.inObjectScope(custom)
         let left = Container(parent: root)
@@ -56,6 +65,9 @@ import Testing
         case .sibling: answer = right.resolve(Other.self)
         case .objectGraph: answer = left.withObjectGraph(GraphIdentifier()) { $0.resolve(Other.self) }
         case .customScope: answer = left.resolve(Other.self, name: "custom")
+        case .unregistered: answer = left.resolve(Unregistered.self)
+        case .lazy: answer = left.resolve(Lazy<Other>.self)
+        case .requireAfterAFailure: answer = try? left.require(Unregistered.self)
         }
         release.signal()
         Platform.writeToStandardError("NOT STOPPED: \(answer.map { "\($0)" } ?? "nil")")
@@ -68,7 +80,7 @@ import Testing
         #expect(stderr.contains("resolve through container.synchronize()"))
         #expect(!stderr.contains("circular dependency"))
         #expect(!stderr.contains("NOT STOPPED"))
-        #expect(!stderr.contains("LOGGED"))
+        #expect(!stderr.contains("no registration of"))  // the second thread reported nothing else
     }
 
     @Test func theSameServiceFromASecondThreadStops() async throws {
@@ -111,6 +123,28 @@ import Testing
             PlainContainerOnTwoThreadsTests.race(.customScope)
         }
         try Self.expectStopped(result, naming: "Other (name: \"custom\")")
+    }
+
+    @Test func anUnregisteredServiceFromASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.unregistered)
+        }
+        try Self.expectStopped(result, naming: "Unregistered")
+    }
+
+    @Test func aLazyFromASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.lazy)
+        }
+        try Self.expectStopped(result, naming: "Lazy<Other>")
+    }
+
+    /// Not the first thread's failure, thrown as if it were the second's.
+    @Test func aRequireFromASecondThreadAfterTheFirstFailedStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            PlainContainerOnTwoThreadsTests.race(.requireAfterAFailure)
+        }
+        try Self.expectStopped(result, naming: "Unregistered")
     }
 
     /// The same program through the synchronized view never stops: the second thread waits for

@@ -8,7 +8,7 @@ extension Hierarchy {
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
         #if DEBUG
             if isMovingOut {
-                stopIfAnotherThreadResolves(Self.label(entry))
+                stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
                 assertionFailure("Hierarchy: a factory ran while instances were being moved out")
             }
         #endif
@@ -23,7 +23,7 @@ extension Hierarchy {
             if stack.count == 0
                 || stack[stack.count - 1].toOpaque() != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
             {
-                stopIfAnotherThreadResolves(Self.label(entry))
+                stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
                 assertionFailure("Hierarchy: frame popped by an entry that did not push it")
             }
         #endif
@@ -132,17 +132,26 @@ extension Hierarchy {
     /// In a check that found the path's state inconsistent: stops with the message for a plain
     /// container used from two threads at once when another thread's requests are in flight
     /// (the likely cause), rather than with the internal check's message.
-    func stopIfAnotherThreadResolves(_ label: String) {
-        if depth > 0 && requestThread != Platform.currentThread() { Self.stopResolvingOnTwoThreads(label) }
+    func stopIfAnotherThreadResolves(_ event: @autoclosure () -> String) {
+        if depth > 0 && requestThread != Platform.currentThread() { Self.stopOnTwoThreads(event()) }
     }
 
     @inline(never)
     static func stopResolvingOnTwoThreads(_ label: String) -> Never {
+        stopOnTwoThreads("\(label) was resolved")
+    }
+
+    /// The stop for a plain hierarchy used from two threads at once, `event` saying what the
+    /// second thread did ("`X` was resolved").
+    @inline(never)
+    static func stopOnTwoThreads(_ event: String) -> Never {
         stop(
-            "Graft: \(label) was resolved while another thread's resolution was in flight in the same plain "
-                + "Container hierarchy: a Container is used from two threads at once. A plain Container (and every "
-                + "container of its hierarchy) is for one thread at a time; resolve through container.synchronize(), "
-                + "whose view runs each call under the hierarchy's mutex and may be shared by every thread.")
+            "Graft: \(event) while another thread's resolution was in flight in the same plain Container "
+                + "hierarchy: a Container is used from two threads at once. A plain Container (and every container "
+                + "of its hierarchy) is for one thread at a time; resolve through container.synchronize(), whose "
+                + "view runs each call under the hierarchy's mutex and may be shared by every thread. (If this "
+                + "thread uses a view already, another thread is using a plain container of this hierarchy, or a "
+                + "factory handed work to another thread that resolves while the factory waits.)")
     }
 
     // MARK: Requests

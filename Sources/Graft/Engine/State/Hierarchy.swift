@@ -257,7 +257,8 @@ final class Hierarchy {
     #if DEBUG
         @usableFromInline
         func userCodeRanInUncheckedSection(_ what: String) -> Never {
-            stopIfAnotherThreadResolves(innermostEntry.map(Self.label) ?? what)
+            // What it reports is the event, not the frames: they may be another thread's.
+            stopIfAnotherThreadResolves("\(what) ran")
             fatalError(
                 "Graft: \(what) ran inside an unchecked section (a store to a field whose access is not checked)")
         }
