@@ -142,6 +142,37 @@ private final class HFCounter: @unchecked Sendable {
         #expect(parts.count == 2)
     }
 
+    /// The same through the general construction path: a throwing factory with an argument, and
+    /// a weak-scoped part kept by nothing else once the failed resolution is dropped.
+    @Test func whatAFailedInnerResolutionWithAnArgumentMadeIsDropped() {
+        let container = Container()
+        let parts = HFCounter()
+        container.register(HFPart.self) { _ in
+            parts.count += 1
+            return HFPart()
+        }.inObjectScope(.weak)
+        container.register(HFInner.self) { (r: Resolver, tag: String) throws -> HFInner in
+            _ = try r.require(HFPart.self)
+            throw HFBroken(tag: tag)
+        }
+        let shared = HFCounter()
+        container.register(HFShared.self) { _ in
+            shared.count += 1
+            return HFShared()
+        }.inObjectScope(.container)
+        container.register(HFHolder.self) { r in
+            _ = r.resolve(HFShared.self)
+            _ = r.resolve(HFInner.self, argument: "with an argument")
+            _ = r.resolve(HFPart.self)  // the failed resolution's Part was dropped: made again
+            return HFHolder(logger: nil)
+        }
+
+        #expect(container.resolve(HFHolder.self) != nil)
+        #expect(parts.count == 2)
+        _ = container.resolve(HFShared.self)
+        #expect(shared.count == 1)  // made by the outer resolution before the failure: kept
+    }
+
     @Test func graphInstancesTheOuterResolutionMadeBeforeTheInnerOneStay() {
         let container = Container()
         let shared = HFCounter()
