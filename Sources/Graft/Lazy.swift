@@ -76,8 +76,8 @@ public final class Provider<Service> {
     /// A new resolution of `Service` (a new instance unless its scope keeps one). Stops with a
     /// message saying why if it cannot be resolved, or if the container is gone.
     ///
-    /// Read in a factory, it resolves as part of that factory's resolution, even one that has
-    /// failed already for another service: then what it makes is not kept by any scope.
+    /// Read in a factory, it resolves as part of that factory's resolution: if that resolution
+    /// then fails, what it made is not kept by any scope.
     public var instance: Service {
         access.withLock {
             switch access.resolveNow(inGraph: nil, wrapper: "Provider") {

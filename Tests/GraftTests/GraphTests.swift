@@ -128,7 +128,7 @@ import Testing
         Loop.register(in: container)
         container.register(Holder.self, name: "failing") { r in
             let holder = Holder()
-            _ = r.resolve(Loop.self)  // a cycle: this resolution fails
+            _ = try r.require(Loop.self)  // thrown on: this resolution fails
             return holder
         }
         container.register(Holder.self) { _ in Holder() }.inObjectScope(.container)
@@ -159,7 +159,7 @@ import Testing
         container.register(Holder.self, name: "kept") { r in
             let holder = Holder()
             holder.other = r.resolve(Holder.self, name: "inner")
-            _ = r.resolve(Loop.self)  // fails
+            _ = try r.require(Loop.self)  // fails
             return holder
         }
         container.register(Holder.self, name: "inner") { _ in Holder() }.inObjectScope(.container)

@@ -10,9 +10,10 @@ extension Container {
     /// ```
     ///
     /// The initializer may take any number of parameters. A parameter of an `Optional` type, or
-    /// implicitly unwrapped (`Logger!`), is `nil` when nothing is registered for its wrapped
-    /// type; a wrapped type that is registered and fails fails the registration. Any other parameter must
-    /// resolve: when one cannot, the registration fails as a throwing factory does, so `resolve`
+    /// implicitly unwrapped (`Logger!`), is `nil` when its wrapped type cannot be resolved: nothing
+    /// is registered for it, or it is registered and fails (logged as `resolve` logs it, and
+    /// dropped with what its resolution made); the service is made without it. Any other parameter
+    /// must resolve: when one cannot, the registration fails as a throwing factory does, so `resolve`
     /// returns `nil` (and logs why), ``Resolver/require(_:name:)`` throws the
     /// ``ResolutionError`` of that parameter with its path (`UserService -> Logger`), and
     /// ``validate()`` lists it. An error the initializer throws fails the resolution in the same way.
@@ -36,7 +37,7 @@ extension Container {
         initializer: @escaping (repeat each Dependency) throws -> Service
     ) -> ServiceEntry<Service> {
         register(serviceType, name: name) { (resolver: Resolver) throws -> Service in
-            try initializer(repeat resolver.require((each Dependency).self))
+            try initializer(repeat autoregisteredParameter((each Dependency).self, from: resolver))
         }
     }
 
@@ -155,7 +156,26 @@ struct AutoregisteredDependency<Dependency> {
         for argument in arguments {
             if let match = argument as? Dependency { return match }
         }
+        return try autoregisteredParameter(Dependency.self, from: resolver)
+    }
+}
+
+/// A parameter of an autoregistered initializer, resolved by its type with `require`. An
+/// `Optional` parameter is `nil` when its wrapped type cannot be resolved, a failure logged as
+/// `resolve` logs it: the parameter handles the failure, as `~>` into an `Optional` does, and the
+/// service is made. Any other parameter throws the failure on, which fails the registration.
+@inlinable
+func autoregisteredParameter<Dependency>(
+    _: Dependency.Type,
+    from resolver: Resolver
+) throws(ResolutionError) -> Dependency {
+    do {
         return try resolver.require(Dependency.self)
+    } catch {
+        if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Dependency.self) {
+            return absent
+        }
+        throw error
     }
 }
 

@@ -19,8 +19,10 @@ postfix operator ~>
 /// ```
 ///
 /// An `Optional` type (`let pet: Animal? = r~>`) is `nil` when its wrapped type cannot be
-/// resolved, as ``Resolver/resolve(_:)`` makes an `Optional`, and a failure is logged as
-/// `resolve` logs it. Any other type that cannot be
+/// resolved, as ``Resolver/resolve(_:)`` makes an `Optional`, and a failure is logged once, as
+/// `resolve` logs it. In a factory that `nil` handles the failure: the factory's own resolution
+/// stands, without the dependency, and only what the failed resolution made is dropped. Any
+/// other type that cannot be
 /// resolved stops the program with ``Resolver/require(_:name:)``'s reason and path, naming the
 /// service whose factory asked: the operator cannot report a failure. Where a failure should be
 /// reported instead (to `resolve`, `require` and ``Container/validate()``), write

@@ -98,8 +98,14 @@ extension Container {
             guard let container = isolated.container ?? resolver as? Container else {
                 stop("Graft: \(label) was resolved through a resolver that is not a Container")  // Graft passes one
             }
-            guard let instance = isolated.resolve(as: Service.self, in: container, resolver: resolver, arguments: nil)
-            else { throw MainActorServiceFailed() }  // the request has failed already, with its reason
+            // The isolated entry's failure is the gate's: handed to it unlogged and thrown on, so
+            // the resolution of the registration fails with that reason, logged once.
+            let hierarchy = container.hierarchy
+            let errors = hierarchy.errorCount
+            let outer = hierarchy.beginCallHandingFailureToCaller()
+            let instance = isolated.resolve(as: Service.self, in: container, resolver: resolver, arguments: nil)
+            hierarchy.endCallHandingFailureToCaller(outer)
+            guard let instance else { throw hierarchy.failure(since: errors) ?? MainActorServiceFailed() }
             return instance
         }
     }
@@ -173,7 +179,7 @@ struct MainActorRegistration {
     let copy: (Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry
 }
 
-/// The isolated entry's resolution failed; the request carries the reason.
+/// The isolated entry's resolution returned `nil` with no failure recorded.
 struct MainActorServiceFailed: Error {}
 
 /// A main-actor service reached off the main thread.

@@ -45,12 +45,16 @@ public struct ValidationWarning: Sendable, CustomStringConvertible {
         /// A parent's `.container` or `.weak` service, resolved through a child container, used a
         /// registration of that child: the singleton depends on which child asked first.
         case parentCapturesChild
+        /// A factory went on without a dependency that failed (its `resolve` returned `nil`, or
+        /// it caught what `require` threw): the service resolves, without that dependency.
+        case handledFailure
 
         /// The kind in a few words, as the dependency graph labels its edges.
         public var description: String {
             switch self {
             case .captiveDependency: "captive dependency"
             case .parentCapturesChild: "parent captures child"
+            case .handledFailure: "handled failure"
             }
         }
     }
@@ -267,6 +271,23 @@ final class ValidationRecorder {
         }
     }
 
+    /// The factory of `outer` was handed the failure of `failed`, a resolution it made, and may go
+    /// on without it (see ``Hierarchy/confineFailure(of:from:)``); noted once per pair and reason.
+    func observeHandledFailure(_ error: ResolutionError, of failed: AnyServiceEntry, by outer: AnyServiceEntry) {
+        let service = Hierarchy.label(outer)
+        let dependency = Hierarchy.label(failed)
+        guard handledSet.insert(service + "\u{0}" + dependency + "\u{0}" + error.message).inserted else { return }
+        handled.append(
+            ValidationWarning(
+                kind: .handledFailure, service: service, dependency: dependency,
+                description: "handled failure: the factory of \(service) went on without \(dependency), which "
+                    + "failed (\(error.reason)); \(service) resolves without it. \(error.descriptionWithoutPrefix)"))
+    }
+
+    /// Handled failures, in the order met, and what was noted (see ``observeHandledFailure(_:of:by:)``).
+    private var handled: [ValidationWarning] = []
+    private var handledSet = Set<String>()
+
     /// A resolution with arguments found nothing registered.
     func observeMissing(_ requested: String, in hierarchy: Hierarchy) {
         guard let from = hierarchy.innermostEntry else { return }
@@ -330,6 +351,10 @@ final class ValidationRecorder {
             }
         }
         warnings += parentCapturesChild(edges: &graphEdges)
+        // A handled failure only while its outer registration resolved: one that failed itself is
+        // a failure of the report.
+        let failed = Set(failures.compactMap(\.path.first))
+        warnings += handled.filter { !failed.contains($0.service) }
         for position in graphEdges.indices {
             graphEdges[position].from = renumbered[graphEdges[position].from]
             graphEdges[position].to = graphEdges[position].to.map { renumbered[$0] }

@@ -137,13 +137,14 @@ extension ServiceEntry {
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
         let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
+        let marks = hierarchy.marks
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
         let made: Service
         do {
             made = try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
         } catch {
-            failConstruction(throwing: error, outerFrame: outerFrame, request: request, in: hierarchy)
+            failConstruction(throwing: error, outerFrame: outerFrame, request: request, marks: marks, in: hierarchy)
             throw ResolutionFailed()
         }
         hierarchy.popFactory(self)
@@ -285,6 +286,7 @@ extension ServiceEntry {
             message: "Graft: circular dependency: \(chain). " + advice)
         hierarchy.fail(error)
         hierarchy.logFailure()
+        confineNestedFailure(in: hierarchy)
     }
 
     @inline(never)
@@ -309,28 +311,46 @@ extension ServiceEntry {
         }
         hierarchy.fail(error)
         hierarchy.logFailure()
+        confineNestedFailure(in: hierarchy)
     }
 
-    /// The factory threw: the request fails with that error (a `ResolutionError` from a nested
+    /// A construction refused by its checks, nested in a running factory: the failure is the
+    /// nested resolution's own (nothing was made yet), and the factory goes on. At the request's
+    /// base (a request this construction opened, or a custom storage's) the request ends with it.
+    func confineNestedFailure(in hierarchy: Hierarchy) {
+        if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
+    }
+
+    /// The factory threw: the resolution fails with that error (a `ResolutionError` from a nested
     /// `require`, unchanged) or `.factoryFailed` with the path to this factory. Logged unless
     /// logged already, or the call that ran this factory hands its failure to its caller.
+    ///
     /// A factory threw: the failure is recorded with its frame still on the path, then the frame
-    /// is popped and the request the construction opened is ended. Both constructions that call a
-    /// throwing factory (the general one and the planned one) end this way.
+    /// is popped and the request the construction opened is ended; a construction nested in a
+    /// running factory instead drops what it made since `marks` and hands the failure to that
+    /// factory (``Hierarchy/confineFailure(of:from:)``). Both constructions that call a throwing
+    /// factory (the general one and the planned one) end this way.
     func failConstruction(
         throwing thrown: any Error,
         outerFrame: Int,
         request: Hierarchy.Request?,
+        marks: Hierarchy.Marks,
         in hierarchy: Hierarchy
     ) {
         failThrown(thrown, in: hierarchy)
         hierarchy.popFactory(self)
         factoryFrame = outerFrame
-        if let request { _ = hierarchy.endRequest(request) }
+        if let request {
+            _ = hierarchy.endRequest(request)
+        } else if !hierarchy.isAtRequestBase {
+            hierarchy.confineFailure(of: self, from: marks)
+        }
     }
 
     func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
         if let error = thrown as? ResolutionError {
+            // A failure a nested `require` handed this factory, thrown on: not handled here.
+            if !hierarchy.handedFailures.isEmpty { hierarchy.takeBackHandedFailure(error) }
             hierarchy.fail(error)
         } else if let refusal = thrown as? any GateRefusal {
             hierarchy.fail(

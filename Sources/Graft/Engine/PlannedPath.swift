@@ -163,7 +163,7 @@ extension ServiceEntry {
 
     /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
     /// arguments). If it throws, the resolution fails as `constructWithThrowingFactory` fails it
-    /// (``failConstruction(throwing:outerFrame:request:in:)``).
+    /// (``failConstruction(throwing:outerFrame:request:marks:in:)``).
     @usableFromInline
     func callPlannedThrowingFactory(
         _ resolver: Resolver,
@@ -171,10 +171,12 @@ extension ServiceEntry {
         in hierarchy: Hierarchy
     ) throws(ResolutionFailed) -> Service {
         assert(!takesArguments, "ServiceEntry: a planned throwing factory that takes arguments")
+        let marks = hierarchy.marks
         do {
             return try throwingFactory!(resolver, zeroSizedArguments)
         } catch {
-            failConstruction(throwing: error, outerFrame: start.outerFrame, request: start.request, in: hierarchy)
+            failConstruction(
+                throwing: error, outerFrame: start.outerFrame, request: start.request, marks: marks, in: hierarchy)
             throw ResolutionFailed()
         }
     }

@@ -31,13 +31,13 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         }.inObjectScope(.container)
         Loop.register(in: container)
         container.register(Broken.self) { r in
-            _ = r.resolve(Loop.self)
+            _ = try r.require(Loop.self)
             return Broken(Tracker())
         }
         // The failed resolution drops the container-scoped Echo; its deinit resolves and fails again.
         container.register(Root.self) { r in
             _ = r.resolve(Echo.self)
-            _ = r.resolve(Loop.self)  // a cycle: fails the resolution
+            _ = try r.require(Loop.self)  // throws Loop's failure on: fails the resolution
             return Root(nil)
         }
         #expect(container.resolve(Root.self) == nil)
@@ -59,7 +59,7 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         Loop.register(in: container)
         container.register(Holder.self) { r in
             _ = r.resolve(Echo.self)
-            _ = r.resolve(Loop.self)
+            _ = try r.require(Loop.self)
             return Holder()
         }
         #expect(container.resolve(Holder.self) == nil)
@@ -77,7 +77,7 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         Loop.register(in: container)
         container.register(Holder.self) { r in
             _ = r.resolve(Unit.self)
-            _ = r.resolve(Loop.self)  // a cycle
+            _ = try r.require(Loop.self)  // fails this resolution
             return Holder()
         }
         #expect(container.resolve(Holder.self) == nil)
@@ -101,7 +101,7 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         Loop.register(in: container)
         container.register(Screen.self) { r in
             _ = settings.config.instance
-            _ = r.resolve(Loop.self)
+            _ = try r.require(Loop.self)
             return Screen()
         }
         #expect(container.resolve(Screen.self) == nil)
@@ -122,7 +122,7 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
             container.resetObjectScope(.container)
             lazy.value = r.resolve(Lazy<Singleton>.self)
             _ = lazy.value?.instance
-            _ = r.resolve(Loop.self)  // fails this request
+            _ = try r.require(Loop.self)  // fails this request
             return Root()
         }
         #expect(container.resolve(Root.self) == nil)

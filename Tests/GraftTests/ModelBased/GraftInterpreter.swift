@@ -666,8 +666,56 @@ public final class ContainerInterpreter {
         case .discarded:
             _ = resolve(T.self, name, request.args, r)
             return .none
+        case .fallback:
+            return object(resolve(T.self, name, request.args, r) ?? resolve(T.self, name, request.args, r))
+        #if INTERPRET_SWINJECT
+            // Swinject has neither `require` nor `~>`: its `resolve` is what they handle a failure as.
+            case .caughtRequire, .optionalOperator:
+                return object(resolve(T.self, name, request.args, r))
+        #else
+            case .caughtRequire:
+                return object(try? require(T.self, name, request.args, r))
+            case .optionalOperator:
+                let wrapped: T? = resolveWithOperator(T?.self, name, request.args, r)
+                return object(wrapped)
+        #endif
         }
     }
+
+    #if !INTERPRET_SWINJECT
+        static func require<S>(_ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver) throws -> S {
+            switch args {
+            case .none: return try r.require(type, name: name)
+            case .int: return try r.require(type, name: name, argument: 1)
+            case .string: return try r.require(type, name: name, argument: "s")
+            case .intString: return try r.require(type, name: name, arguments: 1, "s")
+            case .void: return try r.require(type, name: name, argument: ())
+            case .tuple: return try r.require(type, name: name, argument: (1, "s"))
+            }
+        }
+
+        /// `~>` in the form the request's name and arguments call for, into `S` (an `Optional`).
+        static func resolveWithOperator<S>(_ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver) -> S {
+            if let name {
+                switch args {
+                case .none: return r ~> (type, name: name)
+                case .int: return r ~> (type, name: name, argument: 1)
+                case .string: return r ~> (type, name: name, argument: "s")
+                case .intString: return r ~> (type, name: name, arguments: (1, "s"))
+                case .void: return r ~> (type, name: name, argument: ())
+                case .tuple: return r ~> (type, name: name, argument: (1, "s"))
+                }
+            }
+            switch args {
+            case .none: return r~>
+            case .int: return r ~> (type, argument: 1)
+            case .string: return r ~> (type, argument: "s")
+            case .intString: return r ~> (type, arguments: (1, "s"))
+            case .void: return r ~> (type, argument: ())
+            case .tuple: return r ~> (type, argument: (1, "s"))
+            }
+        }
+    #endif
 
     static func object<T>(_ value: T?) -> InterpreterField {
         guard let value, let node = value as AnyObject as? ModelNodeObject else { return .none }

@@ -123,9 +123,14 @@ public enum MScope: Int, CaseIterable, Sendable {
 
 /// How a request asks: the type itself, `Optional`, `Lazy`, `Provider`, or the graph's identifier.
 /// `discarded` (in factories only) resolves the type itself and drops the result at once, so a
-/// graph-scoped instance lives until its graph ends and no longer.
+/// graph-scoped instance lives until its graph ends and no longer. Three more forms, in factories
+/// only, handle a failure of the dependency the way application code does: `caughtRequire`
+/// (`try? r.require(T.self)`), `fallback` (`r.resolve(T.self) ?? r.resolve(T.self)`, a fallback
+/// that asks again) and `optionalOperator` (`let t: T? = r~>`, or `~>` with a name or arguments
+/// into `T?`). Each handles the failure: the factory goes on, and only the failed dependency's
+/// resolution is undone.
 public enum MWrapper: Int, CaseIterable, Sendable {
-    case plain, optional, lazy, provider, graphIdentifier, discarded
+    case plain, optional, lazy, provider, graphIdentifier, discarded, caughtRequire, fallback, optionalOperator
 }
 
 public struct MRequest: Hashable, Sendable, CustomStringConvertible {
@@ -150,6 +155,11 @@ public struct MRequest: Hashable, Sendable, CustomStringConvertible {
         case .provider: return "r.resolve(Provider<\(type)>.self\(nameText)\(args.callSource))"
         case .graphIdentifier: return "r.resolve(GraphIdentifier.self)"
         case .discarded: return "discard(r.resolve(\(type).self\(nameText)\(args.callSource)))"
+        case .caughtRequire: return "try? r.require(\(type).self\(nameText)\(args.callSource))"
+        case .fallback:
+            let call = "r.resolve(\(type).self\(nameText)\(args.callSource))"
+            return "\(call) ?? \(call)"
+        case .optionalOperator: return "r ~> (\(type)?.self\(nameText)\(args.callSource))"
         }
     }
 }
@@ -1071,11 +1081,16 @@ public enum ProgramGenerator {
         if topLevel {
             wrapper = roll < 55 ? .plain : roll < 65 ? .optional : roll < 85 ? .lazy : .provider
         } else {
+            // The last 15 in 100: forms that handle the dependency's failure as application code does.
+            let handling: [MWrapper] = [.caughtRequire, .fallback, .optionalOperator]
             wrapper =
-                roll < 50
-                ? .plain
-                : roll < 58
-                    ? .optional : roll < 67 ? .lazy : roll < 74 ? .provider : roll < 81 ? .graphIdentifier : .discarded
+                roll < 85
+                ? (roll < 43
+                    ? .plain
+                    : roll < 50
+                        ? .optional
+                        : roll < 59 ? .lazy : roll < 66 ? .provider : roll < 73 ? .graphIdentifier : .discarded)
+                : handling[(roll - 85) % handling.count]
         }
         if !registered.isEmpty && random.chance(75) {
             let (type, name, args) = random.pick(registered)

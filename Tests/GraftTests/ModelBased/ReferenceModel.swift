@@ -2,8 +2,12 @@
 // (nil or not, and which earlier object each result is). It implements Swinject 2.10's semantics
 // plus Graft's documented differences:
 //   - a constructor cycle fails at the first re-entry of an entry without arguments whose factory
-//     is running with no `initCompleted` in between; the outermost resolve returns nil;
-//   - a failed resolution keeps no instance it made, in any scope (also inside `withObjectGraph`);
+//     is running with no `initCompleted` in between;
+//   - a resolution that fails is that resolution's failure only: made by a factory (or an
+//     `initCompleted` action), it returns `nil` there and the factory goes on, the request
+//     unfailed; a request (a top-level resolution) that fails returns nil;
+//   - a failed resolution keeps no instance it made since it started, in any scope (also inside
+//     `withObjectGraph`); what was made before it stays;
 //   - graph memory: a graph-scoped instance is found again when its graph is re-entered (a `Lazy`,
 //     `withObjectGraph`) while it is alive, whatever other graphs did meanwhile;
 //   - a main-actor registration answers, under its key and every type forwarded to it (after a
@@ -813,13 +817,18 @@ public struct ReferenceModel {
         case .graphIdentifier:
             if context.frames.isEmpty { return context.topLevelGraph.map(ModelField.graph) ?? .none }
             return .graph(context.graph)
-        case .plain, .optional:
+        case .plain, .optional, .caughtRequire, .optionalOperator:
             guard let entry = lookup(key, from: context.resolver) else { return .none }
-            return try resolveEntry(entry, as: request.type, &context)
+            return try resolveHandlingFailure(entry, as: request.type, &context)
+        case .fallback:
+            guard let entry = lookup(key, from: context.resolver) else { return .none }
+            let first = try resolveHandlingFailure(entry, as: request.type, &context)
+            if case .none = first { return try resolveHandlingFailure(entry, as: request.type, &context) }
+            return first
         case .discarded:
             guard let entry = lookup(key, from: context.resolver) else { return .none }
             let before = nodes.count
-            _ = try resolveEntry(entry, as: request.type, &context)
+            _ = try resolveHandlingFailure(entry, as: request.type, &context)
             // Nothing holds what it made: a graph-scoped instance lives until the graph ends, a
             // transient or weak one dies in the factory.
             let scope = entries[entry].registration.scope.identity
@@ -838,6 +847,39 @@ public struct ReferenceModel {
             nodes.append(node)
             return .node(nodes.count - 1)
         }
+    }
+
+    /// A resolution a factory (or `initCompleted` action) makes: one that fails is that
+    /// resolution's failure only. What it kept since it started is undone, the factory gets `nil`
+    /// and goes on, and the request goes on unfailed. At the top level, the request fails.
+    mutating func resolveHandlingFailure(
+        _ entry: Int, as type: MType, _ context: inout ModelContext
+    ) throws
+        -> ModelField
+    {
+        guard !context.frames.isEmpty else { return try resolveEntry(entry, as: type, &context) }
+        let undoMark = context.undo.count
+        let nodesBefore = nodes.count
+        let outerVisible = context.ranVisibleDeinitFactory
+        let outerCompleting = context.ranCompletingFactory
+        context.ranVisibleDeinitFactory = false
+        context.ranCompletingFactory = false
+        let value = try resolveEntry(entry, as: type, &context)
+        defer {
+            context.ranVisibleDeinitFactory = context.ranVisibleDeinitFactory || outerVisible
+            context.ranCompletingFactory = context.ranCompletingFactory || outerCompleting
+        }
+        guard context.failed else { return value }
+        // What the failed resolution made dies where it failed, inside the resolution.
+        if context.ranVisibleDeinitFactory {
+            throw Unmodelable("deinit: a failed nested resolution made objects with actions")
+        }
+        if context.ranCompletingFactory { liveCountUnknown = true }
+        if nodes.count > nodesBefore || context.undo.count > undoMark { releasedMidStep = true }
+        rollBack(Array(context.undo[undoMark...]))
+        context.undo.removeSubrange(undoMark...)
+        context.failed = false
+        return .none
     }
 
     func cast(_ node: Int, as type: MType, entry: Int) throws -> ModelField {

@@ -38,10 +38,12 @@ final class Part {
 
 /// Its factory needs itself: resolving it is a constructor cycle, the way these tests make a
 /// resolution fail.
+/// A service that always fails: its factory requires itself (a cycle) and throws the failure on.
+/// A factory that needs it and throws the failure on (`try r.require(Loop.self)`) fails too.
 final class Loop {
     init(_: Loop?) {}
     static func register(in container: Container) {
-        container.register(Loop.self) { r in Loop(r.resolve(Loop.self)) }
+        container.register(Loop.self) { r in Loop(try r.require(Loop.self)) }
     }
 }
 

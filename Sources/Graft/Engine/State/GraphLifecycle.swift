@@ -125,7 +125,9 @@ extension Hierarchy {
             laterReleases = []
             withExtendedLifetime(displaced) {}  // released once the list is empty
         }
-        mayHaveLaterReleases = !laterReleases.isEmpty  // from the list itself, after every release
+        // From the lists themselves, after every release; handed failures only where the hint
+        // said there may be some (an access to that list is a call in optimized builds).
+        mayHaveLaterReleases = !laterReleases.isEmpty || (mayHaveLaterReleases && !handedFailures.isEmpty)
     }
 
     func keep(_ record: GraphRecord, for identifier: GraphIdentifier) {

@@ -187,6 +187,7 @@ extension Hierarchy {
     }
 
     func endRequestInGeneral(_ request: Request) -> Bool {
+        if mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
         let succeeded = !hasFailed
         if !succeeded, let failure {
             // A failure no call has logged yet (each handed it to its caller, and a factory caught
@@ -217,6 +218,68 @@ extension Hierarchy {
         finish(&teardown)
         if changesFailure { Self.release(ended) }
         return succeeded
+    }
+
+    // MARK: Nested failures
+
+    /// Where a construction nested in a factory started: what it makes from there on is its own.
+    struct Marks {
+        let kept: Int
+        let graph: Int
+    }
+
+    var marks: Marks { Marks(kept: keptEntries.count, graph: graphEntries.count) }
+
+    /// A construction nested in a running factory failed (a cycle, the depth limit, its factory
+    /// threw): the failure is that nested resolution's, and the factory that asked gets `nil` (or
+    /// the error `require` throws) and goes on. Drops what the construction made since `marks`,
+    /// in every scope, leaving what the enclosing request had made before; the failure stays
+    /// recorded for `require`, is logged once (now if its call logs, else when the request ends
+    /// unless a factory throws it on), and the request in flight goes on unfailed.
+    func confineFailure(of entry: AnyServiceEntry, from marks: Marks) {
+        guard let failure else { return }
+        if _slowPath(isValidating), let outer = innermostEntry {
+            validation?.observeHandledFailure(failure, of: entry, by: outer)
+        }
+        if !failure.isLogged {
+            // Its call hands it to its caller (a `require` in a factory): if the factory catches
+            // it, it is logged when the request ends; if it throws it on, that failure is logged
+            // where it ends.
+            handedFailures.append((failure, stack.count))
+            mayHaveLaterReleases = true  // sends the request's end down the general path
+        }
+        var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
+        if marks.kept < keptEntries.count || marks.graph < graphEntries.count {
+            rollBack(Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false), into: &teardown)
+        }
+        let ended = uncheckedSection { () -> ResolutionError? in
+            defer { self.failure = nil }
+            return self.failure
+        }
+        finish(&teardown)
+        Self.release(ended)
+    }
+
+    /// A factory threw `error`, a failure a nested call handed it: it is not handled, and is
+    /// logged (or thrown) where the factory's own failure ends.
+    func takeBackHandedFailure(_ error: ResolutionError) {
+        guard let index = handedFailures.lastIndex(where: { Self.isSame($0.error, error) }) else { return }
+        let taken = handedFailures.remove(at: index)
+        withExtendedLifetime(taken) {}  // released once the list is consistent
+    }
+
+    /// Logs the failures handed to factories that returned since (those whose call was deeper
+    /// than the frames running now): each factory handled its failure and went on.
+    func logHandledFailures() {
+        let level = stack.count
+        guard handedFailures.contains(where: { $0.level > level }) else { return }
+        let handled = handedFailures.filter { $0.level > level }
+        handedFailures.removeAll { $0.level > level }
+        for (error, _) in handled { log { error.description } }
+    }
+
+    static func isSame(_ one: ResolutionError, _ other: ResolutionError) -> Bool {
+        one.message == other.message && one.path == other.path
     }
 
     /// Why a resolution started when ``errorCount`` was `errors` returned `nil`: the failure
@@ -264,11 +327,14 @@ extension Hierarchy {
     /// An `Optional` read as `nil` because the service it wraps is registered and failed: logs
     /// `error`, unless it is the failure of the request in flight, whose end logs it.
     private func logFailureOfOptional(_ error: ResolutionError) {
-        if let failure, failure.message == error.message, failure.path == error.path { return }
+        if let failure, Self.isSame(failure, error) { return }
+        takeBackHandedFailure(error)  // logged here, not again when the request ends
         log { error.description }
     }
 
-    /// Marks the request in flight as failed: it returns `nil` and keeps nothing it made.
+    /// Marks the resolution in flight as failed: a request returns `nil` and keeps nothing it
+    /// made; a construction nested in a running factory confines the failure to itself
+    /// (``confineFailure(of:from:)``).
     func fail(_ error: ResolutionError) {
         guard !hasFailed else { return }
         uncheckedSection { failure = error }  // replaces `nil`: releases nothing

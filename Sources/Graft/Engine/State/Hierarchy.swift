@@ -99,9 +99,9 @@ final class Hierarchy {
     /// double release, found in `swift test -c release`). The dynamic access checks are calls the
     /// optimizer cannot move a store across; this list is touched once per graph's end.
     var laterReleases: [Any] = []
-    /// `!laterReleases.isEmpty`, for the end of every request to test without a dynamic access
-    /// check. Only a hint: a stale `true` sends a request down the general path, which reads the
-    /// list itself.
+    /// `!laterReleases.isEmpty || !handedFailures.isEmpty`, for the end of every request to test
+    /// without a dynamic access check. Only a hint: a stale `true` sends a request down the
+    /// general path, which reads the lists themselves.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         var mayHaveLaterReleases = false
     #else
@@ -116,6 +116,12 @@ final class Hierarchy {
     /// reports it), or -1. A failure met by a call at another level, such as a factory's own
     /// `resolve` returning `nil`, is logged.
     @exclusivity(unchecked) var quietLevel = -1
+    /// Failures of nested resolutions handed, unlogged, to a factory by a call that hands its
+    /// failure to its caller (a `require` in a factory), with that call's frame count. A factory
+    /// that throws one on takes it back (``takeBackHandedFailure(_:)``); the others were handled
+    /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
+    /// only, so its accesses keep their dynamic checks.
+    var handedFailures: [(error: ResolutionError, level: Int)] = []
     // The same `#if` as `lastError`'s, for the same reason.
     /// The validation running (``Container/validate()``), which observes every resolution.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
