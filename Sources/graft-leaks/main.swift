@@ -13,6 +13,11 @@ final class Service {
     init(logger: Logger?) { self.logger = logger }
 }
 final class Connection: Sendable {}
+/// An error holding what owns its hierarchy (never read on another thread: hence unsafe).
+struct HoldingError: Error {
+    nonisolated(unsafe) let resolver: Resolver?
+    nonisolated(unsafe) let lazy: Lazy<Marker>?
+}
 @MainActor final class ViewModel {
     let logger: Logger?
     init(logger: Logger?) { self.logger = logger }
@@ -170,6 +175,26 @@ func dropEveryShape() async {
     unreadLazy = nil
     provider = nil
     screen = nil
+    // Failed resolutions whose errors hold what owns the hierarchy: a factory's error holding its
+    // resolver, or a `Lazy`; through `resolve`, `require` (on the container and on a view) and
+    // `validate()`, and handled by an outer factory.
+    func failing() -> Container {
+        let root = makeRoot()
+        let child = makeFeature(parent: root)
+        child.register(Connection.self) { r in throw HoldingError(resolver: r, lazy: nil) }
+        child.register(Connection.self, name: "lazy") { r in
+            throw HoldingError(resolver: nil, lazy: r.resolve(Lazy<Marker>.self))
+        }
+        child.register(Service.self, name: "handled") { r in
+            Service(logger: (try? r.require(Connection.self)).map { _ in Logger() })
+        }
+        return child
+    }
+    _ = failing().resolve(Connection.self)
+    _ = try? failing().require(Connection.self, name: "lazy")
+    _ = try? failing().synchronize().require(Connection.self)
+    _ = failing().resolve(Service.self, name: "handled")
+    _ = failing().validate()
     // Many of them, so a leak per hierarchy is a leak LeakSanitizer cannot miss.
     for _ in 0..<1_000 {
         let root = makeRoot()

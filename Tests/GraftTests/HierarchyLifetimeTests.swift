@@ -69,6 +69,47 @@ import Testing
         #expect(hierarchy == nil)
     }
 
+    /// An error that holds what owns its hierarchy.
+    struct HoldingError: Error {
+        nonisolated(unsafe) let resolver: Resolver?
+        nonisolated(unsafe) let lazy: Lazy<Leaf>?
+    }
+
+    enum FailingCall: CaseIterable {
+        case resolve, require, requireThroughAView, lazyInTheError, handledByAFactory, validate
+    }
+
+    /// A failure's error is kept only until the call that reads it returns.
+    @Test(arguments: FailingCall.allCases)
+    func aFailureWhoseErrorHoldsTheContainerIsFreed(_ call: FailingCall) {
+        var failedAsExpected = false
+        let freed = Self.hierarchyIsFreed {
+            let root = Container()
+            let child = Self.child(of: root)
+            child.register(Root.self) { r in throw HoldingError(resolver: r, lazy: nil) }
+            child.register(Root.self, name: "lazy") { r in
+                throw HoldingError(resolver: nil, lazy: r.resolve(Lazy<Leaf>.self))
+            }
+            child.register(Leaf.self, name: "handled") { r in
+                _ = try? r.require(Root.self)
+                return Leaf()
+            }
+            switch call {
+            case .resolve: failedAsExpected = child.resolve(Root.self) == nil
+            case .require: failedAsExpected = (try? child.require(Root.self)) == nil
+            case .requireThroughAView: failedAsExpected = (try? child.synchronize().require(Root.self)) == nil
+            case .lazyInTheError: failedAsExpected = child.resolve(Root.self, name: "lazy") == nil
+            case .handledByAFactory: failedAsExpected = child.resolve(Leaf.self, name: "handled") != nil
+            case .validate: failedAsExpected = !child.validate().failures.isEmpty
+            }
+            return [root, child]
+        }
+        #expect(failedAsExpected)
+        #expect(freed)
+    }
+
+    final class Root {}
+
     @Test func aChildsRecordsAreForgottenWhenItEnds() {
         let root = Container()
         var child: Container? = Self.child(of: root)

@@ -215,6 +215,7 @@ extension Container {
         }
         hierarchy.endCallHandingFailureToCaller(outer)
         hierarchy.endValidation()
+        hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.scopeKind = kind  // unless a factory changed the scope meanwhile
         }

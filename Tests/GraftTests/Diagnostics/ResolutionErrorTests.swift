@@ -283,9 +283,9 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         #expect(error?.reason.description.hasPrefix("factory failed") == true)
     }
 
-    /// A replaced error recorded with no resolution in flight (a forwarded `.container` hit of the
-    /// wrong type) is released right away: no resolution ends later to release it, so parking it
-    /// would keep it, and every such call would add one.
+    /// An error no call is left to read is released at once: after a `resolve` that failed, and
+    /// when recorded with no resolution in flight (a forwarded `.container` hit of the wrong type).
+    /// Kept, it could hold what owns the hierarchy, and every such call would park one.
     @Test func anErrorReplacedOutsideAResolutionIsReleasedAtOnce() {
         let container = Container()
         container.register(Model.self, name: "failing") { _ throws -> Model in throw Boom(token: Token()) }
@@ -293,9 +293,14 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         container.forward((any Greeter).self, to: entry)
         _ = container.resolve(Plain.self)  // built: later hits open no request
         let aliveBefore = Token.alive
-        #expect(container.resolve(Model.self, name: "failing") == nil)  // lastError holds the Boom
-        #expect(Token.alive == aliveBefore + 1)
-        #expect(container.resolve((any Greeter).self) == nil)  // replaces it, no request open
+        #expect(container.resolve(Model.self, name: "failing") == nil)
+        #expect(Token.alive == aliveBefore)  // no call is left to read the Boom: released
+        #expect(container.resolve((any Greeter).self) == nil)  // recorded with no request open
+        #expect(Token.alive == aliveBefore)
+        let error = #expect(throws: ResolutionError.self) { try container.require(Model.self, name: "failing") }
+        #expect(error?.reason.description.hasPrefix("factory failed") == true)
+        #expect(Token.alive == aliveBefore + 1)  // the error thrown holds it
+        _ = consume error
         #expect(Token.alive == aliveBefore)
         for _ in 0..<1_000 { _ = container.resolve((any Greeter).self) }
         #expect(laterReleaseCount(container.hierarchy) == 0)

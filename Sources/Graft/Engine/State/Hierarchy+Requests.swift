@@ -217,7 +217,22 @@ extension Hierarchy {
         if depth == 0 { detachGraph(into: &teardown) }
         finish(&teardown)
         if changesFailure { Self.release(ended) }
+        forgetLastErrorUnlessRead()
         return succeeded
+    }
+
+    /// Releases ``lastError`` once no call is left to read it: the outermost resolution has ended
+    /// and no call that hands its failure to its caller (`require`, a `Lazy`, `validate()`) is
+    /// open. The error may hold what owns this hierarchy (a factory's error holding its resolver,
+    /// or a `Lazy`): kept past its call, it would keep the hierarchy alive for good. The calls
+    /// that read it release it once read (``failure(since:)``).
+    func forgetLastErrorUnlessRead() {
+        guard depth == 0 && quietLevel == -1 && !isValidating && lastError != nil else { return }
+        let forgotten = uncheckedSection { () -> ResolutionError? in
+            defer { lastError = nil }
+            return lastError
+        }
+        Self.release(forgotten)
     }
 
     // MARK: Nested failures
@@ -286,7 +301,10 @@ extension Hierarchy {
     /// recorded since (a failed request, a wrong type), else the failure of the request in flight
     /// (a resolution refused because its request had failed); `nil` for a missing registration.
     func failure(since errors: Int) -> ResolutionError? {
-        if errorCount != errors, let lastError { return lastError }
+        if errorCount != errors, let lastError {
+            defer { forgetLastErrorUnlessRead() }
+            return lastError
+        }
         return failure
     }
 
@@ -357,8 +375,12 @@ extension Hierarchy {
             }
             return lastError
         }
-        guard let replaced else { return }
+        // A record made inside a request is forgotten when it ends (the general path, which
+        // ``forgetLastErrorUnlessRead()`` runs in, is taken while this hint is set).
+        if depth > 0 { mayHaveLaterReleases = true }
+        guard let replaced else { return forgetLastErrorUnlessRead() }
         if depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
+        forgetLastErrorUnlessRead()
     }
 
     /// Releases what an unchecked section returned, through a call the optimizer cannot move the
