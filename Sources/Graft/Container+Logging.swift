@@ -48,7 +48,14 @@ extension Container {
         for message in messages { log { message } }
     }
 
-    func resolutionFailureMessage(_ serviceType: Any.Type, name: String?, argumentTypeNames: [String]) -> String {
+    /// Why nothing is registered for a request, with what is registered nearby. `arguments` is
+    /// the request's key component of its argument types (``argumentsKey(_:)``).
+    func resolutionFailureMessage(
+        _ serviceType: Any.Type,
+        name: String?,
+        arguments: UInt,
+        argumentTypeNames: [String]
+    ) -> String {
         var request = "\(serviceType)"
         if let name { request += " named \"\(name)\"" }
         request +=
@@ -59,7 +66,10 @@ extension Container {
         let typeName = "\(serviceType)"
         var sameType: [String] = []
         var sameName: [String] = []
-        var registeredNames: Set<String> = []
+        // Names of the type registered with the request's argument types, which a near name is
+        // suggested from, and the argument lists of the names registered only with others.
+        var namesTakingTheArguments: Set<String> = []
+        var otherArgumentLists: [String: Set<String>] = [:]
         var otherTypes: Set<String> = []
         var container: Container? = self
         var level = "this container"
@@ -67,7 +77,15 @@ extension Container {
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
-                    if let registered = key.name { registeredNames.insert(registered) }
+                    if let registered = key.name {
+                        if key.arguments == arguments {
+                            namesTakingTheArguments.insert(registered)
+                        } else {
+                            let types = entry.argumentTypeNames()
+                            otherArgumentLists[registered, default: []].insert(
+                                types.isEmpty ? "no arguments" : "arguments (\(types.joined(separator: ", ")))")
+                        }
+                    }
                 } else if "\(key.serviceType)" == typeName {
                     sameName.append(
                         "    { \(entry.entryDescription(for: key)) } in \(level) (a different type of the same name)")
@@ -90,8 +108,19 @@ extension Container {
         var lines = ["Graft: resolution failed: no registration of \(request)."]
         if hierarchy.isUnboundPlaceholder { lines.append(ResolverBinding.howToBind) }
         if let name {
-            let near = registeredNames.filter { $0 != name && isNear($0, name) }.sorted()
+            let near = namesTakingTheArguments.filter { $0 != name && isNear($0, name) }.sorted()
             if !near.isEmpty { lines.append("Did you mean \(near.map { "`\($0)`" }.joined(separator: " or "))?") }
+            // A near name that only other argument types are registered under would fail too:
+            // say what it takes instead of suggesting it.
+            let given =
+                argumentTypeNames.isEmpty
+                ? "no arguments" : "arguments (\(argumentTypeNames.joined(separator: ", ")))"
+            for (other, lists) in otherArgumentLists.sorted(by: { $0.key < $1.key })
+            where other != name && !namesTakingTheArguments.contains(other) && isNear(other, name) {
+                lines.append(
+                    "`\(other)` is registered with \(lists.sorted().joined(separator: " or ")); "
+                        + "this request passes \(given).")
+            }
         }
         if !otherTypes.isEmpty {
             lines.append(

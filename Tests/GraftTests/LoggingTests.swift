@@ -66,6 +66,43 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(log.messages(mentioning: "named \"refunds\"").first?.contains("Did you mean") == false)
     }
 
+    @Test func nearNameRegisteredOnlyWithOtherArgumentsIsNotSuggestedButExplained() throws {
+        let container = Container()
+        container.register(Wallet.self, name: "payments") { (_: Resolver, _: Int) in Wallet() }
+
+        let error = try #require(
+            #expect(throws: ResolutionError.self) { try container.require(Wallet.self, name: "payment") })
+
+        #expect(!error.description.contains("Did you mean"))
+        #expect(
+            error.description.contains(
+                "`payments` is registered with arguments (Int); this request passes no arguments."))
+        #expect(container.resolve(Wallet.self, name: "payments", argument: 1) != nil)
+    }
+
+    @Test func nearNameIsSuggestedOnlyFromRegistrationsTakingTheArgumentsAsked() throws {
+        let container = Container()
+        container.register(Wallet.self, name: "payments") { (_: Resolver, _: Int) in Wallet() }
+        container.register(Wallet.self, name: "refunds") { (_: Resolver, _: String) in Wallet() }
+        container.register(Wallet.self, name: "refund") { _ in Wallet() }
+
+        let error = try #require(
+            #expect(throws: ResolutionError.self) { try container.require(Wallet.self, name: "refundz", argument: 2) })
+
+        #expect(!error.description.contains("Did you mean"))
+        #expect(
+            error.description.contains("`refund` is registered with no arguments; this request passes arguments (Int).")
+        )
+        #expect(
+            error.description.contains(
+                "`refunds` is registered with arguments (String); this request passes arguments (Int)."))
+
+        let nearby = try #require(
+            #expect(throws: ResolutionError.self) { try container.require(Wallet.self, name: "paymentz", argument: 2) })
+        #expect(nearby.description.contains("Did you mean `payments`?"))
+        #expect(!nearby.description.contains("is registered with"))
+    }
+
     @Test func typeOfTheSameNameElsewhereIsSuggested() {
         let log = LogCapture()
         let container = Container()
