@@ -36,6 +36,21 @@ private func makeContainer(counting made: Made) -> Container {
 }
 
 @Suite struct MainActorServiceTests {
+    @MainActor @Test func failurePathNamesAMainActorServiceOnce() {
+        let log = LogCapture()
+        let container = Container()
+        container.registerMain(Panel.self) { r in
+            _ = r.resolve(Model.self)  // not registered: logged with its path
+            return Panel()
+        }
+
+        #expect(log.capturing { container.resolve(Panel.self) } != nil)
+
+        let logged = log.messages(mentioning: "no registration of Model").first ?? ""
+        #expect(logged.contains("Path: Panel -> Model"))
+        #expect(!logged.contains("Panel -> Panel"))
+    }
+
     @MainActor @Test func resolveMainOnTheMainActorUsesTheScope() {
         let made = Made()
         let container = makeContainer(counting: made)
