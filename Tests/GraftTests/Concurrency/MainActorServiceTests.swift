@@ -9,6 +9,7 @@ import Testing
 }
 private final class Account: Sendable {}
 private final class Model {}
+private final class Unplugged {}
 private protocol Widget: AnyObject {}
 @MainActor private final class Panel: Widget {}
 
@@ -40,14 +41,14 @@ private func makeContainer(counting made: Made) -> Container {
         let log = LogCapture()
         let container = Container()
         container.registerMain(Panel.self) { r in
-            _ = r.resolve(Model.self)  // not registered: logged with its path
+            _ = r.resolve(Unplugged.self)  // not registered: logged with its path
             return Panel()
         }
 
         #expect(log.capturing { container.resolve(Panel.self) } != nil)
 
-        let logged = log.messages(mentioning: "no registration of Model").first ?? ""
-        #expect(logged.contains("Path: Panel -> Model"))
+        let logged = log.messages(mentioning: "no registration of Unplugged").first ?? ""
+        #expect(logged.contains("Path: Panel -> Unplugged"))
         #expect(!logged.contains("Panel -> Panel"))
     }
 
