@@ -48,7 +48,14 @@ extension Container {
         for message in messages { log { message } }
     }
 
-    func resolutionFailureMessage(_ serviceType: Any.Type, name: String?, argumentTypeNames: [String]) -> String {
+    /// Why nothing is registered for a request, with what is registered nearby. `arguments` is
+    /// the request's key component of its argument types (``argumentsKey(_:)``).
+    func resolutionFailureMessage(
+        _ serviceType: Any.Type,
+        name: String?,
+        arguments: UInt,
+        argumentTypeNames: [String]
+    ) -> String {
         var request = "\(serviceType)"
         if let name { request += " named \"\(name)\"" }
         request +=
@@ -59,7 +66,10 @@ extension Container {
         let typeName = "\(serviceType)"
         var sameType: [String] = []
         var sameName: [String] = []
-        var registeredNames: Set<String> = []
+        // Names of the type registered with the request's argument types, which a near name is
+        // suggested from, and the argument lists of the names registered only with others.
+        var namesTakingTheArguments: Set<String> = []
+        var otherArgumentLists: [String: Set<String>] = [:]
         var otherTypes: Set<String> = []
         var container: Container? = self
         var level = "this container"
@@ -67,7 +77,15 @@ extension Container {
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
-                    if let registered = key.name { registeredNames.insert(registered) }
+                    if let registered = key.name {
+                        if key.arguments == arguments {
+                            namesTakingTheArguments.insert(registered)
+                        } else {
+                            let types = entry.argumentTypeNames()
+                            otherArgumentLists[registered, default: []].insert(
+                                types.isEmpty ? "no arguments" : "arguments (\(types.joined(separator: ", ")))")
+                        }
+                    }
                 } else if "\(key.serviceType)" == typeName {
                     sameName.append(
                         "    { \(entry.entryDescription(for: key)) } in \(level) (a different type of the same name)")
@@ -78,20 +96,33 @@ extension Container {
             level = level == "this container" ? "its parent" : "an ancestor"
         }
         var elsewhere: [String] = []
-        let lineage = Set(selfAndAncestors.map(ObjectIdentifier.init))
-        let me = ObjectIdentifier(viewed ?? self)
+        var inDescendant = false
+        var inOtherBranch = false
+        let ancestors = selfAndAncestors.map(ObjectIdentifier.init)  // this container first
+        let lineage = Set(ancestors)
         for other in hierarchy.childRegistrations(of: ObjectIdentifier(serviceType))
         where !lineage.contains(other.lineage[0]) {
-            let place =
-                other.lineage.dropFirst().contains(me) ? "a child container" : "another container of this hierarchy"
-            elsewhere.append("    { \(other.description) } in \(place), not visible from here")
+            let place = Self.place(of: other.lineage, from: ancestors)
+            if place.isDescendant { inDescendant = true } else { inOtherBranch = true }
+            elsewhere.append("    { \(other.description) } in \(place.text), not visible from here")
         }
         elsewhere = Array(Set(elsewhere))
         var lines = ["Graft: resolution failed: no registration of \(request)."]
         if hierarchy.isUnboundPlaceholder { lines.append(ResolverBinding.howToBind) }
         if let name {
-            let near = registeredNames.filter { $0 != name && isNear($0, name) }.sorted()
+            let near = namesTakingTheArguments.filter { $0 != name && isNear($0, name) }.sorted()
             if !near.isEmpty { lines.append("Did you mean \(near.map { "`\($0)`" }.joined(separator: " or "))?") }
+            // A near name that only other argument types are registered under would fail too:
+            // say what it takes instead of suggesting it.
+            let given =
+                argumentTypeNames.isEmpty
+                ? "no arguments" : "arguments (\(argumentTypeNames.joined(separator: ", ")))"
+            for (other, lists) in otherArgumentLists.sorted(by: { $0.key < $1.key })
+            where other != name && !namesTakingTheArguments.contains(other) && isNear(other, name) {
+                lines.append(
+                    "`\(other)` is registered with \(lists.sorted().joined(separator: " or ")); "
+                        + "this request passes \(given).")
+            }
         }
         if !otherTypes.isEmpty {
             lines.append(
@@ -107,17 +138,51 @@ extension Container {
                         + "register it as `\(typeName).self`, or add `.implements(\(typeName).self)` to that registration;"
                 )
             }
-            lines.append("    it is registered in a child container, which its parent never sees.")
+            // Every live container of this hierarchy that registers the type is listed below
+            // instead, so what is left is a container outside it, or one released.
+            lines.append(
+                "    it is registered in a container this one does not see: one made on its own (`Container()`), "
+                    + "not a child of this container's hierarchy, or a child container since released.")
         } else {
             lines.append("Registrations of \(typeName) that exist:")
             lines += sameType.sorted() + sameName.sorted() + elsewhere.sorted()
             if sameType.isEmpty && sameName.isEmpty {
-                lines.append(
-                    "A parent never sees the registrations of its children: resolve through the container that "
-                        + "holds it, or register it here.")
+                if inDescendant {
+                    lines.append(
+                        "A parent never sees the registrations of its children: resolve through the container "
+                            + "that holds it, or register it here.")
+                }
+                if inOtherBranch {
+                    lines.append(
+                        "A container sees its own registrations and its ancestors' only, never those of a sibling "
+                            + "or of another branch of the hierarchy: resolve through the container that holds it, "
+                            + "or register it in an ancestor both containers share, or here.")
+                }
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Where a container of the hierarchy is, seen from this one: `lineage` is that container and
+    /// its ancestors, `ancestors` this container and its own, each nearest first.
+    static func place(
+        of lineage: [ObjectIdentifier],
+        from ancestors: [ObjectIdentifier]
+    ) -> (text: String, isDescendant: Bool) {
+        if let depth = lineage.firstIndex(of: ancestors[0]) {
+            return (depth == 1 ? "a child container" : "a descendant container (below a child of this one)", true)
+        }
+        let parent = ancestors.count > 1 ? ancestors[1] : nil
+        if lineage.count > 1, lineage[1] == parent {
+            return ("a sibling container (another child of this container's parent)", false)
+        }
+        if lineage.count > 1, ancestors.dropFirst(2).contains(lineage[1]) {
+            return ("a child of an ancestor of this container (not of its parent)", false)
+        }
+        if let shared = lineage.first(where: { ancestors.contains($0) }), shared == parent {
+            return ("a descendant of a sibling container (below another child of this container's parent)", false)
+        }
+        return ("another container of this hierarchy (below another child of an ancestor)", false)
     }
 
     /// Whether `type` is a protocol type (`any P`, a composition, `Any`, `AnyObject`), read from

@@ -256,7 +256,8 @@ extension Container {
                 repeat names.append(String(describing: (each Argument).self))
                 return ResolutionError(
                     .notRegistered, path: hierarchy.path + [serviceLabel(Service.self, name: key.name)],
-                    message: resolutionFailureMessage(serviceType, name: key.name, argumentTypeNames: names)
+                    message: resolutionFailureMessage(
+                        serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
                 ).description
             }
         }

@@ -40,7 +40,9 @@ public struct ResolverTrait: TestTrait, SuiteTrait, TestScoping {
 /// ```
 ///
 /// Overrides from a suite and from its test all apply, outermost suite first: where two register
-/// the same service, the test's own wins.
+/// the same service, the test's own wins. With no resolver to copy (no `.resolver` trait, none
+/// bound around the test, no ``Graft/SynchronizedResolver/bootstrap(_:)``), the test fails
+/// without running, with a message saying how to bind one.
 public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
     let overrides: @Sendable (Container) -> Void
 
@@ -76,23 +78,36 @@ enum GraftScope {
         // A suite's own scope binds nothing (its tests do, each case anew); nor does a trait
         // nested in a test case's scope that another Graft trait has bound already.
         guard testCase != nil, !isBound else { return try await function() }
+        try await run(traits: test.traits, function)
+    }
+
+    /// Binds the scope of a test case whose traits (its suites' included) are `traits`.
+    static func run(traits: [any Trait], _ function: @Sendable () async throws -> Void) async throws {
         try await $isBound.withValue(true) {
-            let resolver = test.traits.last { $0 is ResolverTrait } as? ResolverTrait
+            let resolver = traits.last { $0 is ResolverTrait } as? ResolverTrait
             if let resolver {
-                try await withResolver(resolver.makeResolver()) { try await overridden(test, function) }
+                try await withResolver(resolver.makeResolver()) { try await overridden(traits, function) }
             } else {
-                try await overridden(test, function)
+                try await overridden(traits, function)
             }
         }
     }
 
-    /// Runs `function` with every `.overrides` of `test` applied, in the order listed.
-    private static func overridden(_ test: Test, _ function: @Sendable () async throws -> Void) async throws {
-        let overrides = test.traits.compactMap { ($0 as? OverridesTrait)?.overrides }
+    /// Runs `function` with every `.overrides` of `traits` applied, in the order listed.
+    private static func overridden(_ traits: [any Trait], _ function: @Sendable () async throws -> Void) async throws {
+        let overrides = traits.compactMap { ($0 as? OverridesTrait)?.overrides }
         guard !overrides.isEmpty else { return try await function() }
+        // With nothing to copy, the test fails without running, rather than stop the whole run.
+        if let unbound = overridesTraitNeedsABoundResolver() { throw UnboundOverrides(message: unbound) }
         let applyAll = { (container: Container) in for apply in overrides { apply(container) } }
         try await withOverrides(applyAll) { try await function() }
     }
+}
+
+/// The failure of a test whose `.overrides` found no resolver to copy.
+struct UnboundOverrides: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 extension Trait where Self == ResolverTrait {

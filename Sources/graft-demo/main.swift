@@ -183,6 +183,12 @@ let asyncOnce = gatewayBuilds == 1 && gateways.count == 1 && !gateways.contains(
 let (featureName, feature) = features[0]
 let report = feature.validate()
 print("\nValidation of feature '\(featureName)':")
+// The feature overrides Logger on purpose, to show the warning validation gives for it: said
+// before the report, so that a reader does not take it for a fault of the demo.
+print(
+    "(Expected: the WARNING \"parent captures child\" below is this demo's deliberate example. The feature "
+        + "registers its own Logger, and DatabaseClient, a singleton of the application container, is made "
+        + "with it when resolved through the feature.)")
 print(report)
 print("\nDependency graph:")
 print(report.graph)

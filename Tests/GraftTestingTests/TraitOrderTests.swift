@@ -58,7 +58,7 @@ struct OverridesOnASuiteAndOnATest {
         #expect(SynchronizedResolver.current.resolve(String.self) == "test override")
     }
 
-    @Test(.overrides { $0.register((any API).self) { _ in MockAPI() } })
+    @Test(.overrides { $0.register((any API).self) { _ in MockAPI() } }, .resolver { container(named: "live") })
     func theTestsOverrideReplacesTheSuites() {
         #expect(currentAPI == "mock")
     }

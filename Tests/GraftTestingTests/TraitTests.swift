@@ -1,7 +1,8 @@
 import Foundation
 import Graft
-import GraftTesting
 import Testing
+
+@testable import GraftTesting
 
 protocol API: Sendable { var name: String { get } }
 struct LiveAPI: API { let name = "live" }
@@ -68,4 +69,28 @@ final class CatalogRegistry: @unchecked Sendable {  // `seen` is only touched un
             return !seen.contains(identity)
         }
     }
+}
+
+/// No `.resolver` trait and nothing bound (this process sets no default): the overrides have no
+/// resolver to copy, so the test case fails before it runs, saying how to bind one.
+@Test func overridesWithNoResolverBoundFailTheTestSayingHowToBindOne() async {
+    let ran = LockedFlag()
+    let traits: [any Trait] = [.overrides { $0.register((any API).self) { _ in MockAPI() } }]
+    await #expect {
+        try await GraftScope.run(traits: traits) { ran.set() }
+    } throws: { error in
+        let message = "\(error)"
+        return message.contains(".overrides trait with no resolver bound")
+            && message.contains("withResolver(_:operation:) (in a test, the .resolver trait)")
+            && !message.contains("withOverrides")
+    }
+    #expect(!ran.value)
+}
+
+/// A flag set from a `@Sendable` closure.
+final class LockedFlag: @unchecked Sendable {  // `stored` is only touched under `lock`
+    private let lock = NSLock()
+    private var stored = false
+    func set() { lock.withLock { stored = true } }
+    var value: Bool { lock.withLock { stored } }
 }

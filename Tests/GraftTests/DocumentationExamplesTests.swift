@@ -108,6 +108,26 @@ struct ReportingAssembly: Assembly {
     }
 }
 
+protocol PaymentClient { func charge(_ cents: Int) -> Bool }
+struct LivePaymentClient: PaymentClient { func charge(_ cents: Int) -> Bool { true } }
+struct DecliningPaymentClient: PaymentClient { func charge(_ cents: Int) -> Bool { false } }
+final class OrderService {
+    let payments: PaymentClient
+    init(payments: PaymentClient) { self.payments = payments }
+}
+
+struct SharedPaymentsAssembly: Assembly {  // applied to the application's container
+    func assemble(container: Container) {
+        container.register(PaymentClient.self) { _ in LivePaymentClient() }.inObjectScope(.container)
+    }
+}
+
+struct OrdersAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(OrderService.self) { r in OrderService(payments: r.resolve(PaymentClient.self)!) }
+    }
+}
+
 // MARK: DiagnosingFailures.md
 
 final class UserRepository {
@@ -328,6 +348,32 @@ final class Digest {
         let reporting = ContainerAssembler([ReportingAssembly()], parent: assembler)
         let report = reporting.resolver.resolve(Report.self)!  // uses the application's Scheduler
         #expect(report.scheduler === scheduler)
+    }
+
+    @Test func featureUsingAnotherFeaturesServices() {
+        let application = ContainerAssembler([SharedPaymentsAssembly()])
+        let orders = ContainerAssembler([OrdersAssembly()], parent: application)
+        #expect(orders.resolver.resolve(OrderService.self)?.payments.charge(100) == true)
+
+        let ordersResolver = (orders.resolver as! Container).synchronize()
+        withResolver(ordersResolver) {
+            withOverrides({ $0.register(PaymentClient.self) { _ in DecliningPaymentClient() } }) {
+                let service = SynchronizedResolver.current.resolve(OrderService.self)!
+                // service.payments is the DecliningPaymentClient: OrderService resolved it through `r`
+                #expect(service.payments is DecliningPaymentClient)
+            }
+        }
+
+        // Through a payments container the orders registration captured, the override does not reach.
+        let payments = Container(parent: application.resolver as? Container)
+        payments.register(PaymentClient.self) { _ in LivePaymentClient() }
+        let capturing = Container(parent: application.resolver as? Container)
+        capturing.register(OrderService.self) { _ in OrderService(payments: payments.resolve(PaymentClient.self)!) }
+        withResolver(capturing.synchronize()) {
+            withOverrides({ $0.register(PaymentClient.self) { _ in DecliningPaymentClient() } }) {
+                #expect(SynchronizedResolver.current.resolve(OrderService.self)?.payments is LivePaymentClient)
+            }
+        }
     }
 
     @Test func circularDependencies() {

@@ -66,6 +66,43 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(log.messages(mentioning: "named \"refunds\"").first?.contains("Did you mean") == false)
     }
 
+    @Test func nearNameRegisteredOnlyWithOtherArgumentsIsNotSuggestedButExplained() throws {
+        let container = Container()
+        container.register(Wallet.self, name: "payments") { (_: Resolver, _: Int) in Wallet() }
+
+        let error = try #require(
+            #expect(throws: ResolutionError.self) { try container.require(Wallet.self, name: "payment") })
+
+        #expect(!error.description.contains("Did you mean"))
+        #expect(
+            error.description.contains(
+                "`payments` is registered with arguments (Int); this request passes no arguments."))
+        #expect(container.resolve(Wallet.self, name: "payments", argument: 1) != nil)
+    }
+
+    @Test func nearNameIsSuggestedOnlyFromRegistrationsTakingTheArgumentsAsked() throws {
+        let container = Container()
+        container.register(Wallet.self, name: "payments") { (_: Resolver, _: Int) in Wallet() }
+        container.register(Wallet.self, name: "refunds") { (_: Resolver, _: String) in Wallet() }
+        container.register(Wallet.self, name: "refund") { _ in Wallet() }
+
+        let error = try #require(
+            #expect(throws: ResolutionError.self) { try container.require(Wallet.self, name: "refundz", argument: 2) })
+
+        #expect(!error.description.contains("Did you mean"))
+        #expect(
+            error.description.contains("`refund` is registered with no arguments; this request passes arguments (Int).")
+        )
+        #expect(
+            error.description.contains(
+                "`refunds` is registered with arguments (String); this request passes arguments (Int)."))
+
+        let nearby = try #require(
+            #expect(throws: ResolutionError.self) { try container.require(Wallet.self, name: "paymentz", argument: 2) })
+        #expect(nearby.description.contains("Did you mean `payments`?"))
+        #expect(!nearby.description.contains("is registered with"))
+    }
+
     @Test func typeOfTheSameNameElsewhereIsSuggested() {
         let log = LogCapture()
         let container = Container()
@@ -85,7 +122,8 @@ private final class Door { init(_ hinge: Hinge?) {} }
         let shelf = log.messages(mentioning: "no registration of Shelf taking no arguments").first ?? ""
         #expect(shelf.contains("the Assembly that registers it was not applied to this container or an ancestor"))
         #expect(shelf.contains("register it as `Shelf.self`, or add `.implements(Shelf.self)`"))
-        #expect(shelf.contains("it is registered in a child container, which its parent never sees"))
+        #expect(shelf.contains("it is registered in a container this one does not see"))
+        #expect(!shelf.contains("never sees"))  // no child of this hierarchy registers it
         let crate = log.messages(mentioning: "no registration of Crate taking no arguments").first ?? ""
         #expect(crate.contains("the Assembly that registers it was not applied"))
         #expect(!crate.contains(".implements"))  // a class is not asked for as a protocol
@@ -101,6 +139,52 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(message.contains("in a child container, not visible from here"))
         #expect(message.contains("A parent never sees the registrations of its children"))
         withExtendedLifetime(child) {}
+    }
+
+    @Test func registrationOnlyInASiblingNamesTheSiblingAndNotAChild() {
+        let log = LogCapture()
+        let parent = Container()
+        let orders = Container(parent: parent)
+        let payments = Container(parent: parent)
+        payments.register(Crate.self, name: "sibling only") { _ in Crate() }
+        #expect(log.capturing { orders.resolve(Crate.self, name: "sibling only") } == nil)
+        let message = log.messages(mentioning: "no registration of Crate named \"sibling only\"").first ?? ""
+        #expect(message.contains("in a sibling container (another child of this container's parent), not visible"))
+        #expect(message.contains("never those of a sibling"))
+        #expect(!message.contains("a child container"))
+        #expect(!message.contains("A parent never sees"))
+        withExtendedLifetime((orders, payments)) {}
+    }
+
+    @Test func registrationInAnotherBranchIsPlacedInThatBranch() {
+        let log = LogCapture()
+        let root = Container()
+        let feature = Container(parent: root)
+        let screen = Container(parent: feature)
+        let leaf = Container(parent: feature)
+        let other = Container(parent: root)
+        let otherScreen = Container(parent: other)
+        let grandchild = Container(parent: screen)
+        otherScreen.register(Crate.self, name: "cousin") { _ in Crate() }
+        other.register(Crate.self, name: "uncle") { _ in Crate() }
+        grandchild.register(Crate.self, name: "nephew") { _ in Crate() }
+
+        #expect(log.capturing { leaf.resolve(Crate.self, name: "absent") } == nil)
+        #expect(log.capturing { feature.resolve(Crate.self, name: "absent") } == nil)
+
+        let fromLeaf = log.messages(mentioning: "Crate named \"absent\"").first ?? ""
+        #expect(
+            fromLeaf.contains("Name: \"cousin\", Factory: Resolver -> Crate } in another container of this hierarchy"))
+        #expect(
+            fromLeaf.contains("\"uncle\", Factory: Resolver -> Crate } in a child of an ancestor of this container"))
+        #expect(fromLeaf.contains("\"nephew\", Factory: Resolver -> Crate } in a descendant of a sibling container"))
+        #expect(!fromLeaf.contains("A parent never sees"))
+        let fromFeature = log.messages(mentioning: "Crate named \"absent\"").last ?? ""
+        #expect(
+            fromFeature.contains("\"nephew\", Factory: Resolver -> Crate } in a descendant container (below a child"))
+        #expect(fromFeature.contains("\"uncle\", Factory: Resolver -> Crate } in a sibling container"))
+        #expect(fromFeature.contains("A parent never sees the registrations of its children"))
+        withExtendedLifetime((leaf, otherScreen, grandchild)) {}
     }
 
     @Test func wrongArgumentTypesNameTheTypesGivenAndRegistered() {

@@ -167,6 +167,18 @@ private func makeContainer() -> Container {
         #expect(stderr.contains("try r.require(Wanderer.self)"))
     }
 
+    @Test func unresolvableDependencyOfAMainActorServiceStopsWithThePathToTheDependency() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = Container()
+            container.registerMain(Gate.self) { r in Gate(wanderer: r~>) }
+            container.register(Yard.self) { r in Yard(gate: r ~> Gate.self) }
+            await MainActor.run { _ = container.resolve(Yard.self) }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("r~> could not resolve Wanderer while making Gate"))
+        #expect(stderr.contains("Path: Yard -> Gate -> Wanderer\n"))
+    }
+
     @Test func unresolvableServiceOutsideAFactoryStopsNamingIt() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let tag = Container() ~> (Tag.self, name: "quiet", argument: 1)

@@ -49,8 +49,9 @@ extension Container {
     /// let owner = container.resolve(PetOwner.self, argument: "Michael")
     /// ```
     ///
-    /// The argument goes to the initializer's parameter of its type, wherever that parameter is;
-    /// the other parameters are resolved as ``autoregister(_:name:initializer:)-6wkb8`` resolves them.
+    /// The argument goes to the initializer's parameter declared with exactly its type, wherever
+    /// that parameter is; the other parameters, even one the argument's value could be cast to, are
+    /// resolved as ``autoregister(_:name:initializer:)-6wkb8`` resolves them.
     /// See ``autoregister(_:name:arguments:_:initializer:)-71phe`` for how an argument finds its parameter.
     ///
     /// - Parameters:
@@ -82,11 +83,13 @@ extension Container {
     /// may be listed in any order; `resolve` passes them in the order listed here, which is part
     /// of the registration's identity, as for a factory that takes arguments.
     ///
-    /// A parameter takes the argument of exactly its type; failing that, the first argument whose
-    /// value casts to the parameter's type (a `Cat` argument for an `Animal` parameter, a `String`
-    /// for a `String?`); failing that, it is resolved from the container. One argument may go to
-    /// several parameters of its type. Two arguments of the same type could not be told apart:
-    /// registering them stops the program with a message.
+    /// A parameter takes the argument listed with exactly its declared type; every other parameter
+    /// is resolved from the container, even one that an argument's value could be cast to: a `Dog`
+    /// argument does not reach an `Animal` parameter, a `String` does not reach a `String?`, and a
+    /// `nil` `Int?` does not reach a `Logger?`. To pass an argument to such a parameter, list it
+    /// with the parameter's type (`arguments: Animal.self`) and pass it as that type
+    /// (`dog as Animal`). One argument may go to several parameters of its type. Two arguments of
+    /// the same type could not be told apart: registering them stops the program with a message.
     ///
     /// ``validate()`` lists such a registration as skipped: it cannot make up the arguments.
     ///
@@ -112,7 +115,7 @@ extension Container {
         let sources = (repeat AutoregisteredDependency<each Dependency>(argumentTypes: argumentTypes))
         return register(serviceType, name: name) {
             (resolver: Resolver, first: First, more: repeat each More) throws -> Service in
-            // Boxed once per resolution: each parameter then picks its argument by position or cast.
+            // Boxed once per resolution: each parameter then takes its argument by position.
             var arguments: [Any] = [first]
             repeat arguments.append(each more)
             return try initializer(repeat (each sources).value(from: resolver, arguments: arguments))
@@ -135,8 +138,11 @@ extension Container {
 }
 
 /// Where one parameter of an autoregistered initializer gets its value from, decided at
-/// registration: the argument of exactly its type, if one is listed; else, at each resolution,
-/// the first argument that casts to it, or the container.
+/// registration: the argument listed with exactly its type, if there is one; else the container.
+///
+/// The types are compared, never the values: a value cast to the parameter's type would let an
+/// argument reach a parameter it was not listed for (a boxed `nil` casts to every `Optional`, a
+/// `Dog` to its superclass `Animal`), and the parameter would no longer be resolved.
 @usableFromInline
 struct AutoregisteredDependency<Dependency> {
     /// The position of the argument of exactly this parameter's type, or -1.
@@ -148,14 +154,11 @@ struct AutoregisteredDependency<Dependency> {
         argumentIndex = argumentTypes.firstIndex { ObjectIdentifier($0) == type } ?? -1
     }
 
-    /// The parameter's value: its argument, else an argument that casts to it, else resolved.
+    /// The parameter's value: its argument, else resolved.
     @inlinable
     func value(from resolver: Resolver, arguments: [Any]) throws(ResolutionError) -> Dependency {
         // Boxed from a value of this very type, the cast cannot fail.
         if argumentIndex >= 0, let exact = arguments[argumentIndex] as? Dependency { return exact }
-        for argument in arguments {
-            if let match = argument as? Dependency { return match }
-        }
         return try autoregisteredParameter(Dependency.self, from: resolver)
     }
 }

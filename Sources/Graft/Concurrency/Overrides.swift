@@ -21,6 +21,10 @@
 /// handed out inside. Scopes nest; parallel tasks each see their own. Factories that resolve
 /// through the resolver they receive see the overrides; one that resolves through a container it
 /// captured resolves there.
+///
+/// It needs a resolver to copy: with none bound (no ``withResolver(_:operation:)-(_,()->R)``
+/// around it and no ``SynchronizedResolver/bootstrap(_:)``), it stops the program with a message
+/// saying how to bind one.
 public func withOverrides<R>(_ overrides: (Container) -> Void, operation: () throws -> R) rethrows -> R {
     try withResolver(overriddenResolver(overrides), operation: operation)
 }
@@ -28,6 +32,7 @@ public func withOverrides<R>(_ overrides: (Container) -> Void, operation: () thr
 /// Runs the asynchronous `operation` with ``SynchronizedResolver/current`` bound to a resolver in
 /// which `overrides` replace registrations of the current one; see
 /// ``withOverrides(_:operation:)-(_,()->R)``. Child tasks of `operation` inherit the binding.
+/// With no resolver bound, it stops the program with a message saying how to bind one.
 public func withOverrides<R>(
     _ overrides: (Container) -> Void,
     isolation: isolated (any Actor)? = #isolation,
@@ -39,6 +44,7 @@ public func withOverrides<R>(
 /// A copy of the current resolver's hierarchy of registrations, with `overrides` applied to its
 /// innermost container.
 func overriddenResolver(_ overrides: (Container) -> Void) -> SynchronizedResolver {
+    if let unbound = ResolverBinding.overridesNeedABoundResolver("withOverrides(_:operation:)") { stop(unbound) }
     let current = SynchronizedResolver.current
     let copy = current.copyOfRegistrations()
     overrides(copy)

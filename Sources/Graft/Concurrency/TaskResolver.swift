@@ -55,9 +55,26 @@ enum ResolverBinding {
         set { defaultBox.value = newValue }
     }
 
+    /// The ways to bind a resolver, for every message about an unbound task. `withOverrides` is
+    /// not one: it copies the resolver bound already.
     static let howToBind =
         "No resolver is bound to this task: call SynchronizedResolver.bootstrap(container.synchronize()) at "
-        + "start-up, or run this code inside withResolver(_:operation:) or withOverrides(_:operation:)."
+        + "start-up, or run this code inside withResolver(_:operation:) (in a test, the .resolver trait); "
+        + "work handed to a queue or a callback takes its task's binding with withEscapedResolver(_:)."
+
+    /// Why `call` (`withOverrides`, the `.overrides` test trait) cannot run now, or `nil` when a
+    /// resolver is bound (or a default set) for it to copy.
+    static func overridesNeedABoundResolver(_ call: String) -> String? {
+        guard SynchronizedResolver.current.isUnboundPlaceholder else { return nil }
+        return "Graft: \(call) with no resolver bound: the overrides replace registrations of "
+            + "SynchronizedResolver.current, and there is none to copy. " + howToBind
+    }
+}
+
+/// Why the `.overrides` test trait cannot run now, or `nil` when a resolver is bound (or a default
+/// set) for it to copy. For GraftTesting, which fails the test with it.
+package func overridesTraitNeedsABoundResolver() -> String? {
+    ResolverBinding.overridesNeedABoundResolver(".overrides trait")
 }
 
 /// The process-wide default resolver.

@@ -119,7 +119,8 @@ extension Container {
         do {
             return try resolveOrFail(serviceType, name: name)
         } catch {
-            throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: [])
+            throw requireFailure(
+                since: errors, serviceType, name: name, arguments: noArgumentsKey, argumentTypeNames: [])
         }
     }
 
@@ -140,10 +141,12 @@ extension Container {
         }
         var names: [String] = []
         repeat names.append(String(describing: (each Argument).self))
-        throw requireFailure(since: errors, serviceType, name: name, argumentTypeNames: names)
+        throw requireFailure(
+            since: errors, serviceType, name: name, arguments: argumentsKey(repeat (each Argument).self),
+            argumentTypeNames: names)
     }
 
-    /// Failures recorded in this hierarchy so far (see ``requireFailure(since:_:name:argumentTypeNames:)``).
+    /// Failures recorded in this hierarchy so far (see ``requireFailure(since:_:name:arguments:argumentTypeNames:)``).
     @usableFromInline
     final var errorCount: Int { hierarchy.errorCount }
 
@@ -155,11 +158,13 @@ extension Container {
         since errors: Int,
         _ serviceType: Any.Type,
         name: String?,
+        arguments: UInt,
         argumentTypeNames: [String]
     ) -> ResolutionError {
         if let error = hierarchy.failure(since: errors) { return error }
         return ResolutionError(
             .notRegistered, path: hierarchy.path + [serviceLabel(serviceType, name: name)],
-            message: resolutionFailureMessage(serviceType, name: name, argumentTypeNames: argumentTypeNames))
+            message: resolutionFailureMessage(
+                serviceType, name: name, arguments: arguments, argumentTypeNames: argumentTypeNames))
     }
 }

@@ -9,6 +9,7 @@ import Testing
 }
 private final class Account: Sendable {}
 private final class Model {}
+private final class Unplugged {}
 private protocol Widget: AnyObject {}
 @MainActor private final class Panel: Widget {}
 
@@ -36,6 +37,21 @@ private func makeContainer(counting made: Made) -> Container {
 }
 
 @Suite struct MainActorServiceTests {
+    @MainActor @Test func failurePathNamesAMainActorServiceOnce() {
+        let log = LogCapture()
+        let container = Container()
+        container.registerMain(Panel.self) { r in
+            _ = r.resolve(Unplugged.self)  // not registered: logged with its path
+            return Panel()
+        }
+
+        #expect(log.capturing { container.resolve(Panel.self) } != nil)
+
+        let logged = log.messages(mentioning: "no registration of Unplugged").first ?? ""
+        #expect(logged.contains("Path: Panel -> Unplugged"))
+        #expect(!logged.contains("Panel -> Panel"))
+    }
+
     @MainActor @Test func resolveMainOnTheMainActorUsesTheScope() {
         let made = Made()
         let container = makeContainer(counting: made)

@@ -21,6 +21,17 @@ private final class ForwardingPlugs: Behavior {
 }
 
 @Suite struct OverridesTests {
+    @Test func withOverridesWithNoResolverBoundStopsSayingHowToBindOne() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let overrides = { (container: Container) -> Void in container.register(Ticker.self) { _ in Ticker(id: 1) } }
+            withOverrides(overrides) { _ = SynchronizedResolver.current.resolve(Ticker.self) }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("withOverrides(_:operation:) with no resolver bound"))
+        #expect(stderr.contains("SynchronizedResolver.bootstrap(container.synchronize())"))
+        #expect(stderr.contains("withResolver(_:operation:)"))
+    }
+
     @Test func overridesReplaceAndSingletonsBelongToTheScope() {
         let app = clockContainer(clock: 1)
         let outerFeed = app.resolve(Stream.self)!

@@ -14,6 +14,8 @@ private final class LockedValue<Value: Sendable>: @unchecked Sendable {  // `sto
     }
 }
 
+private struct Signal: Sendable {}
+
 @Suite struct TaskResolverTests {
     @Test func withResolverBindsCurrentThenRestoresIt() {
         let resolver = clockContainer(clock: 1).synchronize()
@@ -92,6 +94,31 @@ private final class LockedValue<Value: Sendable>: @unchecked Sendable {  // `sto
         }
         done.wait()
         #expect(threadRestored.value == 3)
+    }
+
+    @Test func unboundHintNamesOnlyWaysToBindAResolver() {
+        let hint = ResolverBinding.howToBind
+        #expect(hint.contains("SynchronizedResolver.bootstrap(container.synchronize())"))
+        #expect(hint.contains("withResolver(_:operation:)"))
+        #expect(hint.contains("withEscapedResolver(_:)"))
+        #expect(!hint.contains("withOverrides"))  // it copies a bound resolver, and binds none without one
+    }
+
+    /// `resolve` and `require` are covered below, `@Injected` in `InjectedTests`.
+    @MainActor @Test func resolveAsyncAndResolveMainOnTheUnboundCurrentSayHowToBind() async throws {
+        let log = LogCapture()
+        let resolver = SynchronizedResolver.current
+        #expect(resolver.isUnboundPlaceholder)
+        await #expect {
+            _ = try await resolver.resolveAsync(Signal.self)
+        } throws: { error in
+            "\(error)".contains(ResolverBinding.howToBind)
+        }
+        #expect(log.capturing { resolver.resolveMain(Beacon.self) } == nil)
+        #expect(log.messages(mentioning: ResolverBinding.howToBind).count >= 1)
+        let error = try #require(
+            #expect(throws: ResolutionError.self) { try resolver.require(Beacon.self, name: "named", argument: 1) })
+        #expect(error.description.contains(ResolverBinding.howToBind))
     }
 
     @Test func unboundCurrentFailsWithAMessageSayingHowToBind() throws {

@@ -47,6 +47,7 @@ extension SynchronizedResolver {
             throw ResolutionError(
                 .notRegistered, path: [label],  // the async factories it passes through add themselves
                 message: "Graft: resolution failed: no async registration of \(label) (registerAsync). "
+                    + (isUnboundPlaceholder ? ResolverBinding.howToBind + " " : "")
                     + synchronousRegistrationHint(serviceType, name: name))
         }
         return try await entry.resolve(through: self)
