@@ -133,7 +133,8 @@ import Testing
             let gone = Container(parent: root)
             gone.register(Leaf.self, name: "gone") { _ in Leaf() }
         }
-        let message = left.resolutionFailureMessage(Leaf.self, name: "right", argumentTypeNames: [])
+        let error = #expect(throws: ResolutionError.self) { try left.require(Leaf.self, name: "right") }
+        let message = error?.description ?? ""
         #expect(message.contains("Name: \"right\""))
         #expect(!message.contains("Name: \"gone\""))
         withExtendedLifetime(right) {}
