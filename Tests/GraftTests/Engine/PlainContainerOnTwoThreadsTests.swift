@@ -14,7 +14,7 @@ import Testing
     final class Unregistered {}
 
     /// What thread B does while thread A is inside `Expensive`'s factory.
-    enum SecondCall {
+    enum SecondCall: String, Codable, CaseIterable, Sendable {
         /// Resolves `Expensive` (container-scoped, not built yet) through the same container.
         case sameService
         /// Resolves a transient service through the same container.
@@ -33,6 +33,19 @@ import Testing
         case lazy
         /// Requires a type nothing registers, after the first thread's resolution failed.
         case requireAfterAFailure
+
+        /// How the stop names what the second thread asked for.
+        var label: String {
+            switch self {
+            case .sameService: "Expensive"
+            case .otherService, .sibling: "Other"
+            case .plannedService: "Other (name: \"graph\")"
+            case .objectGraph: "withObjectGraph"
+            case .customScope: "Other (name: \"custom\")"
+            case .unregistered, .requireAfterAFailure: "Unregistered"
+            case .lazy: "Lazy<Other>"
+            }
+        }
     }
 
     /// Runs the race: returns only if thread B was let through.
@@ -83,68 +96,13 @@ import Testing
         #expect(!stderr.contains("no registration of"))  // the second thread reported nothing else
     }
 
-    @Test func theSameServiceFromASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.sameService)
+    /// Every kind of call the second thread makes stops, naming what it asked for.
+    @Test(arguments: SecondCall.allCases)
+    func aSecondThreadStops(_ second: SecondCall) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [second] in
+            PlainContainerOnTwoThreadsTests.race(second)
         }
-        try Self.expectStopped(result, naming: "Expensive")
-    }
-
-    @Test func anotherServiceFromASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.otherService)
-        }
-        try Self.expectStopped(result, naming: "Other")
-    }
-
-    @Test func aPlannedServiceFromASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.plannedService)
-        }
-        try Self.expectStopped(result, naming: "Other (name: \"graph\")")
-    }
-
-    @Test func aSiblingContainerOnASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.sibling)
-        }
-        try Self.expectStopped(result, naming: "Other")
-    }
-
-    @Test func anObjectGraphOpenedOnASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.objectGraph)
-        }
-        try Self.expectStopped(result, naming: "withObjectGraph")
-    }
-
-    @Test func aCustomScopedServiceFromASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.customScope)
-        }
-        try Self.expectStopped(result, naming: "Other (name: \"custom\")")
-    }
-
-    @Test func anUnregisteredServiceFromASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.unregistered)
-        }
-        try Self.expectStopped(result, naming: "Unregistered")
-    }
-
-    @Test func aLazyFromASecondThreadStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.lazy)
-        }
-        try Self.expectStopped(result, naming: "Lazy<Other>")
-    }
-
-    /// Not the first thread's failure, thrown as if it were the second's.
-    @Test func aRequireFromASecondThreadAfterTheFirstFailedStops() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PlainContainerOnTwoThreadsTests.race(.requireAfterAFailure)
-        }
-        try Self.expectStopped(result, naming: "Unregistered")
+        try Self.expectStopped(result, naming: second.label)
     }
 
     /// The same program through the synchronized view never stops: the second thread waits for
