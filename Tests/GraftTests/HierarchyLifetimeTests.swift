@@ -13,8 +13,11 @@ import Testing
         weak var hierarchy: Hierarchy?
         do {
             let containers = build()
-            hierarchy = (containers.first as? Container)?.hierarchy
-            #expect(hierarchy != nil)
+            // Held to the end of the block: an optimized build may end their lifetime at their last use.
+            withExtendedLifetime(containers) {
+                hierarchy = (containers.first as? Container)?.hierarchy
+                #expect(hierarchy != nil)
+            }
         }
         return hierarchy == nil
     }
