@@ -230,7 +230,9 @@ extension Hierarchy {
             rollBack(request, into: &teardown)
         }
         if depth == 0 { detachGraph(into: &teardown) }
+        let errors = errorCount
         finish(&teardown)
+        if !succeeded { recordAgainAfterTeardown(ended, since: errors) }
         if changesFailure { Self.release(ended) }
         forgetLastErrorUnlessRead()
         return succeeded
@@ -286,8 +288,18 @@ extension Hierarchy {
             defer { self.failure = nil }
             return self.failure
         }
+        let errors = errorCount
         finish(&teardown)
+        recordAgainAfterTeardown(ended, since: errors)
         Self.release(ended)
+    }
+
+    /// A teardown releases instances whose `deinit`s may resolve, and record failures of their
+    /// own: the failure of the request that ended is recorded again after them, so the `require`
+    /// (or `Lazy`) waiting on it reads its own failure, not one of theirs.
+    private func recordAgainAfterTeardown(_ failure: ResolutionError?, since errors: Int) {
+        guard errorCount != errors, let failure else { return }
+        record(failure)
     }
 
     /// A factory threw `error`, a failure a nested call handed it: it is not handled, and is
