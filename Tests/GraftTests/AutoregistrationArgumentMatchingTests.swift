@@ -97,20 +97,6 @@ private func received<A, B, C, First, Second>(
     return container.resolve(Probe.self, arguments: values.0 as! First, values.1 as! Second)?.received
 }
 
-/// A small seeded generator, so a failing case can be found again.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func index(below count: Int) -> Int { Int(next() % UInt64(count)) }
-}
-
 /// An argument of `autoregister` reaches the initializer's parameters of exactly its declared
 /// type, and no other: every other parameter is resolved, whatever the argument's value casts to.
 @Suite struct AutoregistrationArgumentMatchingTests {
@@ -152,12 +138,12 @@ private struct SplitMix {
     /// its type if one is listed, and the container's value otherwise.
     @Test(arguments: [UInt64(1), 2, 3])
     func parametersTakeOnlyTheArgumentOfExactlyTheirType(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let candidates = candidates
         for _ in 0..<60 {
-            let parameters = (0..<3).map { _ in candidates[random.index(below: candidates.count)] }
-            let first = random.index(below: candidates.count)
-            var second = random.index(below: candidates.count - 1)
+            let parameters = (0..<3).map { _ in candidates[random.below(candidates.count)] }
+            let first = random.below(candidates.count)
+            var second = random.below(candidates.count - 1)
             if second >= first { second += 1 }
             let twoArguments = random.next() % 2 == 0
             let arguments = twoArguments ? [candidates[first], candidates[second]] : [candidates[first]]

@@ -159,7 +159,7 @@ import Testing
     /// The instances' sharing and the failures (by `resolve`, and the error `require` throws) must
     /// be the same.
     @Test func plannedAndGeneralPathsAgreeOnRandomPrograms() {
-        var generator = SplitMix(seed: 0x9A4F_13C7)
+        var generator = SplitMix64(seed: 0x9A4F_13C7)
         for program in 0..<400 {
             let count = 2 + Int(generator.next() % 6)
             var scopes: [ObjectScope] = []
@@ -253,18 +253,5 @@ private struct ShapeRecorder {
         seen.append(part)
         let children = part.children.map { shape(of: $0) }
         return "\(part.label)#\(number)" + (children.isEmpty ? "" : "(" + children.joined(separator: ",") + ")")
-    }
-}
-
-/// A small seeded generator, so a failing program can be run again.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
