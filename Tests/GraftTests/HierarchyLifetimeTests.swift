@@ -79,7 +79,8 @@ import Testing
     }
 
     enum FailingCall: CaseIterable {
-        case resolve, require, requireThroughAView, lazyInTheError, handledByAFactory, validate
+        case resolve, require, requireThroughAView, lazyInTheError, handledByAFactory, resolvedAsOptionalByAFactory,
+            validate
     }
 
     /// A failure's error is kept only until the call that reads it returns.
@@ -93,6 +94,10 @@ import Testing
             child.register(Root.self, name: "lazy") { r in
                 throw HoldingError(resolver: nil, lazy: r.resolve(Lazy<Leaf>.self))
             }
+            child.register(Leaf.self, name: "optional") { r in
+                _ = r.resolve(Root.self)
+                return Leaf()
+            }.inObjectScope(.transient)
             child.register(Leaf.self, name: "handled") { r in
                 _ = try? r.require(Root.self)
                 return Leaf()
@@ -103,6 +108,8 @@ import Testing
             case .requireThroughAView: failedAsExpected = (try? child.synchronize().require(Root.self)) == nil
             case .lazyInTheError: failedAsExpected = child.resolve(Root.self, name: "lazy") == nil
             case .handledByAFactory: failedAsExpected = child.resolve(Leaf.self, name: "handled") != nil
+            case .resolvedAsOptionalByAFactory:
+                failedAsExpected = child.resolve(Leaf.self, name: "optional") != nil
             case .validate: failedAsExpected = !child.validate().failures.isEmpty
             }
             return [root, child]

@@ -291,6 +291,9 @@ extension Hierarchy {
         let errors = errorCount
         finish(&teardown)
         recordAgainAfterTeardown(ended, since: errors)
+        // `finish` recomputed the hint: the request's end must still take the general path,
+        // where the error recorded here is forgotten once no call is left to read it.
+        if lastError != nil { mayHaveLaterReleases = true }
         Self.release(ended)
     }
 
