@@ -12,6 +12,7 @@ let package = Package(
         // No default traits: the server needs neither swift-configuration nor full Foundation.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // The service, both wirings, and the wiring-cost measurement.
@@ -25,6 +26,16 @@ let package = Package(
         ),
         .executableTarget(name: "shop-server", dependencies: ["Shop"]),
         .executableTarget(name: "wiring-cost", dependencies: ["Shop"]),
+        // The load generator load-test.sh drives the servers with: closed-loop HTTP/1.1 clients
+        // that record every write they sent and what became of it.
+        .executableTarget(
+            name: "shop-load",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
