@@ -55,8 +55,9 @@ final class DatabasePool: Sendable {
         writer = Permits(count: 1, eventLoopGroup: eventLoopGroup)
     }
 
-    /// Runs `body` with a connection of its own, returned to the pool afterwards. Throws
-    /// ``DatabaseBusy`` when no connection came free within ``maximumWait``.
+    /// Runs `body` with a connection of its own, returned to the pool afterwards, or closed when
+    /// `body` throws ``UnusableConnection``. Throws ``DatabaseBusy`` when no connection came free
+    /// within ``maximumWait``.
     func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
         try await connections.acquire(waitingAtMost: maximumWait)
         let connection: SQLiteConnection
@@ -66,8 +67,17 @@ final class DatabasePool: Sendable {
             connections.release()
             throw error
         }
-        defer { giveBack(connection) }
-        return try await body(connection)
+        do {
+            let result = try await body(connection)
+            giveBack(connection)
+            return result
+        } catch let error as UnusableConnection {
+            giveBack(connection, usable: false)
+            throw error
+        } catch {
+            giveBack(connection)
+            throw error
+        }
     }
 
     /// Runs `body` with a connection of its own while it holds the writer's turn. Throws
@@ -108,9 +118,11 @@ final class DatabasePool: Sendable {
         return try await open()
     }
 
-    private func giveBack(_ connection: SQLiteConnection) {
+    /// Returns `connection` to the idle ones, or closes it when the pool is closed or it is not
+    /// `usable`; the next request that needs one opens a new one.
+    private func giveBack(_ connection: SQLiteConnection, usable: Bool = true) {
         let closing = state.withLock { state in
-            if state.isClosed { return true }
+            if state.isClosed || !usable { return true }
             state.idle.append(connection)
             return false
         }
@@ -135,4 +147,14 @@ final class DatabasePool: Sendable {
         logger.debug("opened a database connection", metadata: ["path": "\(path)"])
         return connection
     }
+}
+
+/// A connection left in a state the next request must not inherit (a transaction it could not roll
+/// back): the pool closes it instead of keeping it.
+struct UnusableConnection: Error, CustomStringConvertible {
+    /// The error that ended the request.
+    var error: any Error
+    /// Why the connection cannot be used again.
+    var rollbackError: any Error
+    var description: String { "\(error) (and the rollback failed, so the connection was closed: \(rollbackError))" }
 }

@@ -40,7 +40,11 @@ final class UnitOfWork: Sendable {
                 _ = try await connection.query("COMMIT")
                 return result
             } catch {
-                _ = try? await connection.query("ROLLBACK")
+                do {
+                    _ = try await connection.query("ROLLBACK")
+                } catch let rollbackError {
+                    throw UnusableConnection(error: error, rollbackError: rollbackError)
+                }
                 throw error
             }
         }
