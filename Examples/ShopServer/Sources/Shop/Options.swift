@@ -18,7 +18,7 @@ struct Options: Sendable {
         /// `GET /reports/broken` fails in a factory.
         case brokenReport = "broken-report"
         /// The application assembly leaves out the logger's registration: validation fails and
-        /// the server refuses to start.
+        /// the server refuses to start. Graft-wired server only.
         case missingRegistration = "missing-registration"
     }
 
@@ -35,7 +35,7 @@ struct Options: Sendable {
                            [--print-graph] [--fault \(Fault.allCases.map(\.rawValue).joined(separator: "|"))]
           --port N         listen on 127.0.0.1:N (default 8080)
           --database PATH  the SQLite file, created and seeded when new (default shop.sqlite)
-          --pool-size N    database connections (default 4)
+          --pool-size N    database connections, 1 to 64 (default 4)
           --hand-wired     build every object by hand instead of through Graft
           --print-graph    print the validation report and the dependency graph, then exit
           --fault NAME     switch on a fault (repeatable)
@@ -59,7 +59,10 @@ struct Options: Sendable {
             switch argument {
             case "--port": port = try number(argument)
             case "--database": databasePath = try value(argument)
-            case "--pool-size": poolSize = try number(argument)
+            case "--pool-size":
+                poolSize = try number(argument)
+                // Each connection has a thread of its own (DatabasePool).
+                guard poolSize <= 64 else { throw UsageError(message: "--pool-size must be 1 to 64, not \(poolSize)") }
             case "--hand-wired": wiring = .hand
             case "--print-graph": printGraph = true
             case "--fault":
@@ -71,6 +74,11 @@ struct Options: Sendable {
             case "--help", "-h": throw UsageError(message: nil)
             default: throw UsageError(message: "unknown option \(argument)")
             }
+        }
+        if wiring == .hand, faults.contains(.missingRegistration) {
+            throw UsageError(
+                message: "--fault missing-registration leaves a registration out of Graft's assemblies; "
+                    + "the hand-wired server has none, so it cannot show it (drop --hand-wired)")
         }
     }
 }

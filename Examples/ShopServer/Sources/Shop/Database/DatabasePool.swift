@@ -7,126 +7,139 @@ import Synchronization
 
 /// A fixed number of SQLite connections to one database file, opened on first use and shared by
 /// every request. Made without opening anything, so it can be built (and validated) synchronously.
+///
+/// Two rules keep it from locking up, whatever its size and the machine's number of cores:
+/// - **One writer at a time, decided here.** SQLite lets one connection write at a time; a write
+///   (``withWriteConnection(_:)``) first takes the writer's turn, waiting without a thread, so no
+///   two connections ever wait on SQLite's own lock while holding threads the holder needs.
+/// - **A thread per connection.** The connections run their statements on a thread pool of their
+///   own, one thread per connection, so a connection's next statement never waits for a thread that
+///   another connection's statement holds.
+///
+/// Every wait is bounded (``maximumWait``): a request that cannot get a connection, or the writer's
+/// turn, in time is told ``DatabaseBusy`` before anything of it ran, and SQLite's own lock waits
+/// sleep and give up after a second (`busy_timeout`) instead of retrying at full speed.
 final class DatabasePool: Sendable {
     let path: String
     let size: Int
+    /// How long a request waits for a connection, and for the writer's turn, before it gives up.
+    let maximumWait: Duration
     private let logger: Logger
+    /// The connections' own threads: `size` of them, started when the first connection opens.
     private let threadPool: NIOThreadPool
     private let eventLoopGroup: any EventLoopGroup
+    /// One per connection: a request holds one while it uses a connection.
+    private let connections: Permits
+    /// The writer's turn: held for the whole of a write, from `BEGIN` to `COMMIT`.
+    private let writer: Permits
     private let state = Mutex(State())
 
     private struct State: ~Copyable {
         var idle: [SQLiteConnection] = []
-        var opened = 0
-        var waiters: [CheckedContinuation<SQLiteConnection, any Error>] = []
+        var threadsStarted = false
         var isClosed = false
     }
 
-    private enum Lease {
-        case ready(SQLiteConnection)
-        case open
-        case wait
-        case closed
-    }
-
     init(
-        path: String, size: Int, logger: Logger,
-        threadPool: NIOThreadPool = .singleton,
+        path: String, size: Int, logger: Logger, maximumWait: Duration = .seconds(2),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         precondition(size > 0, "DatabasePool: size must be at least 1")
         self.path = path
         self.size = size
+        self.maximumWait = maximumWait
         self.logger = logger
-        self.threadPool = threadPool
+        self.threadPool = NIOThreadPool(numberOfThreads: size)
         self.eventLoopGroup = eventLoopGroup
+        connections = Permits(count: size, eventLoopGroup: eventLoopGroup)
+        writer = Permits(count: 1, eventLoopGroup: eventLoopGroup)
     }
 
-    /// Runs `body` with a connection of its own, returned to the pool afterwards.
+    /// Runs `body` with a connection of its own, returned to the pool afterwards, or closed when
+    /// `body` throws ``UnusableConnection``. Throws ``DatabaseBusy`` when no connection came free
+    /// within ``maximumWait``.
     func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
-        let connection = try await lease()
-        defer { release(connection) }
-        return try await body(connection)
+        try await connections.acquire(waitingAtMost: maximumWait)
+        let connection: SQLiteConnection
+        do {
+            connection = try await take()
+        } catch {
+            connections.release()
+            throw error
+        }
+        do {
+            let result = try await body(connection)
+            giveBack(connection)
+            return result
+        } catch let error as UnusableConnection {
+            giveBack(connection, usable: false)
+            throw error
+        } catch {
+            giveBack(connection)
+            throw error
+        }
     }
 
-    /// Closes the idle connections; a connection in use is closed when it comes back.
+    /// Runs `body` with a connection of its own while it holds the writer's turn. Throws
+    /// ``DatabaseBusy``, before `body` runs, when the turn or a connection did not come within
+    /// ``maximumWait`` each.
+    func withWriteConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        try await writer.acquire(waitingAtMost: maximumWait)
+        defer { writer.release() }
+        return try await withConnection(body)
+    }
+
+    /// Ends every wait, closes the idle connections and then the connections' threads, once the
+    /// statements running on them end. A connection in use is closed when it comes back.
     func close() async {
-        let idle = state.withLock { state in
+        connections.close()
+        writer.close()
+        let (idle, threadsStarted) = state.withLock { state in
             state.isClosed = true
             defer { state.idle = [] }
-            return state.idle
+            return (state.idle, state.threadsStarted)
         }
         for connection in idle { try? await connection.close() }
+        if threadsStarted { try? await threadPool.shutdownGracefully() }
     }
 
-    private func lease() async throws -> SQLiteConnection {
-        let next: Lease = state.withLock { state in
-            if state.isClosed { return .closed }
-            if let connection = state.idle.popLast() { return .ready(connection) }
-            if state.opened < size {
-                state.opened += 1
-                return .open
+    /// An idle connection, or a new one; the caller holds a permit of `connections`.
+    private func take() async throws -> SQLiteConnection {
+        let idle: SQLiteConnection? = try state.withLock { state in
+            if state.isClosed { throw PoolClosed() }
+            if let connection = state.idle.popLast() { return connection }
+            if !state.threadsStarted {
+                state.threadsStarted = true
+                threadPool.start()
             }
-            return .wait
+            return nil
         }
-        switch next {
-        case .ready(let connection):
-            return connection
-        case .closed:
-            throw PoolClosed()
-        case .open:
-            do {
-                return try await open()
-            } catch {
-                // With no connection left open, no release would ever wake the waiters: fail them.
-                let stranded = state.withLock { state in
-                    state.opened -= 1
-                    guard state.opened == 0 else { return [CheckedContinuation<SQLiteConnection, any Error>]() }
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                for waiter in stranded { waiter.resume(throwing: error) }
-                throw error
-            }
-        case .wait:
-            return try await withCheckedThrowingContinuation { continuation in
-                let handed: SQLiteConnection? = state.withLock { state in
-                    // A connection may have come back between the two locks.
-                    if let connection = state.idle.popLast() { return connection }
-                    state.waiters.append(continuation)
-                    return nil
-                }
-                if let handed { continuation.resume(returning: handed) }
-            }
-        }
+        if let idle { return idle }
+        return try await open()
     }
 
-    private func release(_ connection: SQLiteConnection) {
-        let waiter: CheckedContinuation<SQLiteConnection, any Error>?
-        let closing: Bool
-        (waiter, closing) = state.withLock { state in
-            if !state.waiters.isEmpty { return (state.waiters.removeFirst(), false) }
-            if state.isClosed {
-                state.opened -= 1
-                return (nil, true)
-            }
+    /// Returns `connection` to the idle ones, or closes it when the pool is closed or it is not
+    /// `usable`; the next request that needs one opens a new one.
+    private func giveBack(_ connection: SQLiteConnection, usable: Bool = true) {
+        let closing = state.withLock { state in
+            if state.isClosed || !usable { return true }
             state.idle.append(connection)
-            return (nil, false)
+            return false
         }
-        if let waiter {
-            waiter.resume(returning: connection)
-        } else if closing {
-            Task { try? await connection.close() }
-        }
+        connections.release()
+        if closing { Task { try? await connection.close() } }
     }
 
     private func open() async throws -> SQLiteConnection {
         let connection = try await SQLiteConnection.open(
             storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoopGroup.any())
         do {
-            // Readers never wait for the writer, and a commit does not wait for the disk.
+            // Readers never wait for the writer, and a commit does not wait for the disk. A lock
+            // SQLite still meets (a checkpoint) is waited for by sleeping, a second at most.
             _ = try await connection.query("PRAGMA journal_mode = WAL")
             _ = try await connection.query("PRAGMA synchronous = NORMAL")
+            _ = try await connection.query("PRAGMA busy_timeout = 1000")
+            _ = try await connection.query("PRAGMA foreign_keys = ON")
         } catch {
             try? await connection.close()
             throw error
@@ -136,7 +149,12 @@ final class DatabasePool: Sendable {
     }
 }
 
-/// A connection asked of a pool that has been closed.
-struct PoolClosed: Error, CustomStringConvertible {
-    var description: String { "the database pool is closed" }
+/// A connection left in a state the next request must not inherit (a transaction it could not roll
+/// back): the pool closes it instead of keeping it.
+struct UnusableConnection: Error, CustomStringConvertible {
+    /// The error that ended the request.
+    var error: any Error
+    /// Why the connection cannot be used again.
+    var rollbackError: any Error
+    var description: String { "\(error) (and the rollback failed, so the connection was closed: \(rollbackError))" }
 }

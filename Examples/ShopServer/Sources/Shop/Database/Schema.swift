@@ -7,21 +7,30 @@ enum Schema {
     static let productCount = 20
     static let orderCount = 10_000
 
-    /// Creates the tables if needed and seeds an empty database. Returns whether it seeded.
+    /// Creates what is missing (tables, the day's totals and the trigger keeping them), seeds an
+    /// empty database, all in one write transaction: a database the server cannot write to fails
+    /// here, at start-up. Returns whether it seeded.
     static func prepare(_ pool: DatabasePool) async throws -> Bool {
-        try await pool.withConnection { db in
-            for statement in tables { _ = try await db.query(statement) }
-            let existing = try await db.query("SELECT COUNT(*) AS n FROM accounts").first?.column("n")?.integer ?? 0
-            guard existing == 0 else { return false }
+        try await pool.withWriteConnection { db in
             _ = try await db.query("BEGIN IMMEDIATE")
             do {
-                for statement in seed { _ = try await db.query(statement) }
+                let hadTotals = try await !db.query(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'daily_totals'"
+                ).isEmpty
+                for statement in tables { _ = try await db.query(statement) }
+                let existing = try await db.query("SELECT COUNT(*) AS n FROM accounts").first?.column("n")?.integer ?? 0
+                if existing == 0 {
+                    for statement in seed { _ = try await db.query(statement) }
+                } else if !hadTotals {
+                    // A database made before the totals were kept: count its orders once.
+                    _ = try await db.query(backfillTotals)
+                }
                 _ = try await db.query("COMMIT")
+                return existing == 0
             } catch {
                 _ = try? await db.query("ROLLBACK")
                 throw error
             }
-            return true
         }
     }
 
@@ -42,7 +51,26 @@ enum Schema {
             total_cents INTEGER NOT NULL, created_at INTEGER NOT NULL DEFAULT (unixepoch()))
         """,
         "CREATE INDEX IF NOT EXISTS orders_by_time ON orders (created_at)",
+        // Orders and revenue per day (UTC), kept by the trigger below in the transaction that records
+        // the order, so a report reads a row per day however many orders the day holds.
+        """
+        CREATE TABLE IF NOT EXISTS daily_totals (
+            day INTEGER PRIMARY KEY, orders INTEGER NOT NULL, revenue_cents INTEGER NOT NULL)
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS orders_count_in_daily_totals AFTER INSERT ON orders BEGIN
+            INSERT INTO daily_totals (day, orders, revenue_cents) VALUES (NEW.created_at / 86400, 1, NEW.total_cents)
+            ON CONFLICT (day) DO UPDATE SET
+                orders = orders + 1, revenue_cents = revenue_cents + excluded.revenue_cents;
+        END
+        """,
     ]
+
+    private static let backfillTotals = """
+        INSERT INTO daily_totals (day, orders, revenue_cents)
+        SELECT created_at / 86400, COUNT(*), SUM(total_cents) FROM orders WHERE true GROUP BY created_at / 86400
+        ON CONFLICT (day) DO NOTHING
+        """
 
     private static let seed = [
         """

@@ -53,6 +53,24 @@ struct NewAccount: Codable, Sendable {
     var name: String
     var email: String
     var balanceCents: Int
+
+    /// The largest opening balance: 100 million in cents, so that the sum of every balance stays
+    /// far inside SQLite's 64-bit integers.
+    static let maximumBalanceCents = 10_000_000_000
+
+    /// Throws ``ShopError/invalid(_:)`` naming the first field that cannot be stored.
+    func validate() throws(ShopError) {
+        guard !name.allSatisfy(\.isWhitespace) else { throw .invalid("name must not be empty") }
+        guard name.count <= 200 else { throw .invalid("name must be at most 200 characters") }
+        guard !email.isEmpty else { throw .invalid("email must not be empty") }
+        guard email.count <= 254 else { throw .invalid("email must be at most 254 characters") }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !email.contains(where: \.isWhitespace)
+        else { throw .invalid("email must look like name@domain, not \(email)") }
+        guard (0...Self.maximumBalanceCents).contains(balanceCents) else {
+            throw .invalid("balanceCents must be 0 to \(Self.maximumBalanceCents)")
+        }
+    }
 }
 
 struct NewOrder: Codable, Sendable {
@@ -78,6 +96,8 @@ enum ShopError: Error, CustomStringConvertible {
     case insufficientFunds(accountID: Int)
     case unknownProduct(Int)
     case invalid(String)
+    /// What the request would create exists already (an account's email).
+    case duplicate(String)
 
     var description: String {
         switch self {
@@ -85,6 +105,7 @@ enum ShopError: Error, CustomStringConvertible {
         case .insufficientFunds(let accountID): "account \(accountID) cannot pay for this order"
         case .unknownProduct(let id): "no product \(id)"
         case .invalid(let why): why
+        case .duplicate(let what): what
         }
     }
 }

@@ -13,21 +13,27 @@ final class AccountRepository: Sendable {
     }
 
     func find(id: Int) async throws -> Account? {
-        try await unitOfWork.run { db in
+        try await unitOfWork.read { db in
             try await db.query(
                 "SELECT id, name, email, balance_cents FROM accounts WHERE id = ?", [.integer(id)]
             ).first.map(Account.init(row:))
         }
     }
 
+    /// Adds the account; throws ``ShopError/duplicate(_:)`` when its email is taken.
     func insert(_ new: NewAccount) async throws -> Account {
-        try await unitOfWork.run { db in
-            let rows = try await db.query(
-                """
-                INSERT INTO accounts (name, email, balance_cents) VALUES (?, ?, ?)
-                RETURNING id, name, email, balance_cents
-                """,
-                [.text(new.name), .text(new.email), .integer(new.balanceCents)])
+        try await unitOfWork.write { db in
+            let rows: [SQLiteRow]
+            do {
+                rows = try await db.query(
+                    """
+                    INSERT INTO accounts (name, email, balance_cents) VALUES (?, ?, ?)
+                    RETURNING id, name, email, balance_cents
+                    """,
+                    [.text(new.name), .text(new.email), .integer(new.balanceCents)])
+            } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed: accounts.email") {
+                throw ShopError.duplicate("an account with email \(new.email) already exists")
+            }
             guard let row = rows.first else { throw RowDecodingError(column: "id") }
             return try Account(row: row)
         }
@@ -35,7 +41,7 @@ final class AccountRepository: Sendable {
 
     /// Takes `cents` from the account; `false` when its balance is too low.
     func debit(id: Int, cents: Int) async throws -> Bool {
-        try await unitOfWork.run { db in
+        try await unitOfWork.write { db in
             try await !db.query(
                 """
                 UPDATE accounts SET balance_cents = balance_cents - ?1 WHERE id = ?2 AND balance_cents >= ?1
@@ -56,7 +62,7 @@ final class OrderRepository: Sendable {
     }
 
     func find(id: Int) async throws -> Order? {
-        try await unitOfWork.run { db in
+        try await unitOfWork.read { db in
             try await db.query(
                 "SELECT id, account_id, product_id, quantity, total_cents, created_at FROM orders WHERE id = ?",
                 [.integer(id)]
@@ -64,8 +70,9 @@ final class OrderRepository: Sendable {
         }
     }
 
+    /// Records the order; the day's totals follow it (a trigger, ``Schema``).
     func insert(accountID: Int, productID: Int, quantity: Int, totalCents: Int) async throws -> Order {
-        try await unitOfWork.run { db in
+        try await unitOfWork.write { db in
             let rows = try await db.query(
                 """
                 INSERT INTO orders (account_id, product_id, quantity, total_cents) VALUES (?, ?, ?, ?)
@@ -77,13 +84,14 @@ final class OrderRepository: Sendable {
         }
     }
 
-    /// How many orders, and their total, in the last `days` days.
+    /// How many orders, and their total, on the last `days` days (UTC), today included: read from
+    /// the totals kept per day, so the cost does not grow with the number of orders.
     func summary(days: Int) async throws -> (orders: Int, revenueCents: Int) {
-        try await unitOfWork.run { db in
+        try await unitOfWork.read { db in
             let rows = try await db.query(
                 """
-                SELECT COUNT(*) AS orders, COALESCE(SUM(total_cents), 0) AS revenue
-                FROM orders WHERE created_at >= unixepoch() - ? * 86400
+                SELECT COALESCE(SUM(orders), 0) AS orders, COALESCE(SUM(revenue_cents), 0) AS revenue
+                FROM daily_totals WHERE day > unixepoch() / 86400 - ?
                 """,
                 [.integer(days)])
             guard let row = rows.first else { throw RowDecodingError(column: "orders") }

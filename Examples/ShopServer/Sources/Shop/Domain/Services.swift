@@ -18,7 +18,7 @@ final class AccountService: Sendable {
     }
 
     func open(_ new: NewAccount) async throws -> Account {
-        guard new.balanceCents >= 0 else { throw ShopError.invalid("a balance cannot be negative") }
+        try new.validate()
         let account = try await accounts.insert(new)
         logger.info("opened an account", metadata: ["account": "\(account.id)"])
         return account

@@ -1,9 +1,6 @@
 // Graft — MIT License.
 import Hummingbird
 
-/// The request context every route uses.
-typealias ShopContext = BasicRequestContext
-
 extension Account: ResponseEncodable {}
 extension Order: ResponseEncodable {}
 extension Report: ResponseEncodable {}
@@ -11,54 +8,50 @@ extension ProductList: ResponseEncodable {}
 
 /// The handlers, the same for both wirings: each gets its services from `services`.
 enum Routes {
-    /// Every route both servers serve, on `router`.
-    static func addAll(to router: Router<ShopContext>, services: some RequestServices) {
-        health(router)
-        accounts(router.group("accounts"), services: services)
-        orders(router.group("orders"), services: services)
-        reports(router.group("reports"), services: services)
-        products(router.group("products"), services: services)
-    }
-
-    static func accounts(_ group: RouterGroup<ShopContext>, services: some RequestServices) {
-        group.get(":id") { _, context in
-            let id = try context.parameters.require("id", as: Int.self)
-            return try await handle("GET /accounts/\(id)", services) {
-                try await services.accounts().account(id: id)
-            }
-        }
-        group.post { request, context in
-            let new = try await request.decode(as: NewAccount.self, context: context)
-            let account = try await handle("POST /accounts", services) { try await services.accounts().open(new) }
-            return EditedResponse(status: .created, response: account)
-        }
-    }
-
-    static func orders(_ group: RouterGroup<ShopContext>, services: some RequestServices) {
-        group.get(":id") { _, context in
-            let id = try context.parameters.require("id", as: Int.self)
-            return try await handle("GET /orders/\(id)", services) { try await services.orders().order(id: id) }
-        }
-        group.post { request, context in
-            let new = try await request.decode(as: NewOrder.self, context: context)
-            let order = try await handle("POST /orders", services) {
-                let catalog = try await catalog(services)
-                return try await services.orders().place(new, catalog: catalog)
-            }
-            return EditedResponse(status: .created, response: order)
-        }
-    }
-
-    static func products(_ group: RouterGroup<ShopContext>, services: some RequestServices) {
-        group.get { _, _ in
+    /// Every route both servers serve, on `routes`.
+    static func addAll(to routes: ShopRoutes, services: some RequestServices) {
+        routes.get("health") { _, _ in "ok\n" }
+        accounts(routes, services: services)
+        orders(routes, services: services)
+        reports(routes, services: services)
+        routes.get("products") { _, _ in
             try await handle("GET /products", services) { ProductList(products: try await catalog(services).products) }
         }
     }
 
-    static func reports(_ group: RouterGroup<ShopContext>, services: some RequestServices) {
-        group.get(":name") { _, context in
+    static func accounts(_ routes: ShopRoutes, services: some RequestServices) {
+        routes.get("accounts/:id") { _, context in
+            let id = try context.id()
+            return try await handle("GET /accounts/\(id)", services) { try await services.accounts().account(id: id) }
+        }
+        routes.post("accounts") { request, context in
+            let new = try await request.decodeJSON(as: NewAccount.self, context: context)
+            let account = try await handle("POST /accounts", services) { try await services.accounts().open(new) }
+            return EditedResponse(status: .created, headers: [.location: "/accounts/\(account.id)"], response: account)
+        }
+    }
+
+    static func orders(_ routes: ShopRoutes, services: some RequestServices) {
+        routes.get("orders/:id") { _, context in
+            let id = try context.id()
+            return try await handle("GET /orders/\(id)", services) { try await services.orders().order(id: id) }
+        }
+        routes.post("orders") { request, context in
+            let new = try await request.decodeJSON(as: NewOrder.self, context: context)
+            let order = try await handle("POST /orders", services) {
+                let catalog = try await catalog(services)
+                return try await services.orders().place(new, catalog: catalog)
+            }
+            return EditedResponse(status: .created, headers: [.location: "/orders/\(order.id)"], response: order)
+        }
+    }
+
+    static func reports(_ routes: ShopRoutes, services: some RequestServices) {
+        routes.get("reports/:name") { _, context in
             let name = try context.parameters.require("name")
-            guard let definition = services.config.reports[name] else { throw HTTPError(.notFound) }
+            guard let definition = services.config.reports[name] else {
+                throw APIError(.notFound, "no report \(name); there are \(services.config.reports.keys.sorted())")
+            }
             return try await handle("GET /reports/\(name)", services) { try await services.report(definition).run() }
         }
     }
@@ -67,14 +60,16 @@ enum Routes {
     private static func catalog(_ services: some RequestServices) async throws -> Catalog {
         do {
             return try await services.catalog()
+        } catch let busy as DatabaseBusy {
+            throw busy
         } catch {
             services.logger.error("the catalog is unavailable: \(error)")
-            throw HTTPError(.serviceUnavailable, message: "the catalog is unavailable; try again")
+            throw APIError(.serviceUnavailable, "the catalog is unavailable; try again", retryAfterSeconds: 1)
         }
     }
 
-    /// Runs a handler's work: what the request asked wrongly becomes a 4xx, anything else is the
-    /// server's fault, logged and answered with 500.
+    /// Runs a handler's work: what the request asked wrongly becomes a 4xx, a database that stayed
+    /// busy a 503 (nothing was written), anything else is the server's fault, logged and answered 500.
     private static func handle<T>(
         _ route: @autoclosure () -> String, _ services: some RequestServices, _ work: () async throws -> T
     ) async throws -> T {
@@ -82,15 +77,48 @@ enum Routes {
             return try await work()
         } catch let error as ShopError {
             switch error {
-            case .notFound: throw HTTPError(.notFound, message: error.description)
-            case .insufficientFunds: throw HTTPError(.conflict, message: error.description)
-            case .unknownProduct, .invalid: throw HTTPError(.badRequest, message: error.description)
+            case .notFound: throw APIError(.notFound, error.description)
+            case .insufficientFunds, .duplicate: throw APIError(.conflict, error.description)
+            case .unknownProduct, .invalid: throw APIError(.badRequest, error.description)
             }
-        } catch let error as HTTPError {
+        } catch let error as DatabaseBusy {
+            throw APIError(.serviceUnavailable, error.description, retryAfterSeconds: 1)
+        } catch let error as APIError {
             throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             services.logger.error("\(route()) failed: \(error)")
-            throw HTTPError(.internalServerError)
+            throw APIError.internal
         }
+    }
+}
+
+extension ShopContext {
+    /// The `:id` of the path, a whole number.
+    func id() throws -> Int {
+        guard let id = parameters.get("id", as: Int.self) else { throw APIError(.badRequest, "the id must be a whole number") }
+        return id
+    }
+}
+
+extension Request {
+    /// The body as JSON: 415 unless the client said it sends JSON, 413 over the context's limit, 400
+    /// when it does not decode.
+    func decodeJSON<T: Decodable>(as type: T.Type, context: ShopContext) async throws -> T {
+        let mediaType = headers[.contentType]?.split(separator: ";").first?.trimmingWhitespace().lowercased()
+        guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+            throw APIError(.unsupportedMediaType, "send the body as application/json (Content-Type: application/json)")
+        }
+        return try await decode(as: type, context: context)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespace() -> Substring {
+        var trimmed = self
+        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+        return trimmed
     }
 }

@@ -67,11 +67,11 @@ struct GraftServer {
         let pool = try appView.require(DatabasePool.self)
         try await prepareDatabase(pool, logger: logger)
 
-        let router = Router(context: ShopContext.self)
-        Routes.addAll(to: router, services: services)
-        router.get("admin/registrations") { _, _ in Self.registrationCounts(appView) }
+        let routes = ShopRoutes(logger: logger)
+        Routes.addAll(to: routes, services: services)
+        routes.get("admin/registrations") { _, _ in Self.registrationCounts(appView) }
 
-        try await serve(router: router, options: options, logger: logger)
+        try await serve(routes: routes, options: options, logger: logger)
         await pool.close()
     }
 

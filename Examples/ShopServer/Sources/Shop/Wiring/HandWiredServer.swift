@@ -27,10 +27,10 @@ struct HandWiredServer {
         let pool = services.pool
         try await prepareDatabase(pool, logger: services.logger)
 
-        let router = Router(context: ShopContext.self)
-        Routes.addAll(to: router, services: services)
+        let routes = ShopRoutes(logger: services.logger)
+        Routes.addAll(to: routes, services: services)
 
-        try await serve(router: router, options: options, logger: services.logger)
+        try await serve(routes: routes, options: options, logger: services.logger)
         await pool.close()
     }
 }

@@ -1,6 +1,7 @@
 // Graft — MIT License.
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -8,9 +9,17 @@ import Logging
     import Darwin
 #endif
 
-/// Creates the tables, and seeds a new database.
+/// Creates the tables, and seeds a new database. Refuses, saying why, a database the server could
+/// read but not write: it would serve reads and fail every write.
 func prepareDatabase(_ pool: DatabasePool, logger: Logger) async throws {
-    if try await Schema.prepare(pool) {
+    try checkDatabaseIsWritable(path: pool.path)
+    let seeded: Bool
+    do {
+        seeded = try await Schema.prepare(pool)
+    } catch {
+        throw StartupError(message: "cannot prepare the database \(pool.path): \(error)")
+    }
+    if seeded {
         logger.info(
             "seeded the database",
             metadata: [
@@ -19,13 +28,80 @@ func prepareDatabase(_ pool: DatabasePool, logger: Logger) async throws {
     }
 }
 
-/// Serves `router` on 127.0.0.1 until SIGINT or SIGTERM.
-func serve(router: Router<ShopContext>, options: Options, logger: Logger) async throws {
+/// Throws, naming the file or folder, when the database at `path` could not be written: SQLite
+/// writes the file and, beside it, its write-ahead log (`-wal`, `-shm`), and creates a new file in
+/// the folder.
+func checkDatabaseIsWritable(path: String) throws(StartupError) {
+    let folder: String
+    if let slash = path.lastIndex(of: "/") {
+        folder = slash == path.startIndex ? "/" : String(path[..<slash])
+    } else {
+        folder = "."
+    }
+    guard access(folder, F_OK) == 0 else {
+        throw StartupError(message: "cannot open the database \(path): the folder \(folder) does not exist")
+    }
+    let exists = access(path, F_OK) == 0
+    if exists, access(path, W_OK) != 0 {
+        throw StartupError(
+            message: "the database file \(path) is read-only: the server writes orders and accounts to it; "
+                + "make it writable, or give another --database")
+    }
+    guard access(folder, W_OK) == 0 else {
+        throw StartupError(
+            message: exists
+                ? "the folder \(folder) is not writable: SQLite keeps the database's write-ahead log "
+                    + "(\(path)-wal, \(path)-shm) beside it; make the folder writable"
+                : "cannot create the database \(path): the folder \(folder) is not writable")
+    }
+}
+
+/// Serves `routes` on 127.0.0.1 until SIGINT or SIGTERM, then shuts down gracefully, within a
+/// bound: it stops accepting, lets the requests in flight finish for up to 7 s, then cancels those
+/// left (their connections close); ``ShutdownDeadline`` ends the process if anything still holds
+/// it 9.5 s after the signal.
+func serve(routes: ShopRoutes, options: Options, logger: Logger) async throws {
     let application = Application(
-        router: router,
+        router: routes.router,
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "shop-server"),
         logger: logger)
-    try await application.runService()
+    var configuration = ServiceGroupConfiguration(
+        services: [
+            .init(service: application),
+            // Last, so that the group asks it to shut down first: its clock starts with the signal.
+            .init(service: ShutdownDeadline(logger: logger), successTerminationBehavior: .ignore),
+        ],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    configuration.maximumGracefulShutdownDuration = .seconds(7)
+    try await ServiceGroup(configuration: configuration).run()
+    logger.info("stopped serving")
+}
+
+/// Waits for the graceful shutdown to begin, then starts a thread of its own that ends the process
+/// 9.5 s later if it has not ended by then: a bound that holds whatever the requests, the tasks
+/// and their threads do.
+struct ShutdownDeadline: Service {
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return  // cancelled: the group is ending anyway
+        }
+        logger.info("shutting down: finishing the requests in flight (7 s at most)")
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { _ in
+                var asked = timespec(tv_sec: 9, tv_nsec: 500_000_000)
+                var left = timespec()
+                while nanosleep(&asked, &left) != 0 { asked = left }
+                printError("shop-server: shutdown still not finished 9.5 s after the signal; exiting now")
+                _exit(1)
+            }, nil)
+        if created == 0 { pthread_detach(thread) }
+    }
 }
 
 /// Start-up could not go on.
@@ -44,12 +120,5 @@ func printError(_ text: String) {
             guard written > 0 else { return }
             rest = UnsafeRawBufferPointer(rebasing: rest[written...])
         }
-    }
-}
-
-extension Routes {
-    /// `GET /health`: answers while the server runs.
-    static func health(_ router: Router<ShopContext>) {
-        router.get("health") { _, _ in "ok\n" }
     }
 }
