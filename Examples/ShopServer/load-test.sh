@@ -191,6 +191,8 @@ total_writes=0
 total_503=0
 data_problems=0
 load_runs=0
+declare -A total_by_status=()
+statuses=(s200 s201 s404 s409 s503 other)
 
 # load PORT CONNECTIONS SECONDS RECORD_DIR [SHOP_LOAD_ARGS...]: one shop-load run (the write mix
 # unless the arguments say otherwise), its records appended to RECORD_DIR; adds it to the totals
@@ -212,6 +214,10 @@ load() {
     total_errors=$((total_errors + run_errors))
     total_writes=$((total_writes + run_writes))
     total_503=$((total_503 + run_503))
+    local status
+    for status in "${statuses[@]}"; do
+        total_by_status[$status]=$((${total_by_status[$status]:-0} + $(field "$status" <<<"$run_line")))
+    done
 }
 
 # describe LABEL: prints the last load run.
@@ -665,6 +671,9 @@ if [[ $mode == full ]]; then
     check_data crash --allow-unanswered
 fi
 
+by_status=()
+for status in "${statuses[@]}"; do by_status+=("${status#s}: ${total_by_status[$status]:-0}"); done
+echo "answers by status: $(IFS=,; echo "${by_status[*]}" | sed 's/,/, /g') (other: statuses the contract does not allow)"
 echo "writes: $total_writes, answered 503: $total_503 ($(percent "$total_503" "$total_writes")%)"
 awk -v s="$total_503" -v w="$total_writes" 'BEGIN { exit !(s * 100 > w) }' &&
     fail "$total_503 answers 503, over 1% of $total_writes writes"
