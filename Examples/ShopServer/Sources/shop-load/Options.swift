@@ -62,7 +62,9 @@ struct Options: Sendable {
             case "--timeout": timeoutSeconds = try duration(argument)
             case "--mix":
                 let name = try value(argument)
-                guard let kind = RequestMix.Kind(rawValue: name) else { throw UsageError(message: "unknown mix \(name)") }
+                guard let kind = RequestMix.Kind(rawValue: name) else {
+                    throw UsageError(message: "unknown mix \(name)")
+                }
                 mix = kind
             case "--seed":
                 let text = try value(argument)

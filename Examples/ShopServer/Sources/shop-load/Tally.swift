@@ -48,7 +48,8 @@ struct Tally: Sendable {
         latencies.append(microseconds)
         if !expect(request, status: status, body: body) {
             unexpected += 1
-            sample("\(request.method) \(request.path) -> \(status) \(String(decoding: body.prefix(300), as: UTF8.self))")
+            let text = String(decoding: body.prefix(300), as: UTF8.self)
+            sample("\(request.method) \(request.path) -> \(status) \(text)")
         }
     }
 
