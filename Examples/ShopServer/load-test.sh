@@ -5,7 +5,7 @@
 #   Examples/ShopServer/load-test.sh         full run: 16, 64 and 256 connections, 10 rounds of 3 s
 #                                            per variant each, then 1,000,000 requests for memory,
 #                                            the pool/core matrix, the crash test and the daily
-#                                            report's timing (about 15 minutes)
+#                                            report's timing (about 10 minutes)
 #   Examples/ShopServer/load-test.sh --ci    short run: 64 connections, 24 rounds of 1 s per variant,
 #                                            no memory run, no matrix, no crash test; fails below 90%
 #                                            of hand-wired (more, shorter rounds than the full run:
@@ -114,7 +114,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# forget PID: a server that has exited, which cleanup must not signal any more.
+# forget PID: a process of this script that has exited, which cleanup must not signal any more.
 forget() {
     local kept=() pid
     for pid in "${pids[@]}"; do
