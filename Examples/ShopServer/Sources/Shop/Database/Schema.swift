@@ -51,6 +51,8 @@ enum Schema {
             total_cents INTEGER NOT NULL, created_at INTEGER NOT NULL DEFAULT (unixepoch()))
         """,
         "CREATE INDEX IF NOT EXISTS orders_by_time ON orders (created_at)",
+        // An email is taken whatever its case: ACCOUNT1@example.com is account1@example.com.
+        "CREATE UNIQUE INDEX IF NOT EXISTS accounts_by_email ON accounts (email COLLATE NOCASE)",
         // Orders and revenue per day (UTC), kept by the trigger below in the transaction that records
         // the order, so a report reads a row per day however many orders the day holds.
         """

@@ -1,5 +1,12 @@
 // Graft — MIT License.
 import Hummingbird
+import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Account: ResponseEncodable {}
 extension Order: ResponseEncodable {}
@@ -10,7 +17,14 @@ extension ProductList: ResponseEncodable {}
 enum Routes {
     /// Every route both servers serve, on `routes`.
     static func addAll(to routes: ShopRoutes, services: some RequestServices) {
-        routes.get("health") { _, _ in "ok\n" }
+        // Tells a load balancer to stop sending requests once the server is shutting down.
+        let shutdown = routes.shutdown
+        routes.get("health") { _, _ in
+            guard !shutdown.isDraining else {
+                throw APIError(.serviceUnavailable, "the server is shutting down", retryAfterSeconds: 1)
+            }
+            return "ok\n"
+        }
         accounts(routes, services: services)
         orders(routes, services: services)
         reports(routes, services: services)
@@ -104,13 +118,53 @@ extension ShopContext {
 
 extension Request {
     /// The body as JSON: 415 unless the client said it sends JSON, 413 over the context's limit, 400
-    /// when it does not decode.
+    /// with the field at fault when it is not the JSON `T` asks for.
     func decodeJSON<T: Decodable>(as type: T.Type, context: ShopContext) async throws -> T {
         let mediaType = headers[.contentType]?.split(separator: ";").first?.trimmingWhitespace().lowercased()
         guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
             throw APIError(.unsupportedMediaType, "send the body as application/json (Content-Type: application/json)")
         }
-        return try await decode(as: type, context: context)
+        let body: ByteBuffer
+        do {
+            body = try await self.body.collect(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "the body is larger than \(context.maxUploadSize) bytes")
+        } catch {
+            // The client's side: it hung up, or sent less than it announced. Nothing to log.
+            throw APIError(.badRequest, "the body ended before it was complete")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+        } catch let error as DecodingError {
+            throw APIError(.badRequest, error.answer)
+        }
+    }
+}
+
+extension DecodingError {
+    /// What a client is told: the field, and what it must be.
+    fileprivate var answer: String {
+        func field(_ context: Context) -> String {
+            context.codingPath.isEmpty ? "the body" : "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        }
+        switch self {
+        case .keyNotFound(let key, _): return "the body has no \"\(key.stringValue)\""
+        case .valueNotFound(_, let context): return "\(field(context)) must not be null"
+        case .typeMismatch(let type, let context): return "\(field(context)) must be \(Self.kind(type))"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // The decoder tells neither apart, nor names the field.
+            return "the body is not valid JSON, or a number in it is not a whole number of at most 64 bits"
+        case .dataCorrupted(let context): return "\(field(context)) must be a whole number of at most 64 bits"
+        @unknown default: return "the body is not the JSON this route takes"
+        }
+    }
+
+    private static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type: "a whole number"
+        default: "a JSON object"
+        }
     }
 }
 

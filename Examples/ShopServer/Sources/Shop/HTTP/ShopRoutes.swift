@@ -22,11 +22,14 @@ struct ShopContext: RequestContext {
 /// only; `HEAD` is answered wherever `GET` is. Every error leaves it as ``APIError``'s JSON.
 struct ShopRoutes {
     let router: Router<ShopContext>
+    /// Whether the server is shutting down: its answers then close their connections.
+    let shutdown = Draining()
     private let methods = MethodsByPath()
 
     init(logger: Logger) {
         router = Router(context: ShopContext.self, options: .autoGenerateHeadEndpoints)
-        // First, so that it wraps every route added after it and the router's own "not found".
+        // First, so that they wrap every route added after them and the router's own "not found".
+        router.add(middleware: shutdown)
         router.add(middleware: ErrorAnswers(methods: methods, logger: logger))
     }
 
@@ -140,8 +143,6 @@ struct ErrorAnswers: RouterMiddleware {
         } catch is CancellationError {
             // A request still running when the graceful shutdown's time ran out.
             throw APIError(.serviceUnavailable, "the server is shutting down; try again", retryAfterSeconds: 1)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "the body is larger than \(context.maxUploadSize) bytes")
         } catch {
             logger.error("\(request.method.rawValue) \(request.uri.path) failed: \(error)")
             throw APIError.internal

@@ -57,9 +57,10 @@ func checkDatabaseIsWritable(path: String) throws(StartupError) {
 }
 
 /// Serves `routes` on 127.0.0.1 until SIGINT or SIGTERM, then shuts down gracefully, within a
-/// bound: it stops accepting, lets the requests in flight finish for up to 7 s, then cancels those
-/// left (their connections close); ``ShutdownDeadline`` ends the process if anything still holds
-/// it 9.5 s after the signal.
+/// bound: it drains (``Draining``: answers close their connections, 1 s at most), stops accepting,
+/// lets the requests in flight finish until 7 s after the signal, then cancels those left (their
+/// connections close); ``Shutdown`` ends the process if anything still holds it 9.5 s after the
+/// signal.
 func serve(routes: ShopRoutes, options: Options, logger: Logger) async throws {
     let application = Application(
         router: routes.router,
@@ -68,8 +69,9 @@ func serve(routes: ShopRoutes, options: Options, logger: Logger) async throws {
     var configuration = ServiceGroupConfiguration(
         services: [
             .init(service: application),
-            // Last, so that the group asks it to shut down first: its clock starts with the signal.
-            .init(service: ShutdownDeadline(logger: logger), successTerminationBehavior: .ignore),
+            // Last, so that the group asks it to shut down first, and the server's shutdown waits
+            // for it.
+            .init(service: Shutdown(draining: routes.shutdown, logger: logger), successTerminationBehavior: .ignore),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = .seconds(7)
@@ -77,10 +79,11 @@ func serve(routes: ShopRoutes, options: Options, logger: Logger) async throws {
     logger.info("stopped serving")
 }
 
-/// Waits for the graceful shutdown to begin, then starts a thread of its own that ends the process
-/// 9.5 s later if it has not ended by then: a bound that holds whatever the requests, the tasks
-/// and their threads do.
-struct ShutdownDeadline: Service {
+/// The shutdown's first steps: when it begins, starts a thread of its own that ends the process
+/// 9.5 s later if it has not ended by then (a bound that holds whatever the requests, the tasks
+/// and their threads do), then drains the connections before the server stops accepting.
+struct Shutdown: Service {
+    let draining: Draining
     let logger: Logger
 
     func run() async throws {
@@ -89,7 +92,6 @@ struct ShutdownDeadline: Service {
         } catch {
             return  // cancelled: the group is ending anyway
         }
-        logger.info("shutting down: finishing the requests in flight (7 s at most)")
         var thread = pthread_t()
         let created = pthread_create(
             &thread, nil,
@@ -101,6 +103,9 @@ struct ShutdownDeadline: Service {
                 _exit(1)
             }, nil)
         if created == 0 { pthread_detach(thread) }
+        logger.info("shutting down: draining the connections")
+        await draining.drain()
+        logger.info("shutting down: finishing the requests in flight")
     }
 }
 
