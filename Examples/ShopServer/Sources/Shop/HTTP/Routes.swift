@@ -111,7 +111,9 @@ enum Routes {
 extension ShopContext {
     /// The `:id` of the path, a whole number.
     func id() throws -> Int {
-        guard let id = parameters.get("id", as: Int.self) else { throw APIError(.badRequest, "the id must be a whole number") }
+        guard let id = parameters.get("id", as: Int.self) else {
+            throw APIError(.badRequest, "the id must be a whole number")
+        }
         return id
     }
 }
@@ -145,7 +147,8 @@ extension DecodingError {
     /// What a client is told: the field, and what it must be.
     fileprivate var answer: String {
         func field(_ context: Context) -> String {
-            context.codingPath.isEmpty ? "the body" : "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+            context.codingPath.isEmpty
+                ? "the body" : "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
         }
         switch self {
         case .keyNotFound(let key, _): return "the body has no \"\(key.stringValue)\""

@@ -33,14 +33,16 @@ struct ShopRoutes {
         router.add(middleware: ErrorAnswers(methods: methods, logger: logger))
     }
 
-    func get(_ path: String, use handler: @Sendable @escaping (Request, ShopContext) async throws -> some ResponseGenerator)
-    {
+    func get(
+        _ path: String, use handler: @Sendable @escaping (Request, ShopContext) async throws -> some ResponseGenerator
+    ) {
         router.on(RouterPath(path), method: .get, use: handler)
         methods.add([.get, .head], to: path)
     }
 
-    func post(_ path: String, use handler: @Sendable @escaping (Request, ShopContext) async throws -> some ResponseGenerator)
-    {
+    func post(
+        _ path: String, use handler: @Sendable @escaping (Request, ShopContext) async throws -> some ResponseGenerator
+    ) {
         router.on(RouterPath(path), method: .post, use: handler)
         methods.add([.post], to: path)
     }

@@ -120,7 +120,9 @@ struct GraftServices: RequestServices {
 
     // Its factory may throw (a definition the configuration got wrong): `require` says why.
     func report(_ definition: ReportDefinition) throws -> ReportService {
-        try withResolver(reportsView) { try SynchronizedResolver.current.require(ReportService.self, argument: definition) }
+        try withResolver(reportsView) {
+            try SynchronizedResolver.current.require(ReportService.self, argument: definition)
+        }
     }
 
     func catalog() async throws -> Catalog {
