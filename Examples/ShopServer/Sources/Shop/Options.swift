@@ -57,8 +57,15 @@ struct Options: Sendable {
         }
         while let argument = rest.popFirst() {
             switch argument {
-            case "--port": port = try number(argument)
-            case "--database": databasePath = try value(argument)
+            case "--port":
+                port = try number(argument)
+                guard port <= 65_535 else { throw UsageError(message: "--port must be 1 to 65535, not \(port)") }
+            case "--database":
+                databasePath = try value(argument)
+                // Each connection would open a database of its own, empty and lost at exit.
+                guard !databasePath.isEmpty, databasePath != ":memory:", !databasePath.hasPrefix("file:") else {
+                    throw UsageError(message: "--database needs the path of a file, not \(databasePath)")
+                }
             case "--pool-size":
                 poolSize = try number(argument)
                 // Each connection has a thread of its own (DatabasePool).

@@ -16,26 +16,38 @@ import Synchronization
 ///   own, one thread per connection, so a connection's next statement never waits for a thread that
 ///   another connection's statement holds.
 ///
+/// With two connections or more, one of them is the writer's own: a write never queues behind
+/// reads for a connection, so a flood of reads cannot starve the writes.
+///
 /// Every wait is bounded (``maximumWait``): a request that cannot get a connection, or the writer's
 /// turn, in time is told ``DatabaseBusy`` before anything of it ran, and SQLite's own lock waits
-/// sleep and give up after a second (`busy_timeout`) instead of retrying at full speed.
+/// (another process writing the file) sleep and give up after a second (`busy_timeout`) instead
+/// of retrying at full speed.
 final class DatabasePool: Sendable {
     let path: String
     let size: Int
     /// How long a request waits for a connection, and for the writer's turn, before it gives up.
     let maximumWait: Duration
+    /// How long SQLite waits for a lock another process holds before it gives up (`busy_timeout`).
+    static let busyTimeout = Duration.seconds(1)
     private let logger: Logger
     /// The connections' own threads: `size` of them, started when the first connection opens.
     private let threadPool: NIOThreadPool
     private let eventLoopGroup: any EventLoopGroup
-    /// One per connection: a request holds one while it uses a connection.
+    /// One per connection the readers share (all but the writer's own): a request holds one while
+    /// it uses a connection.
     private let connections: Permits
-    /// The writer's turn: held for the whole of a write, from `BEGIN` to `COMMIT`.
+    /// The writer's turn: held for the whole of a write, from `BEGIN` to `COMMIT`, with the
+    /// writer's own connection.
     private let writer: Permits
+    /// Whether the writer has a connection of its own (`size` of two or more).
+    private let writerHasOwnConnection: Bool
     private let state = Mutex(State())
 
     private struct State: ~Copyable {
         var idle: [SQLiteConnection] = []
+        /// The writer's own connection, once opened; used only by the holder of the writer's turn.
+        var writerConnection: SQLiteConnection?
         var threadsStarted = false
         var isClosed = false
     }
@@ -51,7 +63,8 @@ final class DatabasePool: Sendable {
         self.logger = logger
         self.threadPool = NIOThreadPool(numberOfThreads: size)
         self.eventLoopGroup = eventLoopGroup
-        connections = Permits(count: size, eventLoopGroup: eventLoopGroup)
+        writerHasOwnConnection = size >= 2
+        connections = Permits(count: writerHasOwnConnection ? size - 1 : size, eventLoopGroup: eventLoopGroup)
         writer = Permits(count: 1, eventLoopGroup: eventLoopGroup)
     }
 
@@ -80,13 +93,44 @@ final class DatabasePool: Sendable {
         }
     }
 
-    /// Runs `body` with a connection of its own while it holds the writer's turn. Throws
-    /// ``DatabaseBusy``, before `body` runs, when the turn or a connection did not come within
-    /// ``maximumWait`` each.
+    /// Runs `body` with the writer's connection while it holds the writer's turn. Throws
+    /// ``DatabaseBusy``, before `body` runs, when the turn (or, in a pool of one, the connection)
+    /// did not come within ``maximumWait``.
     func withWriteConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
         try await writer.acquire(waitingAtMost: maximumWait)
         defer { writer.release() }
-        return try await withConnection(body)
+        guard writerHasOwnConnection else { return try await withConnection(body) }
+        let connection = try await writersConnection()
+        do {
+            return try await body(connection)
+        } catch let error as UnusableConnection {
+            let closing = state.withLock { state in
+                defer { state.writerConnection = nil }
+                return state.writerConnection
+            }
+            if let closing { Task { try? await closing.close() } }
+            throw error
+        }
+    }
+
+    /// The writer's own connection, opened on first use; the caller holds the writer's turn.
+    private func writersConnection() async throws -> SQLiteConnection {
+        let kept: SQLiteConnection? = try state.withLock { state in
+            if state.isClosed { throw PoolClosed() }
+            startThreads(&state)
+            return state.writerConnection
+        }
+        if let kept { return kept }
+        let opened = try await open()
+        let closed = state.withLock { state in
+            if !state.isClosed { state.writerConnection = opened }
+            return state.isClosed
+        }
+        if closed {
+            try? await opened.close()
+            throw PoolClosed()
+        }
+        return opened
     }
 
     /// Ends every wait, closes the idle connections and then the connections' threads, once the
@@ -96,8 +140,11 @@ final class DatabasePool: Sendable {
         writer.close()
         let (idle, threadsStarted) = state.withLock { state in
             state.isClosed = true
-            defer { state.idle = [] }
-            return (state.idle, state.threadsStarted)
+            defer {
+                state.idle = []
+                state.writerConnection = nil
+            }
+            return (state.idle + (state.writerConnection.map { [$0] } ?? []), state.threadsStarted)
         }
         for connection in idle { try? await connection.close() }
         if threadsStarted { try? await threadPool.shutdownGracefully() }
@@ -108,14 +155,17 @@ final class DatabasePool: Sendable {
         let idle: SQLiteConnection? = try state.withLock { state in
             if state.isClosed { throw PoolClosed() }
             if let connection = state.idle.popLast() { return connection }
-            if !state.threadsStarted {
-                state.threadsStarted = true
-                threadPool.start()
-            }
+            startThreads(&state)
             return nil
         }
         if let idle { return idle }
         return try await open()
+    }
+
+    private func startThreads(_ state: inout State) {
+        guard !state.threadsStarted else { return }
+        state.threadsStarted = true
+        threadPool.start()
     }
 
     /// Returns `connection` to the idle ones, or closes it when the pool is closed or it is not
@@ -138,7 +188,7 @@ final class DatabasePool: Sendable {
             // SQLite still meets (a checkpoint) is waited for by sleeping, a second at most.
             _ = try await connection.query("PRAGMA journal_mode = WAL")
             _ = try await connection.query("PRAGMA synchronous = NORMAL")
-            _ = try await connection.query("PRAGMA busy_timeout = 1000")
+            _ = try await connection.query("PRAGMA busy_timeout = \(Self.busyTimeout.nanoseconds / 1_000_000)")
             _ = try await connection.query("PRAGMA foreign_keys = ON")
         } catch {
             try? await connection.close()

@@ -13,6 +13,9 @@ final class Permits: Sendable {
         var free: Int
         var nextWaiter = 0
         var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// Waits whose task was cancelled before they began waiting (or after they ended: then the
+        /// number stays, one per request cancelled at shutdown).
+        var cancelledBeforeWaiting: Set<Int> = []
         var isClosed = false
     }
 
@@ -23,40 +26,44 @@ final class Permits: Sendable {
     }
 
     /// Takes a permit, waiting at most `timeout` for one. Throws ``DatabaseBusy`` when none came in
-    /// time, and ``PoolClosed`` once ``close()`` ran; either way the caller holds no permit.
+    /// time, ``PoolClosed`` once ``close()`` ran, and `CancellationError` when the task is
+    /// cancelled while it waits; in every case the caller holds no permit.
     func acquire(waitingAtMost timeout: Duration) async throws {
-        // true: taken; false: closed; nil: none free.
-        let taken: Bool? = state.withLock { state in
-            if state.isClosed { return false }
-            guard state.free > 0 else { return nil }
-            state.free -= 1
-            return true
-        }
-        switch taken {
-        case true: return
-        case false: throw PoolClosed()
-        case nil: break
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let waiter: Int? = state.withLock { state in
-                // A permit may have come back between the two locks.
-                if state.isClosed {
-                    continuation.resume(throwing: PoolClosed())
-                    return nil
-                }
-                if state.free > 0 {
-                    state.free -= 1
-                    continuation.resume()
-                    return nil
-                }
-                state.nextWaiter += 1
-                state.waiters.append((state.nextWaiter, continuation))
-                return state.nextWaiter
+        // A permit free: taken. Otherwise a number for the wait about to begin.
+        let taken: Result<Int?, PoolClosed> = state.withLock { state in
+            if state.isClosed { return .failure(PoolClosed()) }
+            if state.free > 0 {
+                state.free -= 1
+                return .success(nil)
             }
-            guard let waiter else { return }
-            eventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [self] in
-                timeOut(waiter: waiter, after: timeout)
+            state.nextWaiter += 1
+            return .success(state.nextWaiter)
+        }
+        guard let waiter = try taken.get() else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let waiting: Bool = state.withLock { state in
+                    // A permit may have come back, or the task been cancelled, since the first lock.
+                    if state.isClosed {
+                        continuation.resume(throwing: PoolClosed())
+                    } else if state.cancelledBeforeWaiting.remove(waiter) != nil {
+                        continuation.resume(throwing: CancellationError())
+                    } else if state.free > 0 {
+                        state.free -= 1
+                        continuation.resume()
+                    } else {
+                        state.waiters.append((waiter, continuation))
+                        return true
+                    }
+                    return false
+                }
+                guard waiting else { return }
+                eventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [self] in
+                    end(waiter: waiter, throwing: DatabaseBusy(waited: timeout))
+                }
             }
+        } onCancel: {
+            end(waiter: waiter, throwing: CancellationError(), beforeItWaits: true)
         }
     }
 
@@ -80,14 +87,18 @@ final class Permits: Sendable {
         for waiter in waiters { waiter.continuation.resume(throwing: PoolClosed()) }
     }
 
-    /// Ends `waiter`'s wait with ``DatabaseBusy``, if it still waits (a permit or ``close()`` may
-    /// have ended it first).
-    private func timeOut(waiter: Int, after timeout: Duration) {
+    /// Ends `waiter`'s wait with `error`, if it still waits (a permit, ``close()`` or the other of
+    /// the timeout and the cancellation may have ended it first). A cancellation that comes before
+    /// the wait began is kept, `beforeItWaits`, for the wait to see.
+    private func end(waiter: Int, throwing error: any Error, beforeItWaits: Bool = false) {
         let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-            guard let index = state.waiters.firstIndex(where: { $0.id == waiter }) else { return nil }
+            guard let index = state.waiters.firstIndex(where: { $0.id == waiter }) else {
+                if beforeItWaits { state.cancelledBeforeWaiting.insert(waiter) }
+                return nil
+            }
             return state.waiters.remove(at: index).continuation
         }
-        continuation?.resume(throwing: DatabaseBusy(waited: timeout))
+        continuation?.resume(throwing: error)
     }
 }
 

@@ -12,7 +12,7 @@ enum Schema {
     /// here, at start-up. Returns whether it seeded.
     static func prepare(_ pool: DatabasePool) async throws -> Bool {
         try await pool.withWriteConnection { db in
-            _ = try await db.query("BEGIN IMMEDIATE")
+            try await db.beginWriting()
             do {
                 let hadTotals = try await !db.query(
                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'daily_totals'"

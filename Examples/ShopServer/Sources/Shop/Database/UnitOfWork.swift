@@ -32,7 +32,7 @@ final class UnitOfWork: Sendable {
     /// ``DatabaseBusy`` before anything began when the writer's turn did not come in time.
     func transaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await pool.withWriteConnection { connection in
-            _ = try await connection.query("BEGIN IMMEDIATE")
+            try await connection.beginWriting()
             open.withLock { $0 = connection }
             defer { open.withLock { $0 = nil } }
             do {
@@ -47,6 +47,18 @@ final class UnitOfWork: Sendable {
                 }
                 throw error
             }
+        }
+    }
+}
+
+extension SQLiteConnection {
+    /// `BEGIN IMMEDIATE`: takes SQLite's write lock, or throws ``DatabaseBusy`` (nothing began)
+    /// when another process held it past `busy_timeout`.
+    func beginWriting() async throws {
+        do {
+            _ = try await query("BEGIN IMMEDIATE")
+        } catch let error as SQLiteError where error.reason == .busy || error.reason == .busyTimeout {
+            throw DatabaseBusy(waited: DatabasePool.busyTimeout)
         }
     }
 }

@@ -58,17 +58,27 @@ struct NewAccount: Codable, Sendable {
     /// far inside SQLite's 64-bit integers.
     static let maximumBalanceCents = 10_000_000_000
 
-    /// Throws ``ShopError/invalid(_:)`` naming the first field that cannot be stored.
+    /// Throws ``ShopError/invalid(_:)`` naming the first field that cannot be stored. Lengths count
+    /// Unicode scalars, so that combining marks do not make a "short" name megabytes long; control
+    /// characters (a NUL would cut the stored text short when read back) are refused.
     func validate() throws(ShopError) {
-        guard !name.allSatisfy(\.isWhitespace) else { throw .invalid("name must not be empty") }
-        guard name.count <= 200 else { throw .invalid("name must be at most 200 characters") }
-        guard !email.isEmpty else { throw .invalid("email must not be empty") }
-        guard email.count <= 254 else { throw .invalid("email must be at most 254 characters") }
+        try Self.check(name, "name", longest: 200)
+        try Self.check(email, "email", longest: 254)
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !email.contains(where: \.isWhitespace)
         else { throw .invalid("email must look like name@domain, not \(email)") }
         guard (0...Self.maximumBalanceCents).contains(balanceCents) else {
             throw .invalid("balanceCents must be 0 to \(Self.maximumBalanceCents)")
+        }
+    }
+
+    private static func check(_ text: String, _ field: String, longest: Int) throws(ShopError) {
+        guard !text.allSatisfy(\.isWhitespace) else { throw .invalid("\(field) must not be empty") }
+        guard text.unicodeScalars.count <= longest else {
+            throw .invalid("\(field) must be at most \(longest) characters")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalid("\(field) must not contain control characters")
         }
     }
 }

@@ -126,6 +126,9 @@ extension Request {
         guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
             throw APIError(.unsupportedMediaType, "send the body as application/json (Content-Type: application/json)")
         }
+        if let length = headers[.contentLength].flatMap({ Int($0) }), length > context.maxUploadSize {
+            throw APIError(.contentTooLarge, "the body is larger than \(context.maxUploadSize) bytes")
+        }
         let body: ByteBuffer
         do {
             body = try await self.body.collect(upTo: context.maxUploadSize)

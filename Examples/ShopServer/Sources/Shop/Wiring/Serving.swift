@@ -13,11 +13,17 @@ import ServiceLifecycle
 /// read but not write: it would serve reads and fail every write.
 func prepareDatabase(_ pool: DatabasePool, logger: Logger) async throws {
     try checkDatabaseIsWritable(path: pool.path)
-    let seeded: Bool
-    do {
-        seeded = try await Schema.prepare(pool)
-    } catch {
-        throw StartupError(message: "cannot prepare the database \(pool.path): \(error)")
+    var seeded = false
+    // Another process writing the file (a backup, a migration) may hold its lock for a while.
+    for attempt in 1...10 {
+        do {
+            seeded = try await Schema.prepare(pool)
+            break
+        } catch let busy as DatabaseBusy where attempt < 10 {
+            logger.info("the database is busy; trying again", metadata: ["reason": "\(busy)"])
+        } catch {
+            throw StartupError(message: "cannot prepare the database \(pool.path): \(error)")
+        }
     }
     if seeded {
         logger.info(
@@ -64,6 +70,9 @@ func checkDatabaseIsWritable(path: String) throws(StartupError) {
 func serve(routes: ShopRoutes, options: Options, logger: Logger) async throws {
     let application = Application(
         router: routes.router,
+        // A connection that sends nothing for 30 s (an idle keep-alive, a client that stalls
+        // between bytes of its request) is closed, so stalled clients cannot hold every descriptor.
+        server: .http1(configuration: .init(idleTimeout: .seconds(30))),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "shop-server"),
         logger: logger)
     var configuration = ServiceGroupConfiguration(
