@@ -5,12 +5,12 @@
 #   Examples/ShopServer/load-test.sh         full run: 16, 64 and 256 connections, 10 rounds of 3 s
 #                                            per variant each, then 1,000,000 requests for memory,
 #                                            the pool/core matrix, the crash test and the daily
-#                                            report's timing (about 10 minutes)
+#                                            report's timing (about 15 minutes)
 #   Examples/ShopServer/load-test.sh --ci    short run: 64 connections, 24 rounds of 1 s per variant,
-#                                            no memory run, no matrix, no crash test; fails below 90%
-#                                            of hand-wired (more, shorter rounds than the full run:
-#                                            the median of one second's ratio moves less with the
-#                                            machine's load)
+#                                            no memory run, no matrix, no crash test (more, shorter
+#                                            rounds than the full run: the median of one second's
+#                                            ratio moves less with the machine's load); both runs
+#                                            fail below 90% of hand-wired
 #
 # It builds the server and shop-load (release), starts both variants on 127.0.0.1, each on a new
 # database of its own, and drives them with shop-load's write mix (25% orders, 5% new accounts,
@@ -51,7 +51,9 @@ if [[ $mode == full ]]; then
     rounds=10
     seconds=3
     memory_requests=1000000
-    ratio_floor=97
+    # With writes in the mix the Graft server measured 94% to 101% of hand-wired (README): the floor
+    # catches a regression of the wiring, not the few percent this machine cannot resolve.
+    ratio_floor=90
 else
     connection_counts=(64)
     rounds=24
