@@ -72,7 +72,14 @@ final class DatabasePool: Sendable {
     /// `body` throws ``UnusableConnection``. Throws ``DatabaseBusy`` when no connection came free
     /// within ``maximumWait``.
     func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
-        try await connections.acquire(waitingAtMost: maximumWait)
+        try await withConnection(ahead: false, body)
+    }
+
+    /// ``withConnection(_:)``, its wait `ahead` of the others' or not.
+    private func withConnection<T: Sendable>(
+        ahead: Bool, _ body: (SQLiteConnection) async throws -> T
+    ) async throws -> T {
+        try await connections.acquire(waitingAtMost: maximumWait, ahead: ahead)
         let connection: SQLiteConnection
         do {
             connection = try await take()
@@ -99,7 +106,9 @@ final class DatabasePool: Sendable {
     func withWriteConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
         try await writer.acquire(waitingAtMost: maximumWait)
         defer { writer.release() }
-        guard writerHasOwnConnection else { return try await withConnection(body) }
+        // A pool of one: the writer waits for the connection ahead of the readers, so that a
+        // flood of reads cannot starve the writes.
+        guard writerHasOwnConnection else { return try await withConnection(ahead: true, body) }
         let connection = try await writersConnection()
         do {
             return try await body(connection)

@@ -12,7 +12,8 @@ final class Permits: Sendable {
     private struct State: ~Copyable {
         var free: Int
         var nextWaiter = 0
-        var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// First come, first served, but for the `first` ones, which wait ahead of the others.
+        var waiters: [(id: Int, first: Bool, continuation: CheckedContinuation<Void, any Error>)] = []
         /// Waits whose task was cancelled before they began waiting (or after they ended: then the
         /// number stays, one per request cancelled at shutdown).
         var cancelledBeforeWaiting: Set<Int> = []
@@ -28,7 +29,9 @@ final class Permits: Sendable {
     /// Takes a permit, waiting at most `timeout` for one. Throws ``DatabaseBusy`` when none came in
     /// time, ``PoolClosed`` once ``close()`` ran, and `CancellationError` when the task is
     /// cancelled while it waits; in every case the caller holds no permit.
-    func acquire(waitingAtMost timeout: Duration) async throws {
+    /// With `ahead`, the wait goes before every wait that is not `ahead` (a writer before the
+    /// readers, where they share one connection).
+    func acquire(waitingAtMost timeout: Duration, ahead: Bool = false) async throws {
         // A permit free: taken. Otherwise a number for the wait about to begin.
         let taken: Result<Int?, PoolClosed> = state.withLock { state in
             if state.isClosed { return .failure(PoolClosed()) }
@@ -52,7 +55,10 @@ final class Permits: Sendable {
                         state.free -= 1
                         continuation.resume()
                     } else {
-                        state.waiters.append((waiter, continuation))
+                        let place =
+                            ahead
+                            ? state.waiters.firstIndex { !$0.first } ?? state.waiters.endIndex : state.waiters.endIndex
+                        state.waiters.insert((waiter, ahead, continuation), at: place)
                         return true
                     }
                     return false

@@ -58,9 +58,10 @@ struct NewAccount: Codable, Sendable {
     /// far inside SQLite's 64-bit integers.
     static let maximumBalanceCents = 10_000_000_000
 
-    /// Throws ``ShopError/invalid(_:)`` naming the first field that cannot be stored. Lengths count
-    /// Unicode scalars, so that combining marks do not make a "short" name megabytes long; control
-    /// characters (a NUL would cut the stored text short when read back) are refused.
+    /// Throws ``ShopError/invalid(_:)`` naming the first field that cannot be stored. A field needs a
+    /// letter or a digit; lengths count Unicode scalars, so that combining marks do not make a
+    /// "short" name megabytes long; control characters (a NUL would cut the stored text short when
+    /// read back) and direction overrides are refused.
     func validate() throws(ShopError) {
         try Self.check(name, "name", longest: 200)
         try Self.check(email, "email", longest: 254)
@@ -73,13 +74,19 @@ struct NewAccount: Codable, Sendable {
     }
 
     private static func check(_ text: String, _ field: String, longest: Int) throws(ShopError) {
-        guard !text.allSatisfy(\.isWhitespace) else { throw .invalid("\(field) must not be empty") }
+        guard text.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil })
+        else { throw .invalid("\(field) must not be empty (it needs a letter or a digit)") }
         guard text.unicodeScalars.count <= longest else {
             throw .invalid("\(field) must be at most \(longest) characters")
         }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalid("\(field) must not contain control characters")
-        }
+        // Controls, line and paragraph separators, and the bidirectional overrides and isolates
+        // (which make text display other than it reads).
+        guard
+            !text.unicodeScalars.contains(where: {
+                [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+                    || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+            })
+        else { throw .invalid("\(field) must not contain control or direction characters") }
     }
 }
 

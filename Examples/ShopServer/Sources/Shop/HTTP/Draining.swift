@@ -6,8 +6,10 @@ import Synchronization
 /// races the client's next request: it may already be on its way, and the client then sees the
 /// connection reset, not knowing whether its write ran. So, before the server stops accepting
 /// connections, it drains: for a short while it keeps answering, each answer saying
-/// `Connection: close`, so that clients end their connections themselves after their answer
-/// (and `GET /health` answers 503, for a load balancer).
+/// `Connection: close` and then closing the connection's input, so that clients end their
+/// connections after their answer (and `GET /health` answers 503, for a load balancer). A request
+/// that still arrives on a connection after such an answer (one the client sent before reading
+/// it) is not run: it is answered 503, so a client that sends it again does not write twice.
 final class Draining: RouterMiddleware, Sendable {
     typealias Context = ShopContext
 
@@ -15,6 +17,9 @@ final class Draining: RouterMiddleware, Sendable {
     private let draining = Atomic(false)
     /// When the last request arrived, in nanoseconds of `clock`; atomic.
     private let lastArrival = Atomic<Int64>(0)
+    /// The connections whose answer said `Connection: close`; guarded by its mutex, filled only
+    /// while draining (at most one entry per connection open then).
+    private let closing = Mutex<Set<ObjectIdentifier>>([])
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
 
@@ -28,12 +33,22 @@ final class Draining: RouterMiddleware, Sendable {
         _ request: Request, context: ShopContext, next: (Request, ShopContext) async throws -> Response
     ) async throws -> Response {
         lastArrival.store((clock.now - start).nanoseconds, ordering: .relaxed)
+        guard isDraining else { return try await next(request, context) }
+        let connection = ObjectIdentifier(context.channel)
+        let alreadyClosing = closing.withLock { !$0.insert(connection).inserted }
+        // Hummingbird keeps reading a connection whose answer said `close`; stop it reading more.
+        defer { context.channel.close(mode: .input, promise: nil) }
+        if alreadyClosing {
+            throw APIError(
+                .serviceUnavailable, "the server is shutting down; this request was not run",
+                headers: [.retryAfter: "1", .connection: "close"])
+        }
         do {
             var response = try await next(request, context)
-            if isDraining { response.headers[.connection] = "close" }
+            response.headers[.connection] = "close"
             return response
         } catch var error as APIError {
-            if isDraining { error.headers[.connection] = "close" }
+            error.headers[.connection] = "close"
             throw error
         }
     }

@@ -126,7 +126,10 @@ extension Request {
         guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
             throw APIError(.unsupportedMediaType, "send the body as application/json (Content-Type: application/json)")
         }
-        if let length = headers[.contentLength].flatMap({ Int($0) }), length > context.maxUploadSize {
+        // A length too large for an Int is too large too.
+        if let length = headers[.contentLength], !length.isEmpty, length.allSatisfy(\.isWholeNumber),
+            Int(length).map({ $0 > context.maxUploadSize }) ?? true
+        {
             throw APIError(.contentTooLarge, "the body is larger than \(context.maxUploadSize) bytes")
         }
         let body: ByteBuffer

@@ -8,9 +8,13 @@ import Synchronization
 /// small JSON bodies the routes take.
 struct ShopContext: RequestContext {
     var coreContext: CoreRequestContextStorage
+    /// The connection the request came on (``Draining`` refuses the requests that follow an answer
+    /// that closed it).
+    let channel: any Channel
 
     init(source: Source) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 
     /// Bodies over 1 MiB are answered 413 before they are decoded.
