@@ -39,7 +39,9 @@ extension GraftWorkloads {
         return Double(after - before) / 10_000
     }
 
-    /// Each layer, as (layer, plain path): both resolve the same `.container` singleton.
+    /// Each layer, as (layer, plain path): both resolve a `.container` singleton, or both register
+    /// 1,000 services through an assembler (the main-actor and async layers:
+    /// GraftMainActorAndAsync.swift).
     static func layers() -> [(name: String, layer: Workload, plain: Workload)] {
         let container = container()
         container.register(Singleton.self) { _ in Singleton() }.inObjectScope(.container)
@@ -115,6 +117,9 @@ extension GraftWorkloads {
                 asyncWorkload(view: view, singleton: singleton),
                 throughView
             ),
+            ("resolveMain of a built main-actor singleton", mainActorSingleton(), plain),
+            ("registerMain (1,000 via assembler)", mainActorRegistration(), registration()),
+            ("registerAsync (1,000 via assembler)", asyncRegistration(), registration()),
         ]
     }
 

@@ -32,7 +32,8 @@ private let fillerSets = [fillerNames] + (1..<32).map { set in (0..<100).map { "
 
 /// For each workload: its operations per measured run (the smaller of the two, summed over the
 /// filler sets: about 10 million instructions), and whether its containers hold the fillers.
-/// Registration and start-up build their own containers, with a thousand keys or more.
+/// The registration rows (`register`, `registerMain`, `registerAsync`) and start-up build their
+/// own containers, with a thousand keys or more.
 private let gateRuns: [String: (operations: Int, fillers: Bool)] = [
     "transient resolve": (12_800, true),
     "container-scoped resolve": (51_200, true),
@@ -54,6 +55,12 @@ private let gateRuns: [String: (operations: Int, fillers: Bool)] = [
     "require on a hit (plain container)": (96_000, true),
     "10-node graph, factories use require (plain: resolve(...)!)": (640, true),
     "resolveAsync of a built singleton": (25_600, true),
+    "resolveMain of a built main-actor singleton": (4_800, true),
+    // One assembler of 1,000 registrations, the least the workload runs: registerMain takes about
+    // 157 million instructions for it (each registration scans the container's earlier main-actor
+    // registrations for one to replace), registerAsync about 17 million.
+    "registerMain (1,000 via assembler)": (1_000, false),
+    "registerAsync (1,000 via assembler)": (1_000, false),
 ]
 
 func runInstructionGate(_ scenarios: [Scenario], only: String?) throws {
