@@ -126,16 +126,16 @@ extension Container {
     }
 
     /// Puts `entry` in the table under its key, telling no behavior. A registration that records
-    /// more than its entry (a main-actor or async one, whose entry in the table is a gate) inserts
-    /// the finished gate, records the rest, and only then tells the behaviors: a behavior is
-    /// application code, and may copy or resolve the registration it is told about.
+    /// more than its entry (an async one, whose entry in the table is a gate) inserts the finished
+    /// gate, records the rest, and only then tells the behaviors: a behavior is application code,
+    /// and may copy or resolve the registration it is told about.
     @inlinable
     func insert<Service>(_ entry: ServiceEntry<Service>) {
         hierarchy.assertUserCodeMayRun("a registration")
         // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
         // may be a subclass): the fast path returns the cell's contents as the key's type.
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
-        services.insert(entry, for: key, directCell: entry.cell)
+        services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Service.self))
         if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
     }
 

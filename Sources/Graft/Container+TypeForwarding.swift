@@ -21,21 +21,17 @@ extension Container {
         }
         // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
         // another hierarchy, two mutexes would let two threads into it at once. Checked on the
-        // entry asked for, before a gate for it is made here.
+        // entry asked for.
         stopUnless(
             entry.link.hierarchy === hierarchy,
             "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
                 + "container hierarchy; forward it in the container it was registered in, or one of its children")
-        // A main-actor registration answers only through a gate, which checks the thread (a new
-        // one if the registration was replaced since the application got `entry`).
-        let target = (entry.container ?? self).mainActorGate(of: entry) ?? entry
-        let key = ServiceKey(service: Forwarded.self, arguments: target.argumentsKey, name: name)
-        // Forwarding a type to its own registration (under another name, say) is a direct entry:
-        // the cell holds `Service` values, which is what a hit on this key returns.
-        services.insert(target, for: key, directCell: Forwarded.self == Service.self ? target.cell : nil)
-        if parent != nil { noteChildRegistration(key, argumentTypeNames: target.argumentTypeNames) }
-        // The behaviors are told about the registration the application forwarded, never a gate
-        // (as for `registerMain`): what they configure is the registration.
+        let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
+        // Forwarding a type to its own registration (under another name, say) may keep the cell
+        // for the inlined hit, as the registration's own key does.
+        services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Forwarded.self))
+        if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
+        // The behaviors are told about the registration the application forwarded.
         for behavior in behaviors {
             behavior.container(self, didRegisterType: type, toService: entry, withName: name)
         }

@@ -40,13 +40,6 @@ public class Container {
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
-    /// Main-actor registrations (``registerMain(_:name:factory:)``): their instance-keeping entries
-    /// are not in the table, so resets and diagnostics find them here.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        final var mainActorRegistrations: [MainActorRegistration] = []
-    #else
-        @exclusivity(unchecked) final var mainActorRegistrations: [MainActorRegistration] = []
-    #endif
     /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         final var asyncRegistrations = AsyncRegistry()
@@ -120,12 +113,9 @@ public class Container {
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
         if let viewed { return onViewed(viewed) { $0.removeAll() } }
-        let removed = hierarchy.uncheckedSection { () -> ([MainActorRegistration], AsyncRegistry) in
-            defer {
-                mainActorRegistrations = []
-                asyncRegistrations = AsyncRegistry()
-            }
-            return (mainActorRegistrations, asyncRegistrations)
+        let removed = hierarchy.uncheckedSection { () -> AsyncRegistry in
+            defer { asyncRegistrations = AsyncRegistry() }
+            return asyncRegistrations
         }
         let registered = parent == nil ? [] : services.serviceTypes
         services.removeAll()
@@ -173,16 +163,8 @@ public class Container {
     private final func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
         var container: Container? = self
         while let current = container {
-            for (key, entry) in current.services.registrations {
-                // A main-actor gate keeps nothing: the entry behind it does, under every key that
-                // leads to the gate (a forward, one kept after the registration was replaced).
-                let keeper = entry.gatedEntry ?? entry
-                if matches(key, keeper) { keeper.resetKeptInstance() }
-            }
-            for registration in current.mainActorRegistrations {
-                let entry = registration.isolated
-                let key = ServiceKey(service: entry.serviceType, arguments: entry.argumentsKey, name: entry.name)
-                if matches(key, entry) { entry.resetKeptInstance() }
+            for (key, entry) in current.services.registrations where matches(key, entry) {
+                entry.resetKeptInstance()
             }
             container = current.parent
         }

@@ -92,6 +92,9 @@ public final class ServiceEntry<Service> {
     @usableFromInline let hasThrowingFactory: Bool
     /// `argumentsKey != noArgumentsKey`, as one byte: cycle detection asks on every construction.
     @usableFromInline let takesArguments: Bool
+    /// What kind of registration this is: its general path refuses a main-actor one off the main
+    /// actor, and its slots never keep its cell for the inlined hit (``directCell(forKeyOf:)``).
+    @usableFromInline let kind: RegistrationKind
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
@@ -170,7 +173,8 @@ public final class ServiceEntry<Service> {
         argumentTypeNames: @escaping () -> [String],
         plainFactory: ((Resolver) -> Service)?,
         argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
-        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil
+        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil,
+        kind: RegistrationKind = .plain
     ) {
         let inline = InstanceCell.isReference(Service.self)
         outOfLineCellMemory = inline ? nil : InstanceCell.allocateMemory(for: Service.self)
@@ -180,6 +184,8 @@ public final class ServiceEntry<Service> {
         self.plainFactory = plainFactory
         self.hasThrowingFactory = throwingFactory != nil
         self.takesArguments = argumentsKey != noArgumentsKey
+        self.kind = kind
+        if kind == .mainActor { container.hierarchy.noteMainActorEntry() }
         let hasArgumentTypes = ObjectIdentifier(argumentsType) != ObjectIdentifier((any Resolver).self)
         if argumentFactory != nil || throwingFactory != nil || takesArguments || hasArgumentTypes {
             extras = EntryExtras(
@@ -213,6 +219,16 @@ public final class ServiceEntry<Service> {
 
     deinit {
         cell.deallocate(Service.self)
+    }
+
+    /// The cell a table slot under a key of type `Key` keeps for the inlined path (a `.container`
+    /// hit, a planned construction), or `nil`: only where the key's type is this entry's static
+    /// `Service`, the type the cell stores, and only for a plain registration (a main-actor one
+    /// must be checked by its general path on every resolution, a hit included). Every insert
+    /// into a table asks here.
+    @inlinable
+    func directCell<Key>(forKeyOf _: Key.Type) -> InstanceCell? {
+        kind == .plain && Key.self == Service.self ? cell : nil
     }
 
     var hasInstance: Bool {
@@ -279,7 +295,7 @@ public final class ServiceEntry<Service> {
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
         if let initCompletedGoesTo = extras?.initCompletedGoesTo {
-            initCompletedGoesTo(completed)  // a main-actor gate: the entry that makes the instances
+            initCompletedGoesTo(completed)  // an async registration's gate: the log says it is not run
             return self
         }
         return changingSettings {

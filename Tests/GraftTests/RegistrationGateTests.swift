@@ -86,13 +86,13 @@ private struct IgnoringBehavior: Behavior {
             container.registerMain(Model.self) { _ in Model(serial: serial) }.inObjectScope(.container)
         }
         #expect(firstInstance == nil)  // the replaced registration's singleton is released
-        #expect(container.mainActorRegistrations.count == 1)
+        #expect(container.services.registrations.count == 1)
         #expect(container.resolveMain(Model.self)?.serial == 1_000)
         withResolver(container.synchronize()) {
             withOverrides({ _ in }) {
                 let copy = SynchronizedResolver.current
                 #expect(copy.resolveMain(Model.self)?.serial == 1_000)
-                #expect(copy.viewed?.mainActorRegistrations.count == 1)
+                #expect(copy.viewed?.services.registrations.count == 1)
             }
         }
     }
@@ -102,7 +102,7 @@ private struct IgnoringBehavior: Behavior {
         container.registerMain(Model.self, name: "a") { _ in Model(serial: 1) }
         container.registerMain(Model.self, name: "b") { _ in Model(serial: 2) }
         container.registerMain(Model.self, name: "a") { _ in Model(serial: 3) }
-        #expect(container.mainActorRegistrations.count == 2)
+        #expect(container.services.registrations.count == 2)
         #expect(container.resolveMain(Model.self, name: "a")?.serial == 3)
         #expect(container.resolveMain(Model.self, name: "b")?.serial == 2)
     }

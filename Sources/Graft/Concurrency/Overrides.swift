@@ -61,26 +61,19 @@ extension Container {
             for original in selfAndAncestors.reversed() {
                 let copy = Container(
                     parent: parent, defaultObjectScope: original.defaultObjectScope as? ObjectScope ?? .graph)
-                // Main-actor and async registrations first, each with a gate of its own; the table
-                // below then maps the original gates (and forwards to them) to the new ones, and a
-                // later registration that shadowed a gate keeps shadowing it.
-                for registration in original.mainActorRegistrations {
-                    copied[ObjectIdentifier(registration.gate)] = registration.copy(copy, &copied)
-                }
+                // Async registrations first, each with a gate of its own; the table below then
+                // maps the original gates (and forwards to them) to the new ones, and a later
+                // registration that shadowed a gate keeps shadowing it.
                 for entry in original.asyncRegistrations.values {
                     let gate = entry.copy(into: copy)
                     if let old = entry.gate, let gate { copied[ObjectIdentifier(old)] = gate }
                 }
                 for (key, entry) in original.services.registrations {
                     let identity = ObjectIdentifier(entry)
-                    // A gate of a replaced main-actor registration (kept by a forward) copies
-                    // itself with its entry: a plain copy would resolve the original.
-                    let entryCopy = copied[identity] ?? entry.copy(into: copy, copies: &copied)
+                    // One copy per entry, whatever its kind, shared by every key that leads to it.
+                    let entryCopy = copied[identity] ?? entry.copy(into: copy)
                     copied[identity] = entryCopy
-                    // A slot keeps the entry's cell only when the key's type is the type the cell
-                    // stores (the entry's static `Service`), as `register` and `forward` decide.
-                    let direct = key.service == entryCopy.cell.storedType ? entryCopy.cell : nil
-                    copy.services.insert(entryCopy, for: key, directCell: direct)
+                    copy.services.insert(entryCopy, for: key, directCell: entryCopy.directCell(forKeyWith: key.service))
                 }
                 // Added once the copies are in, so they are told only about registrations made in
                 // the copy (the overrides), as they would be in a container built afresh with them.

@@ -100,15 +100,29 @@ extension Container {
     public final var registrations: [RegistrationInfo] {
         if let viewed { return onViewed(viewed) { $0.registrations } }
         var result: [RegistrationInfo] = []
-        for (level, container) in selfAndAncestors.enumerated() {
-            // Each entry in the table with its own scope and counts: for a main-actor or async
-            // registration, the transient gate that every resolution of it passes.
+        let chain = selfAndAncestors
+        // An async registration answers a synchronous `resolve` through a transient gate in the
+        // table: reported with the registration's own scope and instances, and the resolutions of
+        // both kinds of call.
+        var asyncByGate: [ObjectIdentifier: AnyAsyncEntry] = [:]
+        for container in chain {
+            for entry in container.asyncRegistrations.values {
+                if let gate = entry.gate { asyncByGate[ObjectIdentifier(gate)] = entry }
+            }
+        }
+        for (level, container) in chain.enumerated() {
             let infos = container.services.registrations.map { key, entry in
-                RegistrationInfo(
+                var info = RegistrationInfo(
                     serviceType: key.serviceType, name: key.name, objectScope: entry.scope,
                     argumentTypes: entry.argumentTypeNames(), containerLevel: level,
                     isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
                     resolutionCount: entry.cell.resolutionCount, instanceCount: entry.instanceCount)
+                if let registration = asyncByGate[ObjectIdentifier(entry)] {
+                    info.objectScope = registration.scope
+                    info.resolutionCount += registration.asyncResolutionCount
+                    info.instanceCount = registration.instanceCount
+                }
+                return info
             }
             result += infos.sorted {
                 serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name)
@@ -166,17 +180,11 @@ extension Container {
             }
         }
         entries.sort { Hierarchy.label($0) < Hierarchy.label($1) }
-        // Main-actor registrations: a gate (a registration's, or one a forward keeps after the
-        // registration was replaced) is tried on the main thread only (elsewhere it would fail by
-        // design), and the entry behind it is switched to the graph scope like the rest.
-        let mainActor = selfAndAncestors.flatMap(\.mainActorRegistrations)
-        let gated = entries.compactMap(\.gatedEntry)
-        let gates = Set(entries.filter { $0.gatedEntry != nil }.map { ObjectIdentifier($0) })
+        // A main-actor registration is tried on the main actor only (elsewhere it fails by
+        // design); an async one through resolveAsync only.
         let asyncGates = Set(
             selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
-        let rootCount = entries.count
-        entries += (mainActor.map(\.isolated) + gated).filter { seen.insert(ObjectIdentifier($0)).inserted }
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
@@ -191,12 +199,12 @@ extension Container {
         // Each registration's own failure goes to the report; what its factories' `resolve` calls
         // meet is written as it happens (see `Hierarchy.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
-        for entry in entries[..<rootCount] {
+        for entry in entries {
             if asyncGates.contains(ObjectIdentifier(entry)) {
                 skipped.append(Hierarchy.label(entry) + " (async: its factory runs through resolveAsync)")
                 continue
             }
-            if !onMainThread && gates.contains(ObjectIdentifier(entry)) {
+            if !onMainThread && entry.kind == .mainActor {
                 skipped.append(Hierarchy.label(entry) + " (main actor: validate on the main actor to try it)")
                 continue
             }

@@ -16,6 +16,9 @@ protocol AnyServiceEntry: AnyObject {
     var link: ContainerLink { get }
     var cell: InstanceCell { get }
     var instanceCount: Int { get set }
+    var kind: RegistrationKind { get }
+    /// ``ServiceEntry/directCell(forKeyOf:)`` for a key whose service type is `service`.
+    func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell?
     /// Resolves this entry for ``Container/validate()``: its factory runs even if its scope keeps
     /// an instance, and nothing made is kept beyond the validation's graph.
     /// - Returns: Whether the resolution succeeded.
@@ -23,10 +26,6 @@ protocol AnyServiceEntry: AnyObject {
     /// A registration like this one in `container`: same factories, scope and `initCompleted`
     /// actions, no instance (for ``withOverrides(_:operation:)-(_,()->R)``).
     func copy(into container: Container) -> AnyServiceEntry
-    /// ``copy(into:)``, except for an entry that guards another (a main-actor gate): that one is
-    /// copied with the entry it guards, which `copies` (original to copy, by identity) shares
-    /// between the gates of one registration.
-    func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry
     /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
     func resolve<Requested>(
         as requested: Requested.Type,
@@ -57,14 +56,26 @@ protocol AnyServiceEntry: AnyObject {
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
     func takeGraphInstance() -> Any?
     func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy)
-    /// For a main-actor gate, the entry behind it that keeps the instances; else `nil`.
-    var gatedEntry: AnyServiceEntry? { get }
     /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
     func entryDescription(for key: ServiceKey) -> String
     var entryDescription: String { get }
 }
 
+/// What kind of registration an entry is; every kind lives once in the one table.
+@usableFromInline
+enum RegistrationKind: UInt8 {
+    /// `register`, `autoregister`.
+    case plain
+    /// `registerMain`: made and handed out on the main actor only.
+    case mainActor
+}
+
 extension ServiceEntry: AnyServiceEntry {
+    @usableFromInline
+    func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell? {
+        kind == .plain && service == ObjectIdentifier(Service.self) ? cell : nil
+    }
+
     @usableFromInline
     func rememberGraphInstance(in record: GraphRecord) {
         guard hasGraphInstance else { return }
@@ -144,20 +155,11 @@ extension ServiceEntry: AnyServiceEntry {
 
 extension ServiceEntry {
     @usableFromInline
-    var gatedEntry: AnyServiceEntry? { extras?.gatedEntry }
-
-    @usableFromInline
-    func copy(into container: Container, copies: inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry {
-        if let copyAsGate = extras?.copyAsGate { return copyAsGate(container, &copies) }
-        return copy(into: container)
-    }
-
-    @usableFromInline
     func copy(into container: Container) -> AnyServiceEntry {
         let copy = ServiceEntry(
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
             container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
-            argumentFactory: argumentFactory, throwingFactory: throwingFactory)
+            argumentFactory: argumentFactory, throwingFactory: throwingFactory, kind: kind)
         copy.scope = scope
         (copy.scopeKind, copy.storage) = ObjectScope.storage(for: scope)
         copy.initCompletedActions = initCompletedActions

@@ -35,7 +35,9 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested {
         cell.countResolution()
-        if _slowPath(container.hierarchy.isValidating) { observeForValidation(in: container, arguments: arguments) }
+        if _slowPath(container.hierarchy.entriesNeedChecks), !mayResolve(in: container, arguments: arguments) {
+            throw ResolutionFailed()
+        }
         // The static types, never the metatype values: `Requested` is what the caller's key says.
         guard Requested.self == Service.self else {
             return try resolveForwardedOrFail(
@@ -45,6 +47,35 @@ extension ServiceEntry {
         return unsafeBitCast(
             try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments),
             to: Requested.self)
+    }
+
+    /// What the general path asks in a hierarchy that validates or has main-actor
+    /// registrations (``Hierarchy/entriesNeedChecks``), before the scope is asked: a validation
+    /// observes the call; a main-actor registration off the main actor is refused, whatever its
+    /// scope keeps, and its factory does not run.
+    /// - Returns: `false` if the resolution was refused (and has failed).
+    @inline(never)
+    func mayResolve(in container: Container, arguments: UnsafeRawPointer?) -> Bool {
+        let hierarchy = container.hierarchy
+        if hierarchy.isValidating { observeForValidation(in: container, arguments: arguments) }
+        if kind == .mainActor && !Platform.isOnMainActor() {
+            refuse(MainActorServiceError(service: Hierarchy.label(self)), in: hierarchy)
+            return false
+        }
+        return true
+    }
+
+    /// Fails this resolution with `refusal` as a construction whose factory threw it fails: the
+    /// request it opens (or the nested resolution) fails with the registration on the path, logged
+    /// once; nothing is made or kept.
+    func refuse(_ refusal: some RefusedResolution, in hierarchy: Hierarchy) {
+        guard let request = try? openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase) else {
+            return  // refused already: a cycle, too deep, or the request has failed
+        }
+        let marks = hierarchy.marks
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        failConstruction(throwing: refusal, outerFrame: outerFrame, request: request, marks: marks, in: hierarchy)
     }
 
     /// ``resolveForwarded(as:in:resolver:arguments:)`` unwrapped, out of line: the `Optional`'s
@@ -352,7 +383,7 @@ extension ServiceEntry {
             // A failure a nested `require` handed this factory, thrown on: not handled here.
             if !hierarchy.handedFailures.isEmpty { hierarchy.takeBackHandedFailure(error) }
             hierarchy.fail(error)
-        } else if let refusal = thrown as? any GateRefusal {
+        } else if let refusal = thrown as? any RefusedResolution {
             hierarchy.fail(
                 ResolutionError(
                     refusal.reason, path: hierarchy.path,  // the gate's frame is this service's

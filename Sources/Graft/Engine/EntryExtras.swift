@@ -15,24 +15,14 @@ final class EntryExtras<Service> {
     @exclusivity(unchecked) var storage: InstanceStorage?
     @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
-    /// Set on the entry of a main-actor registration that keeps its instances: it is reached only
-    /// through a gate that checks the thread (see ``Container/mainActorGate(of:)``).
-    var isMainActorIsolated = false
-    /// Set on a main-actor gate: copies it, for `withOverrides`, as a gate over the copy of the
-    /// entry it guards (see ``Container/markAsGate(_:of:)``).
-    var copyAsGate: ((Container, inout [ObjectIdentifier: AnyServiceEntry]) -> AnyServiceEntry)?
-    /// Set on a main-actor gate: the entry it guards, which keeps the instances (reset and
-    /// validated through the gate's keys).
-    var gatedEntry: AnyServiceEntry?
-    /// Set on a gate (main-actor or async): where a scope given to the gate goes. A gate stays
+    /// Set on an async registration's gate: where a scope given to the gate goes. A gate stays
     /// transient, so that it never keeps an instance past its check; whoever configures it (a
     /// behavior is handed one for an async registration) configures the registration behind it.
     var scopeGoesTo: ((ObjectScopeProtocol) -> Void)?
-    /// Set on a gate: the scope of the registration behind it, which the gate reports as its own.
+    /// Set on an async registration's gate: the scope of the registration behind it, which the gate reports as its own.
     var scopeReadFrom: (() -> ObjectScopeProtocol)?
-    /// Set on a gate: where an `initCompleted` action given to the gate goes (a main-actor gate's
-    /// guarded entry, which makes the instances; an async registration's log, which says it is not
-    /// run).
+    /// Set on an async registration's gate: where an `initCompleted` action given to the gate
+    /// goes (the log, which says it is not run).
     var initCompletedGoesTo: ((@escaping (Resolver, Service) -> Void) -> Void)?
 
     @usableFromInline

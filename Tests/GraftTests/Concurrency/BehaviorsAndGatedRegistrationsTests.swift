@@ -58,24 +58,6 @@ private final class CopyingBehavior: Behavior {
         #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
     }
 
-    /// A gate stays transient: a scope or `initCompleted` given to it goes to the registration it
-    /// guards, so it never keeps an instance another thread could be handed.
-    @MainActor @Test func settingsGivenToAMainActorGateGoToItsRegistration() async throws {
-        let container = Container()
-        let entry = container.registerMain(GatedCanvas.self) { _ in GatedCanvas() }
-        let gate = try #require(container.mainActorGate(of: entry))
-        var completed = 0
-        gate.inObjectScope(.container).initCompleted { _, _ in completed += 1 }
-
-        let one = container.resolve(GatedCanvas.self)
-        #expect(one != nil)
-        #expect(container.resolve(GatedCanvas.self) === one)  // the registration took the scope
-        #expect(completed == 1)
-        let resolver = container.synchronize()
-        let handed = await onNewThread { HandedBack(resolver.resolve(GatedCanvas.self)) }
-        #expect(handed.object == nil, "a main-actor singleton was handed to another thread")
-    }
-
     @Test func aCustomScopeGivenToAnAsyncRegistrationStopsWithAMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             final class Scoping: Behavior {

@@ -365,6 +365,19 @@ public final class ContainerInterpreter {
         case .countLive:
             return [.count(live.count)]
 
+        case .inspectRegistrations(let container):
+            #if INTERPRET_SWINJECT
+                _ = container
+                return [.invalid("registrations is Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                // The interpreter's own probes are not the program's registrations.
+                let programs = container.registrations.filter { info in
+                    (MType.all + [.asyncService]).contains { modelMetatype($0) == info.serviceType }
+                }
+                return [.registrations(programs.map(registrationLine).sorted())]
+            #endif
+
         case .registerAsync(let container, let name):
             #if INTERPRET_SWINJECT
                 _ = (container, name)
@@ -560,6 +573,25 @@ public final class ContainerInterpreter {
         for item in registration.forwards { forward(item) }
         return forward
     }
+
+    #if !INTERPRET_SWINJECT
+        /// `info` as the model prints a registration (``ReferenceModel/registrationLine(_:entry:level:)``).
+        private func registrationLine(_ info: RegistrationInfo) -> String {
+            let type =
+                (MType.all + [.asyncService]).first { modelMetatype($0) == info.serviceType }.map { "\($0)" }
+                ?? "\(info.serviceType)"
+            let name = info.name.map { name in
+                MName.allCases.first { $0.string == name }.map { "\($0.canonical)" } ?? name
+            }
+            let scope =
+                MScope.allCases.first { $0 != .unspecified && objectScope($0) === info.objectScope }.map { "\($0)" }
+                ?? "\(info.objectScope)"
+            let arguments = info.argumentTypes.joined(separator: ",")
+            return "\(type)|\(name ?? "-")|\(arguments)|\(scope)|L\(info.containerLevel)"
+                + "|\(info.isForwarded ? "forward" : "own")"
+                + "|made \(info.instanceCount)|resolved \(info.resolutionCount)"
+        }
+    #endif
 
     /// The scope object `scope` stands for; `nil` for `unspecified` (the container's default).
     fileprivate func objectScope(_ scope: MScope) -> ObjectScope? {

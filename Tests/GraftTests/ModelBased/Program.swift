@@ -280,6 +280,9 @@ public enum MStep: Hashable, Sendable {
     case dumpSlot(Int)
     /// Observes how many model instances are alive.
     case countLive
+    /// Observes `registrations` of a container: for every registration of every kind, its own
+    /// scope, how many times it was resolved and how many instances its factory made.
+    case inspectRegistrations(container: Int)
     /// `registerAsync(AsyncService.self, name:)` in a container: the synchronous `resolve` of a
     /// service not built yet fails.
     case registerAsync(container: Int, name: MName?)
@@ -386,6 +389,8 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 lines.append(slots == 0 ? "dump(s?)" : "dump(s\(slot % slots))")
             case .countLive:
                 lines.append("countLiveInstances()")
+            case .inspectRegistrations(let container):
+                lines.append("c\(container).registrations")
             case .registerAsync(let container, let name):
                 lines.append(
                     "c\(container).registerAsync(AsyncService.self\(name.map { ", name: \($0.source)" } ?? "")) { _ in AsyncService() }"
@@ -487,6 +492,8 @@ public enum RawObservation: Hashable, Sendable {
     case injected
     /// How many model instances are alive.
     case count(Int)
+    /// `registrations`, one line per registration, sorted.
+    case registrations([String])
     /// The interpreter could not perform the step as the model said it could.
     case invalid(String)
 }
@@ -502,6 +509,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     case provider
     case injected
     case count(Int)
+    case registrations([String])
     case invalid(String)
 
     public var description: String {
@@ -515,6 +523,7 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
         case .provider: return "Provider"
         case .injected: return "Injected"
         case .count(let n): return "alive:\(n)"
+        case .registrations(let lines): return "registrations[" + lines.joined(separator: "; ") + "]"
         case .invalid(let why): return "invalid(\(why))"
         }
     }
@@ -537,6 +546,7 @@ public func normalize(_ raw: [[RawObservation]]) -> Trace {
             case .provider: observed.append(.provider)
             case .injected: observed.append(.injected)
             case .count(let n): observed.append(.count(n))
+            case .registrations(let lines): observed.append(.registrations(lines))
             case .invalid(let why): observed.append(.invalid(why))
             case .object(let serial):
                 if let k = firstSeen[serial] {
@@ -840,6 +850,9 @@ public enum ProgramGenerator {
                 }
             } else if roll < 94 {
                 if features.contains(.liveCounts) { steps.append(.countLive) }
+                if features.contains(.graftAPI) && random.chance(40) {
+                    steps.append(.inspectRegistrations(container: random.below(parents.count)))
+                }
             } else if features.contains(.graftAPI) {
                 // Empty unless main-actor registrations are generated.
                 if !state.mainTargets.isEmpty && random.chance(50) {
@@ -1263,6 +1276,7 @@ extension MStep {
         case .freeContainer(let c): return .freeContainer(map(c))
         case .registerAsync(let c, let name): return .registerAsync(container: map(c), name: name)
         case .dumpContainer(let c): return .dumpContainer(map(c))
+        case .inspectRegistrations(let c): return .inspectRegistrations(container: map(c))
         case .addBehavior(let c, let scope): return .addBehavior(container: map(c), scope: scope)
         case .makeInjected(let bindings, let request):
             return .makeInjected(

@@ -53,6 +53,10 @@ struct ModelEntry {
     var isAsync = false
     var refs = 0
     var alive = true
+    /// How many times a resolution reached this entry (under any key), and how many times its
+    /// factory returned: what `registrations` reports.
+    var resolutions = 0
+    var made = 0
     /// The instance a `.container` or permanent custom scope keeps (a strong reference).
     var stored: Int?
     /// The instance `.weak` shares while it is alive (no reference).
@@ -119,9 +123,6 @@ enum ModelUndo {
 public struct ReferenceModel {
     var parents: [Int]
     var tables: [[ModelKey: Int]]
-    /// Main-actor registrations each container keeps apart from its table (until the same key is
-    /// registered with `registerMain` again, `removeAll()`, or the container goes).
-    var mainRegistrations: [[ModelKey: Int]]
     /// Whether the program holds the container (it can name it in steps).
     var held: [Bool]
     var containerAlive: [Bool]
@@ -160,6 +161,9 @@ public struct ReferenceModel {
     var heldThroughDeinit: [Int] = []
     /// A failed request left objects the model does not follow (see `ranCompletingFactory`).
     var liveCountUnknown = false
+    /// A request failed: Graft counts the resolutions its path reached after the failure (a kept
+    /// instance still answers), which the model does not follow, so `registrations` is not compared.
+    var resolutionCountsUnknown = false
     /// First accesses that a `deinit` re-entered (for statistics).
     var reenteredFirstAccesses = 0
 
@@ -169,7 +173,6 @@ public struct ReferenceModel {
     public init(parents: [Int]) {
         self.parents = parents
         tables = Array(repeating: [:], count: parents.count)
-        mainRegistrations = tables
         held = Array(repeating: true, count: parents.count)
         containerAlive = held
     }
@@ -340,6 +343,23 @@ public struct ReferenceModel {
             guard !slots.isEmpty else { throw Unmodelable("dump: no slot") }
             return []
 
+        case .inspectRegistrations(let container):
+            try requireHeld(container)
+            if resolutionCountsUnknown {
+                throw Unmodelable("registrations: a failed request's resolutions are not followed")
+            }
+            var lines: [String] = []
+            var level = container
+            var depth = 0
+            while level >= 0 {
+                for (key, entry) in tables[level] {
+                    lines.append(registrationLine(key, entry: entries[entry], level: depth))
+                }
+                level = parents[level]
+                depth += 1
+            }
+            return [.registrations(lines.sorted())]
+
         case .countLive:
             if liveCountUnknown { throw Unmodelable("countLive: a failed request left objects not followed") }
             return [.count(nodes.filter { $0.alive && $0.madeBy >= 0 }.count)]
@@ -398,10 +418,6 @@ public struct ReferenceModel {
                 isAsync: isAsync))
         let key = ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args)
         insert(key, entry: entry, in: container)
-        if registration.isMain {
-            entries[entry].refs += 1
-            if let old = mainRegistrations[container].updateValue(entry, forKey: key) { releaseEntry(old) }
-        }
         if let behavior {
             var told = effective
             told.scope = behavior ?? .unspecified
@@ -425,17 +441,11 @@ public struct ReferenceModel {
         while level >= 0 {
             // Graft walks every ancestor; Swinject stops at the first container without a
             // registration of the service type (an intended difference, MigratingFromSwinject.md).
-            // Main-actor registrations shadowed in the table are reset too.
-            let all = tables[level].merging(mainRegistrations[level]) { table, _ in table }
             var done: Set<Int> = []
-            for (key, entry) in all where service == nil || key.type == service {
+            for (key, entry) in tables[level] where service == nil || key.type == service {
                 if entries[entry].registration.scope.identity == scope.identity && done.insert(entry).inserted {
                     drop(entry)
                 }
-            }
-            for (key, entry) in mainRegistrations[level]
-            where (service == nil || key.type == service) && !done.contains(entry) {
-                if entries[entry].registration.scope.identity == scope.identity { drop(entry) }
             }
             level = parents[level]
         }
@@ -443,9 +453,7 @@ public struct ReferenceModel {
 
     mutating func removeAll(_ container: Int) {
         for entry in tables[container].values { releaseEntry(entry) }
-        for entry in mainRegistrations[container].values { releaseEntry(entry) }
         tables[container] = [:]
-        mainRegistrations[container] = [:]
     }
 
     /// `withOverrides`: a new chain of containers with the registrations (not the instances) and
@@ -465,7 +473,6 @@ public struct ReferenceModel {
             let copy = parents.count
             parents.append(parent)
             tables.append([:])
-            mainRegistrations.append([:])
             held.append(false)
             containerAlive.append(true)
             func copyEntry(_ entry: Int) -> Int {
@@ -479,11 +486,6 @@ public struct ReferenceModel {
                 entries.append(made)
                 copied[entry] = entries.count - 1
                 return entries.count - 1
-            }
-            for (key, entry) in mainRegistrations[original] {
-                let made = copyEntry(entry)
-                entries[made].refs += 1
-                mainRegistrations[copy][key] = made
             }
             for (key, entry) in tables[original] {
                 let made = copyEntry(entry)
@@ -947,12 +949,15 @@ public struct ReferenceModel {
 
     mutating func resolveEntry(_ entry: Int, as type: MType, _ context: inout ModelContext) throws -> ModelField {
         if context.frames.count > Self.maximumFrames { throw Unmodelable("resolution too deep") }
+        entries[entry].resolutions += 1
         if entries[entry].isAsync {
             context.failed = true  // not built: the synchronous resolution fails
+            resolutionCountsUnknown = true
             return .none
         }
         if context.offMain && entries[entry].registration.isMain {
-            context.failed = true  // the gate refuses another thread, a kept instance included
+            context.failed = true  // refused off the main actor, a kept instance included
+            resolutionCountsUnknown = true
             return .none
         }
         if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
@@ -963,6 +968,7 @@ public struct ReferenceModel {
             let completion = context.frames.lastIndex(where: { $0.completion }) ?? -1
             if completion < factory {
                 context.failed = true  // a constructor cycle
+                resolutionCountsUnknown = true
                 return .none
             }
         }
@@ -975,6 +981,7 @@ public struct ReferenceModel {
             fields.append(try resolve(dependency, &context))
         }
         context.frames.removeLast()
+        entries[entry].made += 1  // the factory returned, whatever happened to the request meanwhile
         if context.failed { return .none }
         var node = ModelNode(kind: .instance(registration.makes), fields: fields)
         node.madeBy = entry
@@ -1004,5 +1011,34 @@ public struct ReferenceModel {
         // A transient instance of another type than the forwarded one asked for dies right here.
         if case .none = result { releasedMidStep = true }
         return result
+    }
+}
+
+extension ReferenceModel {
+    /// A registration as the interpreter prints a `RegistrationInfo`: the key's type, name and
+    /// argument types, the entry's own scope, the container's level, whether the key forwards,
+    /// then the instances its factory made and the resolutions that reached it.
+    func registrationLine(_ key: ModelKey, entry: ModelEntry, level: Int) -> String {
+        let registration = entry.registration
+        let ownKey = ModelKey(type: registration.service, name: registration.name?.canonical, args: registration.args)
+        let scope = entry.isAsync ? "container" : "\(registration.scope.identity)"
+        let name = key.name.map { "\($0)" } ?? "-"
+        let made = entry.isAsync ? 0 : entry.made
+        return "\(key.type)|\(name)|\(key.args.typeNames.joined(separator: ","))|\(scope)|L\(level)"
+            + "|\(key == ownKey ? "own" : "forward")|made \(made)|resolved \(entry.resolutions)"
+    }
+}
+
+extension MArgs {
+    /// The factory's argument types as `RegistrationInfo.argumentTypes` names them.
+    var typeNames: [String] {
+        switch self {
+        case .none: return []
+        case .int: return ["Int"]
+        case .string: return ["String"]
+        case .intString: return ["Int", "String"]
+        case .void: return ["()"]
+        case .tuple: return ["(Int, String)"]
+        }
     }
 }

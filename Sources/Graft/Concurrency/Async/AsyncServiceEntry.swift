@@ -48,6 +48,15 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         @exclusivity(unchecked) @usableFromInline private(set) var currentAtChange = 0
         @exclusivity(unchecked) @usableFromInline private(set) var currentAtTablesGone = 0
     #endif
+    /// How many times `resolveAsync` asked for this registration, and how many instances its
+    /// factory returned (for `Container.registrations`, which adds the synchronous resolutions its
+    /// gate counted). Guarded by the mutex like the rest.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline var asyncResolutionCount = 0
+    #else
+        @exclusivity(unchecked) @usableFromInline var asyncResolutionCount = 0
+    #endif
+    private(set) var instanceCount = 0
     private var build: AsyncBuild<Service>?
     /// Moves on with every reset and change of scope: a build started before keeps its result for
     /// its own waiters but caches nothing.
@@ -138,7 +147,11 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     /// Resolves through `resolver`, building if needed.
     func resolve(through resolver: SynchronizedResolver) async throws -> Service {
-        if let built = builtInstance() { return built }  // the common case: no task-local read
+        let alreadyBuilt = link.hierarchy.locked { () -> Service? in
+            asyncResolutionCount &+= 1
+            return hasBuilt ? built : nil
+        }
+        if let alreadyBuilt { return alreadyBuilt }  // the common case: no task-local read
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.locked {
@@ -186,7 +199,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         case .buildInline(let node):
             defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: node) } }
             do {
-                return try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
+                let made = try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
+                hierarchy.locked { instanceCount &+= 1 }
+                return made
             } catch let cancelled as CancellationError {
                 throw cancelled  // the caller's own task was cancelled
             } catch {
@@ -202,6 +217,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         let result = outcome.mapError { failure($0) }
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
             if build === finished { build = nil }
+            if case .success = result { instanceCount &+= 1 }
             if case .success(let instance) = result, finished.generation == generation {
                 built = instance
                 hasBuilt = true
@@ -242,6 +258,11 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
     func copy(into container: Container) -> AnyServiceEntry?
     /// The transient entry in the table that answers a synchronous `resolve`.
     var gate: AnyServiceEntry? { get }
+    /// `.container` or `.transient`.
+    var scope: ObjectScope { get }
+    /// Under the mutex: how many times `resolveAsync` asked for it, and instances its factory made.
+    var asyncResolutionCount: Int { get }
+    var instanceCount: Int { get }
 }
 
 extension AsyncServiceEntry {

@@ -121,7 +121,7 @@ func resolutionCall(_ method: String, _ type: Any.Type, name: String?) -> String
 }
 
 /// A synchronous resolution of an async service not built yet.
-struct AsyncServiceNotBuilt: Error, CustomStringConvertible, GateRefusal {
+struct AsyncServiceNotBuilt: Error, CustomStringConvertible, RefusedResolution {
     let service: String
     /// The call that builds it, `resolveAsync(Database.self)`.
     let call: String
@@ -140,16 +140,12 @@ extension Container {
             let container = viewed ?? self
             let label = serviceLabel(Service.self, name: name)
             let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
-            let isMain = container.selfAndAncestors.contains { level in
-                level.mainActorRegistrations.contains {
-                    $0.serviceType == ObjectIdentifier(Service.self) && $0.isolated.name == name
-                }
-            }
-            if isMain {
+            let registered = container.slot(for: key)?.pointee.entry
+            if registered?.kind == .mainActor {
                 return "\(label) is registered with registerMain: resolve it with "
                     + "`\(resolutionCall("resolveMain", Service.self, name: name))` on the main actor."
             }
-            if container.slot(for: key) != nil {
+            if registered != nil {
                 return "\(label) is registered with register, synchronously: resolve it with "
                     + "`\(resolutionCall("resolve", Service.self, name: name))` (or `require`), or register it "
                     + "with registerAsync."

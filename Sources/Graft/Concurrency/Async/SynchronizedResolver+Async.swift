@@ -29,6 +29,7 @@ extension SynchronizedResolver {
             if typed.hasBuilt, let built = typed.built,
                 typed.isKnownCurrent(through: services, changes: changes, tablesGone: hierarchy.notedTablesGone)
             {
+                typed.asyncResolutionCount &+= 1
                 unlockAsyncRegistrations()
                 return built
             }

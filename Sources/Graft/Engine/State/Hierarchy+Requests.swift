@@ -86,23 +86,8 @@ extension Hierarchy {
     }
 
     /// The services whose factories (or `initCompleted` actions) are running, outermost first.
-    ///
-    /// A main-actor registration's gate resolves the entry it guards, whose frame is the next one:
-    /// the two frames are one service, named once (`Notifier -> Logger`, not a
-    /// `Notifier -> Notifier` that reads as a cycle).
     var path: [String] {
-        var labels: [String] = []
-        labels.reserveCapacity(stack.count)
-        for index in 0..<stack.count {
-            let entry = stack[index].takeUnretainedValue() as! AnyServiceEntry
-            if index + 1 < stack.count, let gated = entry.gatedEntry,
-                gated === stack[index + 1].takeUnretainedValue() as AnyObject
-            {
-                continue
-            }
-            labels.append(Self.label(entry))
-        }
-        return labels
+        (0..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
     }
 
     /// Whether a resolution starting now is a request of its own.

@@ -136,6 +136,19 @@ final class Hierarchy {
         @exclusivity(unchecked) @usableFromInline var isValidating = false
     #endif
 
+    /// `isValidating`, or a main-actor registration made in this hierarchy: one byte the general
+    /// path of every entry tests (``ServiceEntry/mayResolve(in:arguments:)``), so a
+    /// hierarchy with neither pays one predicted branch for both. Written only under the same
+    /// contract as `isValidating`, and never while user code runs.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline private(set) var entriesNeedChecks = false
+    #else
+        @exclusivity(unchecked) @usableFromInline private(set) var entriesNeedChecks = false
+    #endif
+    /// Whether a main-actor registration was ever made in this hierarchy (never cleared: a copy
+    /// or a forward of it may still be in a table).
+    private var hasMainActorEntries = false
+
     /// Registrations made in child containers that are alive, for failure messages that name
     /// registrations a container cannot see. Guarded by `mutex`.
     private var childRegistrations = ChildRegistrations()
@@ -189,11 +202,21 @@ final class Hierarchy {
         stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
         validation = recorder
         isValidating = true
+        entriesNeedChecks = true
     }
 
     func endValidation() {
         validation = nil
         isValidating = false
+        entriesNeedChecks = hasMainActorEntries
+    }
+
+    /// A main-actor registration enters this hierarchy: from now on every entry's general path
+    /// asks whether its registration is one (and the thread is the main actor's).
+    @usableFromInline
+    func noteMainActorEntry() {
+        hasMainActorEntries = true
+        entriesNeedChecks = true
     }
 
     /// The entry whose factory or `initCompleted` runs innermost, if any.

@@ -1,0 +1,70 @@
+import Testing
+
+@testable import Graft
+
+/// Every kind of registration (`register`, `registerMain`, `registerAsync`) is one entry in its
+/// container's table, and `registrations` reports its own scope and counts.
+@Suite struct RegistrationKindsTests {
+    final class Screen {}
+    final class Store: Sendable {}
+    final class Plain {}
+
+    @MainActor @Test func eachRegistrationOfEveryKindIsOneTableEntry() {
+        let container = Container()
+        container.register(Plain.self) { _ in Plain() }
+        container.registerMain(Screen.self) { _ in Screen() }.inObjectScope(.container)
+        container.registerMain(Screen.self, name: "other") { _ in Screen() }
+        container.registerAsync(Store.self) { _ in Store() }
+        #expect(container.services.registrations.count == 4)
+        // Registering a key again replaces its entry, whatever the kinds.
+        container.register(Screen.self) { _ in Screen() }
+        container.registerMain(Plain.self) { _ in Plain() }
+        #expect(container.services.registrations.count == 4)
+        #expect(container.services.registrations.filter { $0.entry.kind == .mainActor }.count == 2)
+    }
+
+    @MainActor @Test func aMainActorSingletonReportsItsScopeResolutionsAndOneInstance() throws {
+        let container = Container()
+        container.registerMain(Screen.self) { _ in Screen() }.inObjectScope(.container)
+        for _ in 0..<3 { _ = container.resolveMain(Screen.self) }
+        let info = try #require(container.registrations.first { $0.serviceType == Screen.self })
+        #expect(info.objectScope === ObjectScope.container)
+        #expect(info.resolutionCount == 3)
+        #expect(info.instanceCount == 1)
+    }
+
+    @MainActor @Test func aMainActorRegistrationReachedOffTheMainActorIsRefusedWithItsKeptInstanceIntact() async {
+        let container = Container()
+        container.registerMain(Screen.self) { _ in Screen() }.inObjectScope(.container)
+        let kept = container.resolveMain(Screen.self)
+        let resolver = container.synchronize()
+        let handed = await Task.detached { resolver.resolve(Screen.self) == nil }.value
+        #expect(handed, "a main-actor singleton was handed to another thread")
+        #expect(container.resolveMain(Screen.self) === kept)
+    }
+
+    @Test func anAsyncSingletonReportsItsScopeResolutionsAndOneInstance() async throws {
+        let container = Container()
+        container.registerAsync(Store.self) { _ in Store() }
+        let resolver = container.synchronize()
+        let first = try await resolver.resolveAsync(Store.self)
+        let second = try await resolver.resolveAsync(Store.self)
+        #expect(first === second)
+        #expect(resolver.resolve(Store.self) === first)  // the synchronous resolve counts too
+        let info = try #require(container.registrations.first { $0.serviceType == Store.self })
+        #expect(info.objectScope === ObjectScope.container)
+        #expect(info.resolutionCount == 3)
+        #expect(info.instanceCount == 1)
+    }
+
+    @Test func aTransientAsyncServiceCountsEachInstanceBuilt() async throws {
+        let container = Container()
+        container.registerAsync(Store.self) { _ in Store() }.inObjectScope(.transient)
+        let resolver = container.synchronize()
+        for _ in 0..<3 { _ = try await resolver.resolveAsync(Store.self) }
+        let info = try #require(container.registrations.first { $0.serviceType == Store.self })
+        #expect(info.objectScope === ObjectScope.transient)
+        #expect(info.resolutionCount == 3)
+        #expect(info.instanceCount == 3)
+    }
+}
