@@ -63,6 +63,7 @@ func stepKind(_ step: MStep) -> String {
     case .dumpContainer: return "dumpContainer"
     case .dumpSlot: return "dumpSlot"
     case .countLive: return "countLive"
+    case .inspectRegistrations: return "inspectRegistrations"
     case .makeInjected: return "makeInjected"
     case .registerAsync: return "registerAsync"
     case .addBehavior: return "addBehavior"
@@ -98,6 +99,7 @@ func features(_ program: MProgram) -> String {
         case .freeContainer: found.insert("freeContainer")
         case .dumpContainer, .dumpSlot: found.insert("dump")
         case .countLive: found.insert("countLive")
+        case .inspectRegistrations: found.insert("registrations")
         case .makeInjected: found.insert("injected")
         case .registerAsync: found.insert("registerAsync")
         case .addBehavior: found.insert("behavior")
