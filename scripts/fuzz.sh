@@ -12,13 +12,13 @@ OUT=.build-fuzz
 SANITIZE="${FUZZ_SANITIZE:-fuzzer,address}"
 mkdir -p "$OUT/corpus" "$OUT/findings"
 # Graft itself without optimization, so its debug invariant checks (`assert`) run on every input.
-swiftc -swift-version 6 -parse-as-library -module-name Graft -wmo -Onone -gline-tables-only -sanitize="$SANITIZE" -warnings-as-errors \
+swiftc -swift-version 6 -parse-as-library -module-name Graft -package-name Graft -wmo -Onone -gline-tables-only -sanitize="$SANITIZE" -warnings-as-errors \
     -emit-module -emit-module-path "$OUT/Graft.swiftmodule" -c -o "$OUT/Graft.o" $(find Sources/Graft -name '*.swift' | sort)
 # The entry point (Fuzz/) and the model-based program, model and interpreter, compiled from their one
 # copy in Tests/GraftTests/ModelBased. From inside $OUT, so the files the driver writes beside the
 # executable stay out of the tree.
 MODEL=../Tests/GraftTests/ModelBased
-(cd "$OUT" && swiftc -swift-version 6 -parse-as-library -module-name GraftFuzz -wmo -O -g -sanitize="$SANITIZE" \
+(cd "$OUT" && swiftc -swift-version 6 -parse-as-library -module-name GraftFuzz -package-name Graft -wmo -O -g -sanitize="$SANITIZE" \
     -warnings-as-errors -I . ../Fuzz/*.swift "$MODEL/Program.swift" "$MODEL/ReferenceModel.swift" \
     "$MODEL/GraftInterpreter.swift" Graft.o -o graft-fuzz)
 if [ "${FUZZ_STOP_AT_FIRST:-0}" = 1 ]; then
