@@ -69,7 +69,10 @@ extension ServiceEntry {
     /// request it opens (or the nested resolution) fails with the registration on the path, logged
     /// once; nothing is made or kept.
     func refuse(_ refusal: some RefusedResolution, in hierarchy: Hierarchy) {
-        guard let request = try? openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase) else {
+        let request: Hierarchy.Request?  // `nil` for a resolution nested in a running factory
+        do {
+            request = try openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
+        } catch {
             return  // refused already: a cycle, too deep, or the request has failed
         }
         let marks = hierarchy.marks
@@ -99,8 +102,12 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) -> Requested? {
-        guard let instance = try? resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
-        else { return nil }
+        let instance: Service  // not `try?`: an `Optional` service's `nil` would read as a failure
+        do {
+            instance = try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
+        } catch {
+            return nil
+        }
         if let forwarded = instance as? Requested { return forwarded }
         let hierarchy = container.hierarchy
         let error = ResolutionError(

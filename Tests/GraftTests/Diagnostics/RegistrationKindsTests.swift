@@ -68,3 +68,41 @@ import Testing
         #expect(info.instanceCount == 3)
     }
 }
+
+/// A main-actor registration refused off the main actor inside a running factory fails that
+/// nested resolution with its own reason, as a refusal at the top does.
+@Suite struct MainActorRefusalInAFactoryTests {
+    final class RefusedInFactoryScreen {}
+    final class Holder {
+        let screen: RefusedInFactoryScreen?
+        init(screen: RefusedInFactoryScreen?) { self.screen = screen }
+    }
+
+    @Test func aRequireInAFactoryOffTheMainActorThrowsNotOnMainActor() async {
+        let container = Container()
+        container.registerMain(RefusedInFactoryScreen.self) { _ in RefusedInFactoryScreen() }
+        container.register(Holder.self) { r in Holder(screen: try r.require(RefusedInFactoryScreen.self)) }
+        let resolver = container.synchronize()
+        let reason = await Task.detached { () -> String in
+            do {
+                _ = try resolver.require(Holder.self)
+                return "resolved"
+            } catch {
+                return (error as? ResolutionError).map { "\($0.reason)" } ?? "\(error)"
+            }
+        }.value
+        #expect(reason == "\(ResolutionError.Reason.notOnMainActor)")
+    }
+
+    @Test func aResolveInAFactoryOffTheMainActorIsLoggedAsRefused() async {
+        let container = Container()
+        container.registerMain(RefusedInFactoryScreen.self) { _ in RefusedInFactoryScreen() }
+        container.register(Holder.self) { r in Holder(screen: r.resolve(RefusedInFactoryScreen.self)) }
+        let log = LogCapture()
+        let resolver = container.synchronize()
+        let screenIsNil = await Task.detached { resolver.resolve(Holder.self)?.screen == nil }.value
+        #expect(screenIsNil)
+        let refusals = log.messages(mentioning: "RefusedInFactoryScreen").filter { $0.contains("off the main actor") }
+        #expect(!refusals.isEmpty)
+    }
+}
