@@ -106,3 +106,46 @@ import Testing
         #expect(!refusals.isEmpty)
     }
 }
+
+/// A main-actor registration made by user code while a resolution runs (a factory, a `deinit` at
+/// the graph's end) turns on the hierarchy's entry checks mid-path; the resolution in flight and
+/// the ones after it answer as before.
+@Suite struct MainActorRegistrationDuringAResolutionTests {
+    final class Late {}
+    final class Maker {}
+    final class Dropped {
+        let onDeinit: () -> Void
+        init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+        deinit { onDeinit() }
+    }
+
+    @MainActor @Test func aFactoryThatRegistersAMainActorServiceResolvesIt() {
+        let container = Container()
+        container.register(Maker.self) { r in
+            container.registerMain(Late.self) { _ in Late() }.inObjectScope(.container)
+            #expect(r.resolve(Late.self) != nil)  // on the main actor: the new entry answers
+            return Maker()
+        }
+        #expect(container.resolve(Maker.self) != nil)
+        let late = container.resolveMain(Late.self)
+        #expect(late != nil && container.resolveMain(Late.self) === late)
+        #expect(container.hierarchy.depth == 0 && container.hierarchy.frameCount == 0)
+    }
+
+    @Test func aDeinitAtTheGraphsEndThatRegistersAMainActorServiceLeavesTheContainerUsable() async {
+        let container = Container()
+        container.register(Dropped.self) { _ in
+            Dropped { container.registerMain(Late.self) { _ in Late() } }
+        }
+        container.register(Maker.self) { r in
+            _ = r.resolve(Dropped.self)  // graph scope: released when this resolution ends
+            return Maker()
+        }
+        #expect(container.resolve(Maker.self) != nil)
+        #expect(container.services.registrations.contains { $0.entry.kind == .mainActor })
+        let resolver = container.synchronize()
+        let refusedOffMain = await Task.detached { resolver.resolve(Late.self) == nil }.value
+        #expect(refusedOffMain)
+        #expect(container.resolve(Maker.self) != nil)
+    }
+}
