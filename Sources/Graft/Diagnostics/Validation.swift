@@ -118,9 +118,12 @@ extension Container {
                     isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
                     resolutionCount: entry.cell.resolutionCount, instanceCount: entry.instanceCount)
                 if let registration = asyncByGate[ObjectIdentifier(entry)] {
-                    info.objectScope = registration.scope
-                    info.resolutionCount += registration.asyncResolutionCount
-                    info.instanceCount = registration.instanceCount
+                    // Under the mutex even on a plain container: a build finishes on its own task.
+                    hierarchy.locked {
+                        info.objectScope = registration.scope
+                        info.resolutionCount += registration.asyncResolutionCount
+                        info.instanceCount = registration.instanceCount
+                    }
                 }
                 return info
             }

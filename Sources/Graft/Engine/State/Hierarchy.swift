@@ -138,8 +138,9 @@ final class Hierarchy {
 
     /// `isValidating`, or a main-actor registration made in this hierarchy: one byte the general
     /// path of every entry tests (``ServiceEntry/mayResolve(in:arguments:)``), so a
-    /// hierarchy with neither pays one predicted branch for both. Written only under the same
-    /// contract as `isValidating`, and never while user code runs.
+    /// hierarchy with neither pays one predicted branch for both. Written under the same contract
+    /// as `isValidating`; a factory may write it (by `registerMain`) while a resolution runs, but
+    /// no access to it is open across user code: the path reads it once per entry.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline private(set) var entriesNeedChecks = false
     #else
