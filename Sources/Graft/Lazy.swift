@@ -18,13 +18,12 @@
 /// `Lazy<Service>` returns `nil` when nothing is registered for `Service` with that name and
 /// those arguments. The name and arguments given when resolving the `Lazy` are used for `Service`.
 public final class Lazy<Service> {
-    private let access: DeferredAccess<Service>
-    private let graph: GraphIdentifier?
-    private var resolved: Service?
+    private let access: FirstAccess<Service>
+    private let policy: LazyPolicy<Service>
 
-    init(_ access: DeferredAccess<Service>, graph: GraphIdentifier?) {
-        self.access = access
-        self.graph = graph
+    init(_ resolution: DeferredResolution<Service>, graph: GraphIdentifier?) {
+        access = FirstAccess(in: resolution.hierarchy, capturing: nil, name: resolution.name)
+        policy = LazyPolicy(resolution: resolution, graph: graph)
     }
 
     /// The instance, resolved on first access. Once resolved it is returned from the `Lazy` itself,
@@ -34,25 +33,39 @@ public final class Lazy<Service> {
     /// this `Lazy` again) hands out one instance: the one kept first. For `Lazy<Service?>`, the
     /// `nil` of a registration that failed is not kept: the next access resolves again.
     public var instance: Service {
-        access.withLock {
-            if let resolved { return resolved }
-            let failures = access.failureCount
-            // Read inside a resolution, a `Lazy` with no graph of its own (made outside any) still
-            // resolves as a request of its own, as `@Injected` does: what it keeps must not be
-            // something a failure of the enclosing request rolls back.
-            let outcome = access.resolveNow(inGraph: graph ?? access.graphOfItsOwnInsideAResolution(), wrapper: "Lazy")
-            // User code run by that resolution (a factory, a `deinit` at its end) may have read
-            // this `Lazy` and kept an instance: that first one is everyone's, and `outcome` is
-            // released on return.
-            if let resolved { return resolved }
-            switch outcome {
-            case .success(let made):
-                if access.mayKeep(failuresBefore: failures, isNone: isNone(made)) { resolved = made }
-                return made
-            case .failure(let error):
-                stop("Graft: Lazy<\(Service.self)>.instance could not be resolved: \(error.descriptionWithoutPrefix)")
-            }
-        }
+        access.value(policy)
+    }
+}
+
+extension Lazy: DeferredWrapper {
+    /// Remembers the graph being resolved, if any, to resolve in it later.
+    convenience init(_ resolution: DeferredResolution<Service>, madeIn container: Container) {
+        self.init(resolution, graph: container.hierarchy.escapedGraph)
+    }
+}
+
+/// `Lazy`'s first access: the registration found when it was made, resolved in the graph it was
+/// made in, and kept.
+struct LazyPolicy<Service>: FirstAccessPolicy {
+    let resolution: DeferredResolution<Service>
+    let graph: GraphIdentifier?
+
+    static var wrapperName: StaticString { "Lazy" }
+
+    static var keeps: Bool { true }
+
+    var isolation: FirstAccessIsolation { resolution.isolation }
+
+    func resolve(through _: SynchronizedResolver?, for _: FirstAccess<Service>) throws(ResolutionError) -> Service {
+        // Read inside a resolution, a `Lazy` with no graph of its own (made outside any) still
+        // resolves as a request of its own, as `@Injected` does: what it keeps must not be
+        // something a failure of the enclosing request rolls back.
+        let graph = graph ?? resolution.graphOfItsOwnInsideAResolution()
+        return try resolution.resolveNow(inGraph: graph, wrapper: "\(Self.wrapperName)")
+    }
+
+    func failedAccess(name _: String?) -> String {
+        "Lazy<\(Service.self)>.instance could not be resolved"
     }
 }
 
@@ -67,10 +80,12 @@ public final class Lazy<Service> {
 /// Resolving `Provider<Service>` returns `nil` when nothing is registered for `Service` with that
 /// name and those arguments.
 public final class Provider<Service> {
-    private let access: DeferredAccess<Service>
+    private let access: FirstAccess<Service>
+    private let policy: ProviderPolicy<Service>
 
-    init(_ access: DeferredAccess<Service>) {
-        self.access = access
+    init(_ resolution: DeferredResolution<Service>) {
+        access = FirstAccess(in: resolution.hierarchy, capturing: nil, name: resolution.name)
+        policy = ProviderPolicy(resolution: resolution)
     }
 
     /// A new resolution of `Service` (a new instance unless its scope keeps one). Stops with a
@@ -79,29 +94,33 @@ public final class Provider<Service> {
     /// Read in a factory, it resolves as part of that factory's resolution: if that resolution
     /// then fails, what it made is not kept by any scope.
     public var instance: Service {
-        access.withLock {
-            switch access.resolveNow(inGraph: nil, wrapper: "Provider") {
-            case .success(let made):
-                return made
-            case .failure(let error):
-                stop(
-                    "Graft: Provider<\(Service.self)>.instance could not be resolved: \(error.descriptionWithoutPrefix)"
-                )
-            }
-        }
-    }
-}
-
-extension Lazy: DeferredWrapper {
-    /// Remembers the graph being resolved, if any, to resolve in it later.
-    convenience init(_ access: DeferredAccess<Service>, madeIn container: Container) {
-        self.init(access, graph: container.hierarchy.escapedGraph)
+        access.value(policy)
     }
 }
 
 extension Provider: DeferredWrapper {
     /// Needs nothing of the container: each access is a resolution of its own.
-    convenience init(_ access: DeferredAccess<Service>, madeIn container: Container) {
-        self.init(access)
+    convenience init(_ resolution: DeferredResolution<Service>, madeIn container: Container) {
+        self.init(resolution)
+    }
+}
+
+/// `Provider`'s access: a first access that keeps nothing, so every access is one, and its
+/// scope's storage is its cache.
+struct ProviderPolicy<Service>: FirstAccessPolicy {
+    let resolution: DeferredResolution<Service>
+
+    static var wrapperName: StaticString { "Provider" }
+
+    static var keeps: Bool { false }
+
+    var isolation: FirstAccessIsolation { resolution.isolation }
+
+    func resolve(through _: SynchronizedResolver?, for _: FirstAccess<Service>) throws(ResolutionError) -> Service {
+        try resolution.resolveNow(inGraph: nil, wrapper: "\(Self.wrapperName)")
+    }
+
+    func failedAccess(name _: String?) -> String {
+        "Provider<\(Service.self)>.instance could not be resolved"
     }
 }

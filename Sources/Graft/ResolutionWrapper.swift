@@ -15,7 +15,7 @@ protocol ResolutionWrapper {
 /// `Lazy` and `Provider`: wrappers made around a request resolved later.
 protocol DeferredWrapper: ResolutionWrapper {
     associatedtype Service
-    init(_ access: DeferredAccess<Service>, madeIn container: Container)
+    init(_ resolution: DeferredResolution<Service>, madeIn container: Container)
 }
 
 extension DeferredWrapper {
@@ -25,7 +25,7 @@ extension DeferredWrapper {
         name: String?,
         arguments: repeat each Argument
     ) -> Any? {
-        container.deferredAccess(to: Service.self, resolver: resolver, name: name, arguments: repeat each arguments)
+        container.deferredResolution(of: Service.self, resolver: resolver, name: name, arguments: repeat each arguments)
             .map { Self($0, madeIn: container) }
     }
 }

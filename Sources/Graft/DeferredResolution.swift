@@ -8,32 +8,29 @@
 /// often live in that container (a strong reference would be a cycle), and a `Lazy` may outlive
 /// it. The link holds the hierarchy, which owns the mutex, so a synchronized `Lazy` can always
 /// lock before looking at anything else.
-final class DeferredAccess<Service> {
+struct DeferredResolution<Service> {
     private let link: ContainerLink
-    private let synchronized: Bool
+    /// Made through a synchronized view: every access takes the mutex.
+    let synchronized: Bool
+    /// The registration name asked for.
+    let name: String?
     private let resolve: (Container, Resolver) -> Service?
 
-    private var hierarchy: Hierarchy { link.hierarchy }
+    var hierarchy: Hierarchy { link.hierarchy }
     private var container: Container? { link.container }
 
-    /// The failures recorded in this hierarchy so far, for ``mayKeep(failuresBefore:isNone:)``.
-    var failureCount: Int { hierarchy.errorCount }
-
-    /// Whether a first access may keep what it resolved (see `mayKeep(failuresBefore:in:isNone:)`).
-    func mayKeep(failuresBefore failures: Int, isNone: @autoclosure () -> Bool) -> Bool {
-        Graft.mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone())
-    }
-
-    init(container: Container, resolver: Resolver, resolve: @escaping (Container, Resolver) -> Service?) {
+    init(
+        container: Container, resolver: Resolver, name: String?,
+        resolve: @escaping (Container, Resolver) -> Service?
+    ) {
         self.link = container.link
         self.synchronized = resolver is SynchronizedResolver
+        self.name = name
         self.resolve = resolve
     }
 
-    /// Runs `body` under the hierarchy's mutex when made through a synchronized view.
-    func withLock<T>(_ body: () -> T) -> T {
-        synchronized ? hierarchy.locked(body) : body()
-    }
+    /// What guards the first access's fields: the mutex when made through a synchronized view.
+    var isolation: FirstAccessIsolation { synchronized ? .anyThread : .oneThread }
 
     /// A new graph when a factory of the current request is running (a `Lazy` read by a factory),
     /// else `nil`: read directly in `withObjectGraph`, it resolves in that graph, as any
@@ -42,17 +39,14 @@ final class DeferredAccess<Service> {
         hierarchy.isAtRequestBase ? nil : GraphIdentifier()
     }
 
-    /// Resolves now (in `graph` if given), or says why it cannot: the wrapper stops with that
-    /// reason, so it is not logged as well. Stops with a message if the container is gone: there
-    /// is nothing left to resolve in.
+    /// Resolves now (in `graph` if given), or throws why it cannot: the first access decides what
+    /// that failure means, so it is not logged here. Stops with a message if the container is
+    /// gone: there is nothing left to resolve in.
     ///
     /// Without a graph, a resolution in a factory is part of that factory's request; if the
     /// request has failed already, its failure is set aside meanwhile, so the service is resolved
     /// (its own failure is its own) and whatever it keeps is dropped with the request.
-    ///
-    /// An `Optional` service whose wrapped service is registered and failed is `nil`, logged as
-    /// `resolve` logs it, not a reason to stop: an `Optional` asked for is a "maybe".
-    func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) -> Result<Service, ResolutionError> {
+    func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) throws(ResolutionError) -> Service {
         guard let container else {
             stop(
                 "Graft: \(wrapper)<\(Service.self)> was accessed after its container was released; "
@@ -70,22 +64,19 @@ final class DeferredAccess<Service> {
             hierarchy.takeBackFailure(setAside)
         }
         hierarchy.endCallHandingFailureToCaller(outer)
-        if let made { return .success(made) }
-        let error =
-            hierarchy.failure(since: errors)
+        if let made { return made }
+        throw hierarchy.failure(since: errors)
             ?? ResolutionError(
                 .notRegistered, path: hierarchy.path + ["\(Service.self)"],
                 message: "Graft: resolution failed: \(Service.self) is not registered (any more).")
-        if let absent = hierarchy.absentAfterFailure(of: Service.self, error) { return .success(absent) }
-        return .failure(error)
     }
 }
 
-extension DeferredAccess: CustomReflectable {
+extension DeferredResolution: CustomReflectable {
     /// Whether it locks, and nothing of the container: it may be gone, and a `dump` or a debugger
     /// must never load it.
     var customMirror: Mirror {
-        Mirror(self, children: ["synchronized": synchronized], displayStyle: .class)
+        Mirror(self, children: ["synchronized": synchronized], displayStyle: .struct)
     }
 }
 
@@ -93,16 +84,16 @@ extension Container {
     /// What a `Lazy` or `Provider` of `Wrapped` resolves: the registration found now, or, for a
     /// wrapper of a wrapper (`Lazy<Provider<X>>`), the same request made again on access; `nil`
     /// when neither exists.
-    func deferredAccess<Wrapped, each Argument>(
-        to type: Wrapped.Type,
+    func deferredResolution<Wrapped, each Argument>(
+        of type: Wrapped.Type,
         resolver: Resolver,
         name: String?,
         arguments: repeat each Argument
-    ) -> DeferredAccess<Wrapped>? {
+    ) -> DeferredResolution<Wrapped>? {
         let key = ServiceKey(service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         let values = (repeat each arguments)
         if let slot = slot(for: key), let entry = slot.pointee.entry {
-            return DeferredAccess(container: self, resolver: resolver) { container, resolver in
+            return DeferredResolution(container: self, resolver: resolver, name: name) { container, resolver in
                 withUnsafePointer(to: values) { pointer in
                     entry.resolve(
                         as: Wrapped.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
@@ -110,7 +101,7 @@ extension Container {
             }
         }
         guard Wrapped.self is any ResolutionWrapper.Type else { return nil }
-        return DeferredAccess(container: self, resolver: resolver) { container, resolver in
+        return DeferredResolution(container: self, resolver: resolver, name: name) { container, resolver in
             container.resolveService(Wrapped.self, name: name, resolver: resolver, arguments: repeat each values)
         }
     }
