@@ -64,6 +64,8 @@ func stepKind(_ step: MStep) -> String {
     case .dumpSlot: return "dumpSlot"
     case .countLive: return "countLive"
     case .makeInjected: return "makeInjected"
+    case .makeMainInjected: return "makeMainInjected"
+    case .readRecent(_, let offMain): return offMain ? "readRecent(offMain)" : "readRecent"
     case .registerAsync: return "registerAsync"
     case .addBehavior: return "addBehavior"
     case .resolveInCopy(_, let request): return "resolveInCopy(\(request.wrapper))"
@@ -99,6 +101,8 @@ func features(_ program: MProgram) -> String {
         case .dumpContainer, .dumpSlot: found.insert("dump")
         case .countLive: found.insert("countLive")
         case .makeInjected: found.insert("injected")
+        case .makeMainInjected: found.insert("main-injected")
+        case .readRecent(_, let offMain): found.insert(offMain ? "read-off-main" : "access")
         case .registerAsync: found.insert("registerAsync")
         case .addBehavior: found.insert("behavior")
         case .resolveInCopy: found.insert("copy")
