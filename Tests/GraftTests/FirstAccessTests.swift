@@ -333,3 +333,186 @@ private final class Mailbox<Value>: @unchecked Sendable {  // `value` is only to
     func read() -> Value { lock.withLock { value } }
     func update(_ change: (inout Value) -> Void) { lock.withLock { change(&value) } }
 }
+
+/// The wrappers that share one first access: `Lazy` and `Provider` made through a plain container or
+/// its synchronized view, `@Injected` and `@MainInjected`. Between them they take every isolation
+/// of the component (one thread, any thread, the main actor).
+enum FirstAccessWrapper: String, CaseIterable, Codable, Sendable {
+    case lazy, synchronizedLazy, provider, synchronizedProvider, injected, mainInjected
+
+    /// Whether a value is kept: a `Provider` keeps nothing, each access resolves.
+    var keeps: Bool { self != .provider && self != .synchronizedProvider }
+
+    /// What the wrapper's message says when it cannot resolve `Piece` under `name`.
+    func failedAccess(name: String) -> String {
+        switch self {
+        case .lazy, .synchronizedLazy: return "Lazy<Piece>.instance could not be resolved"
+        case .provider, .synchronizedProvider: return "Provider<Piece>.instance could not be resolved"
+        case .injected: return "@Injected could not resolve Piece (name: \"\(name)\")"
+        case .mainInjected: return "@MainInjected could not resolve Piece (name: \"\(name)\")"
+        }
+    }
+
+    /// Makes the wrapper of `Service` under `name` from `container`, and returns what reads it (on
+    /// the main actor, where a `deinit` or a factory of these tests runs).
+    @MainActor
+    func reader<Service>(of _: Service.Type, name: String, in container: Container) -> () -> Service {
+        switch self {
+        case .lazy:
+            let lazy = container.resolve(Lazy<Service>.self, name: name)!
+            return { lazy.instance }
+        case .synchronizedLazy:
+            let lazy = container.synchronize().resolve(Lazy<Service>.self, name: name)!
+            return { lazy.instance }
+        case .provider:
+            let provider = container.resolve(Provider<Service>.self, name: name)!
+            return { provider.instance }
+        case .synchronizedProvider:
+            let provider = container.synchronize().resolve(Provider<Service>.self, name: name)!
+            return { provider.instance }
+        case .injected:
+            let holder = withResolver(container.synchronize()) { NamedInjectedHolder<Service>(name: name) }
+            return { holder.part }
+        case .mainInjected:
+            let holder = withResolver(container.synchronize()) { NamedMainInjectedHolder<Service>(name: name) }
+            return {
+                // Safe: these tests read every wrapper on the main actor (a test, a factory or a
+                // `deinit` it runs), and `assumeIsolated` runs the closure synchronously on this
+                // thread: the value crosses into it and back on this one thread.
+                nonisolated(unsafe) var part: Service?
+                MainActor.assumeIsolated { part = holder.part }
+                return part!
+            }
+        }
+    }
+}
+
+private final class NamedInjectedHolder<Service> {
+    @Injected var part: Service
+    init(name: String) { _part = Injected(name: name) }
+}
+
+@MainActor private final class NamedMainInjectedHolder<Service> {
+    @MainInjected var part: Service
+    init(name: String) { _part = MainInjected(name: name) }
+}
+
+/// Where user code run by a first access reads the same wrapper again.
+enum FirstAccessReentry: CaseIterable, Sendable {
+    /// A `deinit` at the end of the first resolution (a graph-scoped instance released as its graph ends).
+    case deinitAtTheEnd
+    /// A factory during it (of a service that the first instance's `initCompleted` resolves).
+    case factoryDuring
+}
+
+/// One first access for all the wrappers: the same rules, told apart only where their policies
+/// differ (`Provider` keeps nothing). Each test runs every wrapper through the same program.
+@Suite struct FirstAccessPathTests {
+    /// A transient `Piece` (so the scope shares nothing): re-entered during its first access, a
+    /// wrapper that keeps hands the instance kept first to the nested read, the outer one and every
+    /// later one; a `Provider` resolves anew each time.
+    @MainActor @Test(arguments: FirstAccessWrapper.allCases, FirstAccessReentry.allCases)
+    func aReenteredFirstAccessHandsOutTheInstanceKeptFirst(
+        wrapper: FirstAccessWrapper, reentry: FirstAccessReentry
+    ) {
+        var read: (() -> Piece)?
+        var nested: Piece?
+        let container: Container
+        switch reentry {
+        case .deinitAtTheEnd:
+            container = Container()
+            registerOnRelease(in: container, readingOnce: { nested = read?() })
+            container.register(Piece.self, name: "piece") { r in
+                _ = r.resolve(OnRelease.self)
+                return Piece()
+            }
+            .inObjectScope(.transient)
+        case .factoryDuring:
+            container = Container()
+            registerReader(in: container, readingOnce: { nested = read?() })
+            container.register(Piece.self, name: "piece") { _ in Piece() }
+                .inObjectScope(.transient)
+                .initCompleted { r, _ in _ = r.resolve(Reader.self) }
+        }
+        read = wrapper.reader(of: Piece.self, name: "piece", in: container)
+        let first = read?()
+        let later = read?()
+        #expect(nested != nil)
+        if wrapper.keeps {
+            #expect(first === nested)
+            #expect(later === first)
+        } else {
+            #expect(first !== nested)
+            #expect(later !== first && later !== nested)
+        }
+    }
+
+    /// An optional service whose registered factory throws once: the access is `nil` and logged,
+    /// and not kept, so the next access resolves it; that value is kept by every wrapper that keeps.
+    @MainActor @Test(arguments: FirstAccessWrapper.allCases)
+    func aFailedOptionalIsNilLoggedAndNotKept(wrapper: FirstAccessWrapper) {
+        let log = LogCapture()
+        let name = "failing once, \(wrapper)"
+        let container = Container()
+        var calls = 0
+        container.register(Piece.self, name: name) { (_: Resolver) throws -> Piece in
+            calls += 1
+            if calls == 1 { throw Refused() }
+            return Piece()
+        }
+        .inObjectScope(.transient)
+        let read = wrapper.reader(of: Piece?.self, name: name, in: container)
+        #expect(read() == nil)
+        #expect(log.messages(mentioning: name).count == 1)
+        let second = read()
+        #expect(second != nil)
+        #expect((read() === second) == wrapper.keeps)
+        #expect(log.messages(mentioning: name).count == 1)
+    }
+
+    /// The `nil` of an optional service that is not registered is a value like any other: kept by
+    /// every wrapper that keeps, even once the service is registered; a `Provider` sees it then.
+    @MainActor @Test(arguments: FirstAccessWrapper.allCases)
+    func theNilOfAnUnregisteredOptionalIsKept(wrapper: FirstAccessWrapper) {
+        let container = Container()
+        let read = wrapper.reader(of: Piece?.self, name: "absent", in: container)
+        #expect(read() == nil)
+        container.register(Piece.self, name: "absent") { _ in Piece() }
+        #expect((read() == nil) == wrapper.keeps)
+    }
+
+    /// A value made inside `validate()` lives in the validation's graph only: no wrapper keeps it.
+    @MainActor @Test(arguments: FirstAccessWrapper.allCases)
+    func whatAValidationMakesIsNotKept(wrapper: FirstAccessWrapper) {
+        var read: (() -> Piece)?
+        var duringValidation: Piece?
+        let container = Container()
+        container.register(Piece.self, name: "validated") { _ in Piece() }.inObjectScope(.transient)
+        container.register(Reader.self) { _ in
+            duringValidation = read?()
+            return Reader()
+        }
+        read = wrapper.reader(of: Piece.self, name: "validated", in: container)
+        _ = container.validate()
+        let first = read?()
+        #expect(duringValidation != nil)
+        #expect(first !== duringValidation)
+        #expect((read?() === first) == wrapper.keeps)
+    }
+
+    /// A failure of a service that is not optional stops the program, with the wrapper's message.
+    @Test(arguments: FirstAccessWrapper.allCases)
+    func aFailureStopsWithTheWrappersMessage(wrapper: FirstAccessWrapper) async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [wrapper = wrapper as FirstAccessWrapper] in
+            await MainActor.run {
+                let container = Container()
+                container.register(Piece.self, name: "refused") { (_: Resolver) throws -> Piece in throw Refused() }
+                _ = wrapper.reader(of: Piece.self, name: "refused", in: container)()
+            }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains(wrapper.failedAccess(name: "refused")))
+        #expect(stderr.contains("Refused"))
+    }
+}

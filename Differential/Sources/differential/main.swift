@@ -65,6 +65,8 @@ func stepKind(_ step: MStep) -> String {
     case .countLive: return "countLive"
     case .inspectRegistrations: return "inspectRegistrations"
     case .makeInjected: return "makeInjected"
+    case .makeMainInjected: return "makeMainInjected"
+    case .readRecent(_, let offMain): return offMain ? "readRecent(offMain)" : "readRecent"
     case .registerAsync: return "registerAsync"
     case .addBehavior: return "addBehavior"
     case .resolveInCopy(_, let request): return "resolveInCopy(\(request.wrapper))"
@@ -101,6 +103,8 @@ func features(_ program: MProgram) -> String {
         case .countLive: found.insert("countLive")
         case .inspectRegistrations: found.insert("registrations")
         case .makeInjected: found.insert("injected")
+        case .makeMainInjected: found.insert("main-injected")
+        case .readRecent(_, let offMain): found.insert(offMain ? "read-off-main" : "access")
         case .registerAsync: found.insert("registerAsync")
         case .addBehavior: found.insert("behavior")
         case .resolveInCopy: found.insert("copy")

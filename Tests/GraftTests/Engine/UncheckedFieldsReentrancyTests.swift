@@ -111,8 +111,8 @@ private final class Departing {
         _ = try await view.resolveAsync(Reporter.self)  // built again
     }
 
-    /// `InjectedBox.resolver` and `resolved` (unchecked in release builds): a first access whose
-    /// factory makes another first access on the same object, and a box that holds the last
+    /// `FirstAccess.resolver` and `kept` (unchecked in release builds): a first access whose
+    /// factory makes another first access on the same object, and a component that holds the last
     /// reference to its view, whose container's instances read the property from their `deinit`
     /// when the first access lets the resolver go.
     @Test func firstAccessesThatReenterTheSameObject() {

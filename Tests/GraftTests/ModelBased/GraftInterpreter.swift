@@ -57,7 +57,8 @@ class ModelNodeObject {
     }
 }
 
-/// An object with an `@Injected` property (made by a `makeInjected` step).
+/// An object with an `@Injected` or `@MainInjected` property (made by a `makeInjected` or
+/// `makeMainInjected` step).
 class InjectedHolder {
     func read() -> ModelNodeObject? { nil }
 }
@@ -72,6 +73,33 @@ class InjectedHolder {
 
         override func read() -> ModelNodeObject? {
             service.flatMap { $0 as AnyObject as? ModelNodeObject }
+        }
+    }
+
+    @MainActor final class MainInjectedObject<T> {
+        @MainInjected var service: T?
+
+        init(name: String?) {
+            _service = MainInjected(name: name)
+        }
+    }
+
+    /// Made and read on the main actor only: programs with `@MainInjected` run there
+    /// (`ProgramFeatures.mainActor`), and the model never reads one on another thread.
+    final class MainInjectedHandle<T>: InjectedHolder {
+        let object: MainInjectedObject<T>
+
+        init(name: String?) {
+            object = MainActor.assumeIsolated { MainInjectedObject<T>(name: name) }
+        }
+
+        override func read() -> ModelNodeObject? {
+            // Safe: on the main actor (`assumeIsolated` checks it), and the closure runs
+            // synchronously on this thread: the value crosses into it and back on this one thread.
+            let object = object
+            nonisolated(unsafe) var read: ModelNodeObject?
+            MainActor.assumeIsolated { read = object.service.flatMap { $0 as AnyObject as? ModelNodeObject } }
+            return read
         }
     }
 #endif
@@ -279,6 +307,25 @@ public final class ContainerInterpreter {
             slots.append(value)
             return observe(value)
 
+        case .readRecent(let back, let offMain):
+            guard slots.count - 1 - back >= 0 else { return [.invalid("no slot")] }
+            let target = slots[slots.count - 1 - back]
+            readThisStep = target
+            let made: ModelNodeObject??
+            if offMain {
+                #if INTERPRET_SWINJECT
+                    return [.invalid("reads on another thread are Graft's")]
+                #else
+                    made = onAnotherThread { Self.read(target) }
+                #endif
+            } else {
+                made = Self.read(target)
+            }
+            guard let made else { return [.invalid("not a Lazy, Provider or @Injected")] }
+            let value: InterpreterField = made.map { .object($0) } ?? .none
+            slots.append(value)
+            return observe(value)
+
         case .release(let slot):
             guard !slots.isEmpty else { return [.invalid("no slot")] }
             // Moved out first: the `deinit`s it runs may read `slots`.
@@ -417,7 +464,17 @@ public final class ContainerInterpreter {
                 _ = (bindings, request)
                 return [.invalid("@Injected is Graft's")]
             #else
-                let value = makeInjected(bindings[...], request)
+                let value = makeInjected(bindings[...], request, main: false)
+                slots.append(value)
+                return [observeField(value)]
+            #endif
+
+        case .makeMainInjected(let bindings, let request):
+            #if INTERPRET_SWINJECT
+                _ = (bindings, request)
+                return [.invalid("@MainInjected is Graft's")]
+            #else
+                let value = makeInjected(bindings[...], request, main: true)
                 slots.append(value)
                 return [observeField(value)]
             #endif
@@ -434,24 +491,30 @@ public final class ContainerInterpreter {
     }
 
     #if !INTERPRET_SWINJECT
-        /// Makes the `@Injected` holder inside `bindings`, outermost first.
-        private func makeInjected(_ bindings: ArraySlice<MBinding>, _ request: MRequest) -> InterpreterField {
+        /// Makes the `@Injected` (or, with `main`, `@MainInjected`) holder inside `bindings`,
+        /// outermost first.
+        private func makeInjected(
+            _ bindings: ArraySlice<MBinding>, _ request: MRequest, main: Bool
+        ) -> InterpreterField {
             guard let binding = bindings.first else {
                 struct Make: ModelTypeVisitor {
                     let name: String?
-                    func visit<T>(_ type: T.Type) -> InjectedHolder { InjectedHandle<T>(name: name) }
+                    let main: Bool
+                    func visit<T>(_ type: T.Type) -> InjectedHolder {
+                        main ? MainInjectedHandle<T>(name: name) : InjectedHandle<T>(name: name)
+                    }
                 }
-                return .injected(withModelType(request.type, Make(name: request.name?.string)))
+                return .injected(withModelType(request.type, Make(name: request.name?.string, main: main)))
             }
             switch binding {
             case .resolver(let container):
                 guard let container = containers[container] else { return .none }
-                return withResolver(container.synchronize()) { makeInjected(bindings.dropFirst(), request) }
+                return withResolver(container.synchronize()) { makeInjected(bindings.dropFirst(), request, main: main) }
             case .overrides(let registration):
                 let override = { (copy: Container) in
                     if let registration { _ = self.register(registration, into: copy) }
                 }
-                return withOverrides(override, operation: { makeInjected(bindings.dropFirst(), request) })
+                return withOverrides(override, operation: { makeInjected(bindings.dropFirst(), request, main: main) })
             }
         }
     #endif

@@ -57,6 +57,8 @@ import Testing
         var failures = 0
         var keptSteps = 0
         var reentered: [UInt64] = []
+        var reenteredByWrapper: [MFirstAccessWrapper: Int] = [:]
+        var failedByWrapper: [MFirstAccessWrapper: Int] = [:]
         var skippedSteps: [String: Int] = [:]
         let stopReport = StopReport()
         defer { stopReport.remove() }
@@ -68,7 +70,9 @@ import Testing
             if stats {
                 let modelled = ReferenceModel.run(program)
                 keptSteps += modelled.program.steps.count
-                if modelled.reenteredFirstAccesses > 0 { reentered.append(seed) }
+                if !modelled.firstAccesses.reentered.isEmpty { reentered.append(seed) }
+                for wrapper in modelled.firstAccesses.reentered.keys { reenteredByWrapper[wrapper, default: 0] += 1 }
+                for wrapper in modelled.firstAccesses.failed.keys { failedByWrapper[wrapper, default: 0] += 1 }
                 for reason in modelled.skipped { skippedSteps[reason, default: 0] += 1 }
             }
             if trace { print("seed \(seed):\n\(ReferenceModel.run(program).program.render())\n") }
@@ -84,6 +88,32 @@ import Testing
             print(
                 "programs with a first access re-entered by a deinit: \(reentered.count), seeds \(reentered.prefix(20))"
             )
+            func byWrapper(_ counts: [MFirstAccessWrapper: Int]) -> String {
+                MFirstAccessWrapper.allCases.map { "\($0.rawValue): \(counts[$0, default: 0])" }.joined(separator: ", ")
+            }
+            print("  by wrapper: \(byWrapper(reenteredByWrapper))")
+            print("programs with a failed first access, by wrapper: \(byWrapper(failedByWrapper))")
+        }
+    }
+
+    /// The default programs reach what the first-access component promises for every wrapper: a
+    /// first access re-entered by a `deinit` (for `Lazy`, `Provider`, `@Injected`, `@MainInjected`)
+    /// and one that fails and is not kept (for `@Injected`, `@MainInjected`; a failure stops a
+    /// `Lazy` or a `Provider`, so those are not modelled), each in many programs, so a divergent
+    /// rule in any of them shows in `graftMatchesTheReferenceModel`.
+    @Test func theProgramsReenterAndFailEveryFirstAccess() {
+        var reentered: [MFirstAccessWrapper: Int] = [:]
+        var failed: [MFirstAccessWrapper: Int] = [:]
+        for seed in UInt64(1)...1000 {
+            let counts = ReferenceModel.run(ProgramGenerator.generate(seed: seed)).firstAccesses
+            for (wrapper, count) in counts.reentered where count > 0 { reentered[wrapper, default: 0] += 1 }
+            for (wrapper, count) in counts.failed where count > 0 { failed[wrapper, default: 0] += 1 }
+        }
+        for wrapper in MFirstAccessWrapper.allCases {
+            #expect(reentered[wrapper, default: 0] >= 20, "programs re-entering a first access of \(wrapper)")
+        }
+        for wrapper in [MFirstAccessWrapper.injected, .mainInjected] {
+            #expect(failed[wrapper, default: 0] >= 20, "programs with a failed first access of \(wrapper)")
         }
     }
 

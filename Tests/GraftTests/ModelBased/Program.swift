@@ -164,6 +164,12 @@ public struct MRequest: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// The wrappers whose first access the programs read: `Lazy`, `Provider`, `@Injected`,
+/// `@MainInjected`.
+public enum MFirstAccessWrapper: String, CaseIterable, Hashable, Sendable {
+    case lazy, provider, injected, mainInjected
+}
+
 public struct MForward: Hashable, Sendable {
     public var type: MType
     public var name: MName?
@@ -290,6 +296,12 @@ public enum MStep: Hashable, Sendable {
     /// the nested bindings (the first binds a resolver); it goes into a new slot, and `access`
     /// reads it.
     case makeInjected(bindings: [MBinding], MRequest)
+    /// As `makeInjected`, with `@MainInjected var service: T?` in a `@MainActor` object.
+    case makeMainInjected(bindings: [MBinding], MRequest)
+    /// Reads the `Lazy`, `Provider`, `@Injected` or `@MainInjected` held in the slot `back` before
+    /// the newest (0: the newest), as `access` does; with `offMain`, on another thread (never the
+    /// main actor's) while the program's thread waits. The result goes into a new slot.
+    case readRecent(back: Int, offMain: Bool)
     /// Adds to a container a behavior that, told about a registration of a model service
     /// (`register`, `registerMain`, `registerAsync`; not a forward), sets its scope (`scope`, if
     /// any), then copies the container's registrations as a test trait does (`withResolver` of a
@@ -395,7 +407,7 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 lines.append(
                     "c\(container).registerAsync(AsyncService.self\(name.map { ", name: \($0.source)" } ?? "")) { _ in AsyncService() }"
                 )
-            case .makeInjected(let bindings, let request):
+            case .makeInjected(let bindings, let request), .makeMainInjected(let bindings, let request):
                 var line = "let s\(slots) = "
                 var closing = ""
                 for binding in bindings {
@@ -411,8 +423,15 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                     closing += " }"
                 }
                 let nameText = request.name.map { "(name: \($0.source))" } ?? ""
-                line += "Holder { @Injected\(nameText) var service: \(request.type)? }" + closing
+                var wrapper = "Holder { @Injected"
+                if case .makeMainInjected = step { wrapper = "@MainActor Holder { @MainInjected" }
+                line += "\(wrapper)\(nameText) var service: \(request.type)? }" + closing
                 lines.append(line)
+                slots += 1
+            case .readRecent(let back, let offMain):
+                let source = slots - 1 - back < 0 ? "s?" : "s\(slots - 1 - back)"
+                lines.append(
+                    "let s\(slots) = " + (offMain ? "onAnotherThread { \(source).instance }" : "\(source).instance"))
                 slots += 1
             case .addBehavior(let container, let scope):
                 lines.append(
@@ -676,6 +695,9 @@ public enum ProgramGenerator {
         // the seed gives without behaviors (the seeds README.md names keep their programs).
         var behaviorRandom = SplitMix64(seed: seed ^ 0x6265_6861_7669_6F72)
         addBehavior(to: &program, using: &behaviorRandom, features: features)
+        // First-access blocks too: a seed's program without one is the program it gives without them.
+        var firstAccessRandom = SplitMix64(seed: seed ^ 0x6669_7273_7441_6363)
+        addFirstAccesses(to: &program, using: &firstAccessRandom, features: features)
         return program
     }
 
@@ -684,6 +706,7 @@ public enum ProgramGenerator {
         var source = ByteSource(bytes)
         var program = generate(using: &source, maxSteps: maxSteps, features: features)
         addBehavior(to: &program, using: &source, features: features)
+        addFirstAccesses(to: &program, using: &source, features: features)
         return program
     }
 
@@ -1039,6 +1062,117 @@ public enum ProgramGenerator {
         program.steps = steps
     }
 
+    /// In some programs, one or two blocks of steps, each at a random place, that make a `Lazy`, a
+    /// `Provider` (each through the container or its synchronized view), an `@Injected` or an
+    /// `@MainInjected` and read it, so that its first access is re-entered, or fails before it
+    /// succeeds:
+    ///
+    /// - re-entered: the service's factory resolves a graph-scoped service and drops it at once,
+    ///   so it is released as the first access's resolution ends, and its `deinit` reads the same
+    ///   wrapper (`deinitSlot` 2). The service is mostly transient or graph-scoped, so the nested
+    ///   read makes an instance of its own, and which one the wrappers hand out shows in the trace;
+    /// - failed first (`@Injected`, `@MainInjected`; a failure would stop a `Lazy` or `Provider`):
+    ///   the wrapper's first read fails, `nil` and not kept, because it is made on another thread
+    ///   while the service is a main-actor one (`@Injected` only), or because the key is forwarded to
+    ///   a transient registration of another class; then the service is registered under that key
+    ///   (replacing the forward) or read on the program's thread, and the next read resolves it.
+    ///
+    /// The choices come from a random stream of their own.
+    static func addFirstAccesses<Source: ChoiceSource>(
+        to program: inout MProgram, using random: inout Source, features: ProgramFeatures
+    ) {
+        guard features.contains(.deinitEffects) && random.chance(40) else { return }
+        for _ in 0...random.below(2) {
+            let block = firstAccessBlock(&random, parents: program.parents, features: features)
+            program.steps.insert(contentsOf: block, at: random.below(program.steps.count + 1))
+        }
+    }
+
+    static func firstAccessBlock<Source: ChoiceSource>(
+        _ random: inout Source, parents: [Int], features: ProgramFeatures
+    ) -> [MStep] {
+        var wrappers: [MFirstAccessWrapper] = [.lazy, .provider]
+        if features.contains(.graftAPI) { wrappers += [.injected, .injected] }
+        if features.contains(.graftAPI) && features.contains(.mainActor) { wrappers += [.mainInjected, .mainInjected] }
+        let wrapper = random.pick(wrappers)
+        var failures: [PlantedFailure] = [.none, .none]
+        if wrapper == .injected || wrapper == .mainInjected { failures.append(.forwardToAnotherClass) }
+        if wrapper == .injected && features.contains(.mainActor) { failures.append(.offMain) }
+        let failure = random.pick(failures)
+        let container = random.below(parents.count)
+        // The graph-scoped service whose `deinit` reads the wrapper the step reads.
+        let releasedClass = random.pick(MClass.allCases)
+        let released = MRegistration(
+            container: container, service: .cls(releasedClass), makes: releasedClass, name: makeName(&random),
+            args: .none, scope: random.pick([.graph, .unspecified]), dependencies: [], completions: [], forwards: [],
+            onDeinit: .readSlot, deinitSlot: 2)
+        let service = random.pick(MType.all)
+        var dependencies = [
+            MRequest(type: released.service, name: released.name, args: .none, wrapper: .discarded)
+        ]
+        if random.chance(25) {
+            dependencies.append(makeRequest(&random, registered: [], topLevel: false))
+        }
+        let main =
+            failure == .offMain || (features.contains(.mainActor) && random.chance(wrapper == .mainInjected ? 50 : 15))
+        let served = MRegistration(
+            container: container, service: service,
+            makes: random.pick(MClass.allCases.filter { service.isSatisfied(by: $0) }), name: makeName(&random),
+            args: .none, scope: random.pick([.transient, .transient, .graph, .unspecified, .container, .weak]),
+            dependencies: dependencies, completions: [], forwards: [], onDeinit: .none, isMain: main)
+        let reader = random.pick(descendants(of: container, parents: parents))
+        let request = MRequest(type: service, name: served.name, args: .none, wrapper: .plain)
+        var steps: [MStep] = [.register(released)]
+        var readsBeforeTheService: [MStep] = []
+        switch failure {
+        case .none:
+            steps.append(.register(served))
+        case .offMain:
+            steps.append(.register(served))
+            readsBeforeTheService = [.readRecent(back: 0, offMain: true)]
+        case .forwardToAnotherClass:
+            let other = random.pick(MClass.allCases.filter { !service.isSatisfied(by: $0) })
+            steps.append(
+                .register(
+                    MRegistration(
+                        container: container, service: .cls(other), makes: other, name: makeName(&random),
+                        args: .none, scope: .transient, dependencies: [], completions: [],
+                        forwards: [MForward(type: service, name: served.name)], onDeinit: .none)))
+            readsBeforeTheService = [.readRecent(back: 0, offMain: false), .register(served)]
+        }
+        switch wrapper {
+        case .lazy, .provider:
+            var deferred = request
+            deferred.wrapper = wrapper == .lazy ? .lazy : .provider
+            steps.append(
+                features.contains(.graftAPI) && random.chance(50)
+                    ? .resolveThroughView(container: reader, deferred) : .resolve(container: reader, deferred))
+        case .injected, .mainInjected:
+            var bindings: [MBinding] = [.resolver(container: reader)]
+            if random.chance(20) { bindings.append(.overrides(nil)) }
+            steps.append(
+                wrapper == .injected
+                    ? .makeInjected(bindings: bindings, request) : .makeMainInjected(bindings: bindings, request))
+        }
+        steps += readsBeforeTheService
+        // The wrapper is the newest slot, or the one before the failed read's.
+        steps.append(.readRecent(back: readsBeforeTheService.isEmpty ? 0 : 1, offMain: false))
+        if random.chance(50) { steps.append(.readRecent(back: readsBeforeTheService.isEmpty ? 1 : 2, offMain: false)) }
+        return steps
+    }
+
+    /// How a planted first access fails before it succeeds (see `addFirstAccesses`).
+    private enum PlantedFailure { case none, offMain, forwardToAnotherClass }
+
+    /// `container` and the containers below it.
+    static func descendants(of container: Int, parents: [Int]) -> [Int] {
+        parents.indices.filter { c in
+            var level = c
+            while level >= 0 && level != container { level = parents[level] }
+            return level >= 0
+        }
+    }
+
     static func makeName<Source: ChoiceSource>(_ random: inout Source) -> MName? {
         random.chance(80) ? nil : random.pick(MName.allCases)
     }
@@ -1226,6 +1360,16 @@ public enum ProgramShrinker {
                 out.append(.makeInjected(bindings: smaller, request))
             }
             return out
+        case .makeMainInjected(let bindings, let request):
+            var out: [MStep] = [.makeInjected(bindings: bindings, request)]
+            for i in bindings.indices where i > 0 {
+                var smaller = bindings
+                smaller.remove(at: i)
+                out.append(.makeMainInjected(bindings: smaller, request))
+            }
+            return out
+        case .readRecent(let back, let offMain):
+            return offMain ? [.readRecent(back: back, offMain: false)] : []
         default:
             return []
         }
@@ -1280,6 +1424,17 @@ extension MStep {
         case .addBehavior(let c, let scope): return .addBehavior(container: map(c), scope: scope)
         case .makeInjected(let bindings, let request):
             return .makeInjected(
+                bindings: bindings.map { binding in
+                    switch binding {
+                    case .resolver(let c): return .resolver(container: map(c))
+                    case .overrides(let r):
+                        guard var moved = r else { return .overrides(nil) }
+                        moved.container = map(moved.container)
+                        return .overrides(moved)
+                    }
+                }, request)
+        case .makeMainInjected(let bindings, let request):
+            return .makeMainInjected(
                 bindings: bindings.map { binding in
                     switch binding {
                     case .resolver(let c): return .resolver(container: map(c))

@@ -77,6 +77,17 @@ enum ModelNodeKind: Equatable {
     }
 }
 
+/// What the first accesses of a program did.
+public struct FirstAccessCounts: Sendable {
+    /// First accesses that a `deinit` re-entered (for a `Provider`, whose every read is a first
+    /// access: reads that a `deinit` run by the read read again), by wrapper.
+    public var reentered: [MFirstAccessWrapper: Int] = [:]
+    /// First accesses that failed (`nil`, not kept), by wrapper.
+    public var failed: [MFirstAccessWrapper: Int] = [:]
+
+    public init() {}
+}
+
 struct ModelNode {
     var kind: ModelNodeKind
     var fields: [ModelField] = []
@@ -93,6 +104,17 @@ struct ModelNode {
     /// `@Injected`: the name asked for, and whether a value (maybe `nil`) is kept.
     var name: MName?
     var isResolved = false
+    /// An `@MainInjected` (read on the main actor only), not an `@Injected`.
+    var isMain = false
+
+    /// Which wrapper a wrapper node is.
+    var wrapper: MFirstAccessWrapper {
+        switch kind {
+        case .lazy: return .lazy
+        case .provider: return .provider
+        case .instance, .injected: return isMain ? .mainInjected : .injected
+        }
+    }
 }
 
 struct ModelContext {
@@ -164,8 +186,8 @@ public struct ReferenceModel {
     /// A request failed: Graft counts the resolutions its path reached after the failure (a kept
     /// instance still answers), which the model does not follow, so `registrations` is not compared.
     var resolutionCountsUnknown = false
-    /// First accesses that a `deinit` re-entered (for statistics).
-    var reenteredFirstAccesses = 0
+    /// What the first accesses did (for statistics, and the test that the generator reaches them).
+    var firstAccesses = FirstAccessCounts()
 
     /// Deeper resolutions are not modelled (Graft stops at 200, Swinject crashes at 200).
     static let maximumFrames = 60
@@ -183,7 +205,7 @@ public struct ReferenceModel {
     public static func run(
         _ program: MProgram
     ) -> (
-        program: MProgram, trace: Trace, skipped: [String], reenteredFirstAccesses: Int
+        program: MProgram, trace: Trace, skipped: [String], firstAccesses: FirstAccessCounts
     ) {
         var model = ReferenceModel(parents: program.parents)
         var kept: [MStep] = []
@@ -216,7 +238,7 @@ public struct ReferenceModel {
         }
         return (
             MProgram(parents: program.parents, steps: kept, childrenOfViews: program.childrenOfViews), normalize(raw),
-            skipped, model.reenteredFirstAccesses
+            skipped, model.firstAccesses
         )
     }
 
@@ -312,6 +334,22 @@ public struct ReferenceModel {
             hold(value)
             return observe(value)
 
+        case .readRecent(let back, let offMain):
+            let index = slots.count - 1 - back
+            guard index >= 0, case .node(let wrapper) = slots[index], !nodes[wrapper].kind.isInstance else {
+                throw Unmodelable("read: no wrapper in the slot")
+            }
+            if offMain {
+                if nodes[wrapper].isMain { throw Unmodelable("read: @MainInjected off the main actor") }
+                offMainThisStep = true
+            }
+            readThisStep = wrapper
+            guard let value = try read(wrapper, firstAccessHere: true, offMain: offMain) else {
+                throw Unmodelable("read: not a wrapper")
+            }
+            hold(value)
+            return observe(value)
+
         case .release(let slot):
             guard !slots.isEmpty else { throw Unmodelable("release: no slot") }
             let index = slot % slots.count
@@ -372,7 +410,7 @@ public struct ReferenceModel {
             _ = try register(registration, in: container, isAsync: true)
             return []
 
-        case .makeInjected(let bindings, let request):
+        case .makeInjected(let bindings, let request), .makeMainInjected(let bindings, let request):
             guard case .resolver(let first) = bindings.first else { throw Unmodelable("injected: no resolver bound") }
             try requireHeld(first)
             var current = first
@@ -390,6 +428,7 @@ public struct ReferenceModel {
             node.container = current
             node.requested = request.type
             node.name = request.name
+            if case .makeMainInjected = step { node.isMain = true }
             nodes.append(node)
             hold(.node(nodes.count - 1))
             return [.injected]
@@ -499,9 +538,10 @@ public struct ReferenceModel {
         return parent
     }
 
-    /// Reads a `Lazy`, `Provider` or `@Injected`: the value, or `nil` if `wrapper` is an instance.
-    /// `firstAccessHere`: the step's own access (not a `deinit`'s).
-    mutating func read(_ wrapper: Int, firstAccessHere: Bool) throws -> ModelField? {
+    /// Reads a `Lazy`, `Provider`, `@Injected` or `@MainInjected`: the value, or `nil` if `wrapper`
+    /// is an instance. `firstAccessHere`: the step's own access (not a `deinit`'s); `offMain`: on
+    /// another thread, where a main-actor registration refuses to answer.
+    mutating func read(_ wrapper: Int, firstAccessHere: Bool, offMain: Bool = false) throws -> ModelField? {
         let node = nodes[wrapper]
         switch node.kind {
         case .instance:
@@ -512,7 +552,7 @@ public struct ReferenceModel {
                 throw Unmodelable("Lazy read after its container is gone: the access would stop the program")
             }
             if firstAccessHere { firstAccessed = wrapper }
-            let value = try resolveDeferred(node, graph: node.graph ?? newGraph())
+            let value = try resolveDeferred(node, graph: node.graph ?? newGraph(), offMain: offMain)
             nodes[wrapper].cached = value
             retain(.node(value))
             return .node(value)
@@ -520,7 +560,7 @@ public struct ReferenceModel {
             guard containerAlive[node.container] else {
                 throw Unmodelable("Provider read after its container is gone: the access would stop the program")
             }
-            return .node(try resolveDeferred(node, graph: newGraph()))
+            return .node(try resolveDeferred(node, graph: newGraph(), offMain: offMain))
         case .injected:
             if node.isResolved { return node.cached.map(ModelField.node) ?? ModelField.none }
             if firstAccessHere { firstAccessed = wrapper }
@@ -530,17 +570,22 @@ public struct ReferenceModel {
                 return ModelField.none
             }
             var context = ModelContext(graph: newGraph(), resolver: node.container, topLevelGraph: nil)
+            context.offMain = offMain
             let value = try resolveEntry(entry, as: node.requested, &context)
             guard !context.failed, case .node(let made) = value else {
                 // An instance of another type than the forwarded one asked for fails the access
                 // but not the request: what the request kept stays.
-                guard context.failed else { return ModelField.none }
+                guard context.failed else {
+                    firstAccesses.failed[node.wrapper, default: 0] += 1
+                    return ModelField.none
+                }
                 if context.ranVisibleDeinitFactory {
                     throw Unmodelable("deinit: a failed request made objects with actions")
                 }
                 if context.ranCompletingFactory { liveCountUnknown = true }
                 releasedMidStep = true
                 rollBack(context.undo)
+                firstAccesses.failed[node.wrapper, default: 0] += 1
                 return ModelField.none  // a failure is not kept: the next access resolves again
             }
             nodes[wrapper].isResolved = true
@@ -729,16 +774,31 @@ public struct ReferenceModel {
                 guard index >= 0, case .node(let held) = slots[index], !nodes[held].kind.isInstance else { break }
                 wrapper = held
             }
+            if wrapper == readThisStep, nodes[wrapper].kind == .provider, whileAccessing.contains(dead) {
+                firstAccesses.reentered[.provider, default: 0] += 1  // each read of a `Provider` is a first access
+                resolutionCountsUnknown = true
+            }
             if let first = firstAccessed, first == wrapper, whileAccessing.contains(dead) {
-                reenteredFirstAccesses += 1
+                firstAccesses.reentered[nodes[wrapper].wrapper, default: 0] += 1
+                resolutionCountsUnknown = true
                 // Re-entered first access: the instance made by the nested access is everyone's,
                 // and the outer one is made for nothing. Modelled when that changes nothing else.
                 guard dead >= nodesAtStepStart else { throw Unmodelable("deinit: re-entered by an older object") }
+                let handedOut = nodes[wrapper].cached
                 for made in nodesAtStepStart..<nodes.count where made != dead && nodes[made].madeBy >= 0 {
                     let other = entries[nodes[made].madeBy].registration
                     if other.onDeinit.isVisible || other.factoryAction != .none {
                         throw Unmodelable("deinit: re-entered first access makes objects with actions twice")
                     }
+                    // The nested access makes instances of its own, and the outer one's are
+                    // dropped. Only the instance handed out is modelled: a dependency the outer
+                    // access made may be held elsewhere (by a scope the nested access then finds
+                    // filled, so the one handed out holds another), and what an `initCompleted`
+                    // action holds may form a cycle, which outlives the drop.
+                    if made != handedOut {
+                        throw Unmodelable("deinit: re-entered first access made more than it hands out")
+                    }
+                    if !other.completions.isEmpty { liveCountUnknown = true }
                 }
             }
             let value = try read(wrapper, firstAccessHere: false)
@@ -788,9 +848,11 @@ public struct ReferenceModel {
     }
 
     /// `Lazy.instance` / `Provider.instance`: the entry found when the wrapper was made, resolved
-    /// through the container it was made by. A failure would stop the program: not modelled.
-    mutating func resolveDeferred(_ wrapper: ModelNode, graph: Int) throws -> Int {
+    /// through the container it was made by (on another thread with `offMain`). A failure would
+    /// stop the program: not modelled.
+    mutating func resolveDeferred(_ wrapper: ModelNode, graph: Int, offMain: Bool) throws -> Int {
         var context = ModelContext(graph: graph, resolver: wrapper.container, topLevelGraph: nil)
+        context.offMain = offMain
         let value = try resolveEntry(wrapper.entry, as: wrapper.requested, &context)
         guard !context.failed, case .node(let made) = value else {
             throw Unmodelable("Lazy/Provider resolution fails: the access would stop the program")

@@ -1,0 +1,108 @@
+// Graft — MIT License.
+
+/// What `Lazy` and `Provider` keep to resolve later: the registration found when they were made
+/// (as Swinject does, so a later replacement, override or `removeAll()` does not change what they
+/// resolve), the container, and whether to go through its mutex.
+///
+/// The container is reached through its ``ContainerLink``, not held: services holding a `Lazy`
+/// often live in that container (a strong reference would be a cycle), and a `Lazy` may outlive
+/// it. The link holds the hierarchy, which owns the mutex, so a synchronized `Lazy` can always
+/// lock before looking at anything else.
+struct DeferredResolution<Service> {
+    private let link: ContainerLink
+    /// Made through a synchronized view: every access takes the mutex.
+    let synchronized: Bool
+    /// The registration name asked for.
+    let name: String?
+    private let resolve: (Container, Resolver) -> Service?
+
+    var hierarchy: Hierarchy { link.hierarchy }
+    private var container: Container? { link.container }
+
+    init(
+        container: Container, resolver: Resolver, name: String?,
+        resolve: @escaping (Container, Resolver) -> Service?
+    ) {
+        self.link = container.link
+        self.synchronized = resolver is SynchronizedResolver
+        self.name = name
+        self.resolve = resolve
+    }
+
+    /// What guards the first access's fields: the mutex when made through a synchronized view.
+    var isolation: FirstAccessIsolation { synchronized ? .anyThread : .oneThread }
+
+    /// A new graph when a factory of the current request is running (a `Lazy` read by a factory),
+    /// else `nil`: read directly in `withObjectGraph`, it resolves in that graph, as any
+    /// resolution there does.
+    func graphOfItsOwnInsideAResolution() -> GraphIdentifier? {
+        hierarchy.isAtRequestBase ? nil : GraphIdentifier()
+    }
+
+    /// Resolves now (in `graph` if given), or throws why it cannot: the first access decides what
+    /// that failure means, so it is not logged here. Stops with a message if the container is
+    /// gone: there is nothing left to resolve in.
+    ///
+    /// Without a graph, a resolution in a factory is part of that factory's request; if the
+    /// request has failed already, its failure is set aside meanwhile, so the service is resolved
+    /// (its own failure is its own) and whatever it keeps is dropped with the request.
+    func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) throws(ResolutionError) -> Service {
+        guard let container else {
+            stop(
+                "Graft: \(wrapper)<\(Service.self)> was accessed after its container was released; "
+                    + "keep the container alive as long as the services that hold a \(wrapper)")
+        }
+        let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
+        let errors = hierarchy.errorCount
+        let outer = hierarchy.beginCallHandingFailureToCaller()
+        let made: Service?
+        if let graph {
+            made = container.withObjectGraph(graph) { _ in resolve(container, resolver) }
+        } else {
+            let setAside = hierarchy.setFailureAside()
+            made = resolve(container, resolver)
+            hierarchy.takeBackFailure(setAside)
+        }
+        hierarchy.endCallHandingFailureToCaller(outer)
+        if let made { return made }
+        throw hierarchy.failure(since: errors)
+            ?? ResolutionError(
+                .notRegistered, path: hierarchy.path + ["\(Service.self)"],
+                message: "Graft: resolution failed: \(Service.self) is not registered (any more).")
+    }
+}
+
+extension DeferredResolution: CustomReflectable {
+    /// Whether it locks, and nothing of the container: it may be gone, and a `dump` or a debugger
+    /// must never load it.
+    var customMirror: Mirror {
+        Mirror(self, children: ["synchronized": synchronized], displayStyle: .struct)
+    }
+}
+
+extension Container {
+    /// What a `Lazy` or `Provider` of `Wrapped` resolves: the registration found now, or, for a
+    /// wrapper of a wrapper (`Lazy<Provider<X>>`), the same request made again on access; `nil`
+    /// when neither exists.
+    func deferredResolution<Wrapped, each Argument>(
+        of type: Wrapped.Type,
+        resolver: Resolver,
+        name: String?,
+        arguments: repeat each Argument
+    ) -> DeferredResolution<Wrapped>? {
+        let key = ServiceKey(service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
+        let values = (repeat each arguments)
+        if let slot = slot(for: key), let entry = slot.pointee.entry {
+            return DeferredResolution(container: self, resolver: resolver, name: name) { container, resolver in
+                withUnsafePointer(to: values) { pointer in
+                    entry.resolve(
+                        as: Wrapped.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
+                }
+            }
+        }
+        guard Wrapped.self is any ResolutionWrapper.Type else { return nil }
+        return DeferredResolution(container: self, resolver: resolver, name: name) { container, resolver in
+            container.resolveService(Wrapped.self, name: name, resolver: resolver, arguments: repeat each values)
+        }
+    }
+}

@@ -1,0 +1,276 @@
+// Graft — MIT License.
+
+/// A service resolved on first access, then the value kept: the one component behind `Lazy`,
+/// `Provider`, `@Injected` and `@MainInjected`. What sets them apart (how the service is resolved,
+/// what guards the fields, whether a value is kept, how messages name the wrapper) is the
+/// ``FirstAccessPolicy`` each access passes. The rules are written here, once:
+///
+/// - **One instance for everyone, the first kept.** User code run by the resolution (a factory, an
+///   `initCompleted` action, a `deinit` at its end) may read the same wrapper again on this thread;
+///   that nested access resolves and keeps a value of its own. So the kept value is read again once
+///   the resolution returns: if there is one, it is everyone's, and the value made here is released
+///   on return, outside any access to the fields. A nested access that needs the value while it is
+///   being made (the service's own factory) is a cycle, and fails as one.
+/// - **A failure is not kept.** For an optional service whose registered service failed, the access
+///   is `nil`, logged as `resolve` logs it, and the next access resolves again; any other failure
+///   stops the program with the policy's message. A value is kept only as
+///   ``mayKeep(failuresBefore:in:isNone:)`` allows.
+/// - **The captured resolver goes once a value is kept**: a singleton holding an `@Injected` would
+///   otherwise keep its own container alive (container, entry, singleton, component, resolver).
+/// - **The unbound placeholder stops.** A wrapper made where no resolver was bound captured a
+///   placeholder that can never resolve anything: its first access says how to bind one.
+///
+/// The accessors are inlinable over `@usableFromInline` internals, so `@Injected` runs them
+/// specialized in the caller, and allocates the component with the caller's cached metadata:
+/// unspecialized, every `Optional<Service>` and `FirstAccess<Service>` would be a runtime metadata
+/// lookup (a third of a first access).
+@usableFromInline
+final class FirstAccess<Service> {
+    /// Whose mutex guards the first access, and whose failures are counted.
+    @usableFromInline let hierarchy: Hierarchy
+    // `resolver` and `kept` are guarded as the policy's ``FirstAccessIsolation`` says. They are
+    // read by inlinable code in other modules, where each access to a class's stored property
+    // would otherwise be checked dynamically for exclusivity (half of a first access); debug builds
+    // keep the checks. Written only by `keep(_:failuresBefore:)`, which runs no user code inside a
+    // store.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        /// The resolver `@Injected` or `@MainInjected` captured, held until a value is kept; `nil`
+        /// for `Lazy` and `Provider`, which reach their container through a link that does not
+        /// keep it alive.
+        @usableFromInline var resolver: SynchronizedResolver?
+        /// The value once kept (also the `nil` of an optional service not registered).
+        @usableFromInline var kept: KeptValue<Service>?
+    #else
+        @exclusivity(unchecked) @usableFromInline var resolver: SynchronizedResolver?
+        @exclusivity(unchecked) @usableFromInline var kept: KeptValue<Service>?
+    #endif
+    /// The registration name asked for.
+    @usableFromInline let name: String?
+
+    /// Inlinable, so `@Injected` allocates the component with its module's cached metadata for
+    /// `FirstAccess<Service>` (not a runtime lookup per object made).
+    @inlinable
+    init(in hierarchy: Hierarchy, capturing resolver: SynchronizedResolver?, name: String?) {
+        self.hierarchy = hierarchy
+        self.resolver = resolver
+        self.name = name
+    }
+
+    /// The value: the one kept, or a resolution now.
+    @inlinable
+    func value<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
+        if let value = keptValue(policy) { return value }
+        return firstAccess(policy)
+    }
+
+    /// The value kept, if any: read under the mutex unless the policy's isolation allows otherwise.
+    @inlinable
+    func keptValue<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service? where Policy.Service == Service {
+        guard policy.isolation == .anyThread else { return kept?.value }
+        lockForRead()
+        defer { unlockForRead() }
+        return kept?.value
+    }
+
+    /// A first access (or one that raced another thread's): resolves, then keeps as the rules say.
+    @inlinable
+    func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
+        let locks = policy.isolation != .oneThread
+        let failures = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
+        defer { if locks { exitLocked() } }
+        if let kept { return kept.value }  // kept by another thread meanwhile
+        // Held here: a nested access that keeps a value lets the field go.
+        let resolver = self.resolver
+        do throws(ResolutionError) {
+            let made = try policy.resolve(through: resolver, for: self)
+            // User code run by that resolution (a factory, a `deinit` at its end) may have read this
+            // wrapper and kept a value: that first one is everyone's, and `made` is released on return.
+            if let kept { return kept.value }
+            // Allocated here, specialized (see the type's comment).
+            if Policy.keeps { keep(KeptValue(made), failuresBefore: failures) }
+            return made
+        } catch {
+            if let kept { return kept.value }
+            if let absent = absentAfterFailure(error) { return absent }  // not kept: the next access tries again
+            stopAfterFailure(error, policy)
+        }
+    }
+
+    /// Resolves through `resolver` as a request of its own: outside any resolution a resolution is
+    /// one already; inside one (a factory reading the property), a graph of its own makes it one, so
+    /// a failure of the enclosing request cannot roll back what this keeps. (Always inlined: a
+    /// call of its own costs a first access more than its body.)
+    @inlinable @inline(__always)
+    func resolveInItsOwnRequest(through resolver: SynchronizedResolver) throws(ResolutionError) -> Service {
+        if isBetweenResolutions() { return try resolver.require(Service.self, name: name) }
+        return try resolver.withObjectGraph(GraphIdentifier()) { view in
+            Result { () throws(ResolutionError) -> Service in try view.require(Service.self, name: name) }
+        }.get()
+    }
+
+    /// Keeps `value` unless ``mayKeep(failuresBefore:in:isNone:)`` says not to, then lets the
+    /// resolver go. Under the policy's isolation, with nothing kept yet.
+    ///
+    /// Invariant (the fields are unchecked in release builds): no user code runs inside a store to
+    /// them. The first store fills an empty field, so it releases nothing (checked in debug
+    /// builds); the second empties `resolver`, whose value is moved out first and released after,
+    /// through a call the optimizer cannot move the store past: that release may be the last
+    /// reference to a view, its container and their instances, whose `deinit`s may read this
+    /// component.
+    ///
+    /// Inlinable, so the new value's reference moves into the field (no retain, no release).
+    @inlinable
+    func keep(_ value: consuming KeptValue<Service>, failuresBefore failures: Int) {
+        guard mayKeep(value, failuresBefore: failures) else { return }
+        assert(kept == nil, "FirstAccess: a value is kept already; storing another would release it")
+        kept = consume value
+        let dropped = resolver
+        resolver = nil
+        Self.release(dropped)
+    }
+
+    /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.
+    /// Stops if the wrapper captured the unbound placeholder: it could never resolve anything.
+    @usableFromInline
+    func enterLocked(wrapper: StaticString) -> Int {
+        hierarchy.enterLocked()
+        return enter(wrapper: wrapper)
+    }
+
+    /// ``enterLocked(wrapper:)`` without the mutex, for a plain container's one thread.
+    @usableFromInline
+    func enter(wrapper: StaticString) -> Int {
+        // The placeholder's hierarchy is its own (no container joins it), so its mark tells,
+        // without retaining anything.
+        if _slowPath(hierarchy.isUnboundPlaceholder) { stopUnbound(wrapper: wrapper) }
+        return hierarchy.errorCount
+    }
+
+    @usableFromInline
+    func exitLocked() { hierarchy.exitLocked() }
+
+    @usableFromInline
+    func lockForRead() { hierarchy.mutex.lock() }
+
+    @usableFromInline
+    func unlockForRead() { hierarchy.mutex.unlock() }
+
+    @usableFromInline
+    func isBetweenResolutions() -> Bool { hierarchy.depth == 0 }
+
+    /// See ``mayKeep(failuresBefore:in:isNone:)``.
+    @usableFromInline
+    func mayKeep(_ value: KeptValue<Service>, failuresBefore failures: Int) -> Bool {
+        Graft.mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value))
+    }
+
+    @usableFromInline @inline(never)
+    static func release(_ resolver: __owned SynchronizedResolver?) {
+        withExtendedLifetime(resolver) {}
+    }
+
+    /// For an optional service whose registered service failed: `nil`, and the failure logged, as
+    /// `resolve` logs it. `nil` (stop) otherwise.
+    @usableFromInline
+    func absentAfterFailure(_ error: ResolutionError) -> Service? {
+        hierarchy.absentAfterFailure(of: Service.self, error)
+    }
+
+    @usableFromInline
+    func stopAfterFailure<Policy: FirstAccessPolicy>(_ error: ResolutionError, _ policy: Policy) -> Never {
+        stop("Graft: \(policy.failedAccess(name: name)): \(error.descriptionWithoutPrefix)")
+    }
+
+    /// The wrapper captured the empty placeholder, which can never resolve anything, so even an
+    /// optional service would be `nil` for good. That is a setup mistake, said once, with the fix.
+    /// Out of line, so the first access's fast path saves no registers for making the message.
+    @inline(never)
+    private func stopUnbound(wrapper: StaticString) -> Never {
+        stop(
+            "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)): the object holding it was made with no "
+                + "resolver bound, so it can never resolve (an optional one would stay nil). "
+                + ResolverBinding.howToBind)
+    }
+}
+
+extension FirstAccess: CustomReflectable {
+    /// The name and, once kept, the value (read under the mutex, which every store to it holds).
+    /// Not the resolver nor the hierarchy: they reach containers that may be gone (a `dump` or a
+    /// debugger must never load a dead one), and state other threads change.
+    @usableFromInline
+    var customMirror: Mirror {
+        let value: Any = hierarchy.mutex.withLock { kept.map { $0.value as Any } ?? "nothing kept" }
+        return Mirror(self, children: ["name": name as Any, "value": value], displayStyle: .class)
+    }
+}
+
+/// What sets one wrapper's first access apart; the rules are ``FirstAccess``'s.
+@usableFromInline
+protocol FirstAccessPolicy {
+    associatedtype Service
+    /// The wrapper, as messages name it.
+    static var wrapperName: StaticString { get }
+    /// Whether a value resolved is kept: a `Provider` keeps nothing, its scope's storage is its cache.
+    static var keeps: Bool { get }
+    /// What guards the component's fields, and which lock an access takes.
+    var isolation: FirstAccessIsolation { get }
+    /// Resolves the service (through `resolver`, the one the component captured, if any), under
+    /// the isolation's lock. Throws why it could not: the component decides what the failure
+    /// means.
+    func resolve(
+        through resolver: SynchronizedResolver?, for access: FirstAccess<Service>
+    ) throws(ResolutionError)
+        -> Service
+    /// What a failure message says could not be done: "@Injected could not resolve Clock".
+    func failedAccess(name: String?) -> String
+}
+
+extension FirstAccessPolicy {
+    /// The property wrappers' form: "@Injected could not resolve Clock (name: "utc")".
+    @usableFromInline
+    func failedAccess(name: String?) -> String {
+        "@\(Self.wrapperName) could not resolve \(serviceLabel(Service.self, name: name))"
+    }
+}
+
+/// What guards a first access's fields, and so which lock its accesses take.
+@usableFromInline
+enum FirstAccessIsolation {
+    /// Any thread: every access takes the hierarchy's mutex (`@Injected`, a `Lazy` or `Provider`
+    /// made through a synchronized view).
+    case anyThread
+    /// The main actor (`@MainInjected`): the first access takes the mutex, as the hierarchy is
+    /// shared with other threads; the kept value, stored only there, is read there without it.
+    case mainActor
+    /// The one thread a plain container is used from (its contract): no lock.
+    case oneThread
+}
+
+/// A value a first access kept. Boxed: destroying a `Service?` field in the component's
+/// unspecialized `deinit` looked up the metadata of `Optional<Service>` for every component
+/// released (a fifth of a first access); an optional class reference is released with no
+/// metadata. Its presence also tells a kept `nil` (of an optional service not registered) from
+/// nothing kept.
+@usableFromInline
+final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` crosses as the wrapper allows
+    @usableFromInline let value: Service
+
+    @inlinable
+    init(_ value: Service) { self.value = value }
+}
+
+/// Whether a first access may keep what it made: not what a validation made (it lives in the
+/// validation's graph only), nor the `nil` of an optional service whose resolution failed (a
+/// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
+/// service that is not registered, and a failure is tried again on the next access. Under the
+/// hierarchy's mutex, or on the one thread a plain container is used from.
+func mayKeep(failuresBefore failures: Int, in hierarchy: Hierarchy, isNone: @autoclosure () -> Bool) -> Bool {
+    if hierarchy.isValidating { return false }
+    return hierarchy.errorCount == failures || !isNone()  // the value is looked at only after a failure
+}
+
+/// Whether `value` is the `nil` of an optional type.
+func isNone<Value>(_ value: Value) -> Bool {
+    guard let optional = value as? any OptionalValue else { return false }
+    return optional.wrappedAny == nil
+}
