@@ -119,10 +119,18 @@ extension Container {
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.
     @inlinable
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
-        if let viewed { return addThroughView(viewed, entry) }
+        // Not `onContainer` here: its closures, specialized in the caller for each service type,
+        // would be two more arguments of every copy of `register` the optimizer merges.
+        if isView { return addThroughView(entry) }
         insert(entry)
         if !behaviors.isEmpty { tellBehaviors(about: entry) }
         return entry
+    }
+
+    /// ``add(_:)`` on a view, out of line.
+    @usableFromInline
+    func addThroughView<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        onContainer(registering: "register(\(Service.self).self)") { $0.add(entry) }
     }
 
     /// Puts `entry` in the table under its key, telling no behavior. A registration that records
@@ -143,32 +151,6 @@ extension Container {
     func tellBehaviors<Service>(about entry: ServiceEntry<Service>) {
         for behavior in behaviors {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
-        }
-    }
-
-    /// A registration through a synchronized view: added to the viewed container under the mutex,
-    /// and the entry's later settings take the mutex too (another thread may be resolving it).
-    @usableFromInline
-    func addThroughView<Service>(_ viewed: Container, _ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
-        registerThroughView(viewed, "register(\(Service.self).self)") { $0.add(entry) }
-    }
-
-    /// The one gate every kind of registration made through a synchronized view passes (`register`,
-    /// `registerMain`, `registerAsync`, `forward`, `implements`): refused on the placeholder that
-    /// ``SynchronizedResolver/current`` gives with no resolver bound (the registration would be
-    /// process-wide by accident), otherwise run on the viewed container under the mutex. An entry
-    /// it returns changes its settings under the mutex from then on: other threads may resolve it.
-    @usableFromInline
-    func registerThroughView<Result>(
-        _ viewed: Container, _ call: @autoclosure () -> String, _ body: (Container) -> Result
-    ) -> Result {
-        stopUnless(
-            !viewed.hierarchy.isUnboundPlaceholder,
-            "Graft: \(call()) on SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind)
-        return onViewed(viewed) {
-            let result = body($0)
-            (result as? any SettingsUnderTheMutex)?.settingsTakeTheMutex = true
-            return result
         }
     }
 

@@ -3,13 +3,13 @@
 extension Container: Resolver {
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type) -> Service? {
-        if viewed != nil { return resolveThroughView(serviceType, name: nil) }
+        if isView { return resolveThroughView(serviceType, name: nil) }
         return resolveWithoutArguments(serviceType, name: nil)
     }
 
     @inlinable
     public func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        if viewed != nil { return resolveThroughView(serviceType, name: name) }
+        if isView { return resolveThroughView(serviceType, name: name) }
         return resolveWithoutArguments(serviceType, name: name)
     }
 
@@ -21,12 +21,13 @@ extension Container: Resolver {
         name: String?,
         arguments: repeat each Argument
     ) -> Service? {
-        // One inlined copy of the path for both kinds of container: in a debug build a second
-        // copy, or a frame of its own for the view, would double the stack a level of a deep chain
-        // takes. A view resolves on itself: it shares its container's table, parent and hierarchy.
-        let isView = viewed != nil
-        if isView { enterViewLock() }
-        defer { if isView { exitViewLock() } }
+        // One inlined copy of the path for both kinds of container, so not `onContainer`: in a
+        // debug build a second copy, or a frame of its own for the view (a closure's), would double
+        // the stack a level of a deep chain takes. A view resolves on itself: it shares its
+        // container's table, parent and hierarchy.
+        let locks = isView
+        if locks { enterViewLock() }
+        defer { if locks { exitViewLock() } }
         return resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
     }
 }

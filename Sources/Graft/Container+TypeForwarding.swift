@@ -14,26 +14,25 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
-        if let viewed {
-            return registerThroughView(viewed, "forward(\(Forwarded.self).self)") {
-                $0.forward(type, name: name, to: entry)
+        onContainer(registering: "forward(\(Forwarded.self).self)") { container in
+            // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
+            // another hierarchy, two mutexes would let two threads into it at once. Checked on the
+            // entry asked for.
+            stopUnless(
+                entry.link.hierarchy === container.hierarchy,
+                "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
+                    + "container hierarchy; forward it in the container it was registered in, or one of its children")
+            let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
+            // Forwarding a type to its own registration (under another name, say) may keep the cell
+            // for the inlined hit, as the registration's own key does.
+            container.services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Forwarded.self))
+            if container.parent != nil {
+                container.noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames)
             }
-        }
-        // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
-        // another hierarchy, two mutexes would let two threads into it at once. Checked on the
-        // entry asked for.
-        stopUnless(
-            entry.link.hierarchy === hierarchy,
-            "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
-                + "container hierarchy; forward it in the container it was registered in, or one of its children")
-        let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
-        // Forwarding a type to its own registration (under another name, say) may keep the cell
-        // for the inlined hit, as the registration's own key does.
-        services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Forwarded.self))
-        if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
-        // The behaviors are told about the registration the application forwarded.
-        for behavior in behaviors {
-            behavior.container(self, didRegisterType: type, toService: entry, withName: name)
+            // The behaviors are told about the registration the application forwarded.
+            for behavior in container.behaviors {
+                behavior.container(container, didRegisterType: type, toService: entry, withName: name)
+            }
         }
     }
 }

@@ -94,14 +94,7 @@ public class Container {
     deinit {
         // A view shares its container's link. A child's end forgets the records of its
         // registrations that its hierarchy keeps for failure messages.
-        if viewed == nil { link.containerIsGone(with: services, asChild: parent == nil ? nil : ObjectIdentifier(self)) }
-    }
-
-    /// Runs `body` on the viewed container under the hierarchy's mutex.
-    final func onViewed<T>(_ viewed: Container, _ body: (Container) throws -> T) rethrows -> T {
-        hierarchy.enterLocked()
-        defer { hierarchy.exitLocked() }
-        return try body(viewed)
+        if !isView { link.containerIsGone(with: services, asChild: parent == nil ? nil : ObjectIdentifier(self)) }
     }
 
     /// How a new entry in the default scope keeps instances (a custom default makes a storage each).
@@ -112,7 +105,11 @@ public class Container {
 
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
-        if let viewed { return onViewed(viewed) { $0.removeAll() } }
+        onContainer { $0.removeEveryRegistration() }
+    }
+
+    /// ``removeAll()`` on the container that holds the registrations.
+    private final func removeEveryRegistration() {
         let removed = hierarchy.uncheckedSection { () -> AsyncRegistry in
             defer { asyncRegistrations = AsyncRegistry() }
             return asyncRegistrations
@@ -131,7 +128,11 @@ public class Container {
 
     /// Drops the instances kept by a custom `objectScope` in this container and its ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
-        if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope) } }
+        onContainer { $0.dropInstances(keptBy: objectScope) }
+    }
+
+    /// `resetObjectScope(_:)` on the container that holds the registrations.
+    private final func dropInstances(keptBy objectScope: ObjectScopeProtocol) {
         resetAsyncEntries(in: objectScope) { _ in true }
         resetEntries { _, entry in entry.scope === objectScope }
     }
@@ -143,7 +144,11 @@ public class Container {
 
     /// Drops the instances of `serviceType` kept by a custom `objectScope` here and in ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
-        if let viewed { return onViewed(viewed) { $0.resetObjectScope(objectScope, serviceType: serviceType) } }
+        onContainer { $0.dropInstances(keptBy: objectScope, serviceType: serviceType) }
+    }
+
+    /// `resetObjectScope(_:serviceType:)` on the container that holds the registrations.
+    private final func dropInstances(keptBy objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
         resetAsyncEntries(in: objectScope) { $0.service == ObjectIdentifier(serviceType) }
         let service = ObjectIdentifier(serviceType)
         resetEntries { key, entry in key.service == service && entry.scope === objectScope }
@@ -174,22 +179,23 @@ public class Container {
     public final func addBehavior(_ behavior: Behavior) {
         // Through a view, the registrations' gate: refused on the unbound placeholder, where the
         // behavior would be kept for the process and never told anything.
-        if let viewed { return registerThroughView(viewed, "addBehavior") { $0.addBehavior(behavior) } }
-        behaviors.append(behavior)
+        onContainer(registering: "addBehavior") { $0.behaviors.append(behavior) }
     }
 
     /// Whether `serviceType` is registered under `name` (with any arguments) here or in an ancestor.
     public final func hasAnyRegistration<Service>(of serviceType: Service.Type, name: String? = nil) -> Bool {
-        if let viewed { return onViewed(viewed) { $0.hasAnyRegistration(of: serviceType, name: name) } }
-        let service = ObjectIdentifier(serviceType)
-        var container: Container? = self
-        while let current = container {
-            if current.services.registrations.contains(where: { $0.key.service == service && $0.key.name == name }) {
-                return true
+        onContainer { container in
+            let service = ObjectIdentifier(serviceType)
+            var level: Container? = container
+            while let current = level {
+                if current.services.registrations.contains(where: { $0.key.service == service && $0.key.name == name })
+                {
+                    return true
+                }
+                level = current.parent
             }
-            container = current.parent
+            return false
         }
-        return false
     }
 
     /// A thread-safe view of this container: same registrations, same instances, every call under
@@ -204,7 +210,7 @@ public class Container {
     /// register, and its registrations go to this container, under the mutex. Called on a view, it
     /// returns a view of the same container.
     public final func synchronize() -> SynchronizedResolver {
-        SynchronizedResolver(container: self)
+        onContainer { SynchronizedResolver(container: $0) }
     }
 
     /// Resolves inside the graph `identifier`: graph-scoped instances made by `closure`'s
@@ -213,26 +219,23 @@ public class Container {
     /// On a synchronized view the mutex is held for the whole closure, which receives the view.
     public final func withObjectGraph<T>(_ identifier: GraphIdentifier, closure: (Container) throws -> T) rethrows -> T
     {
-        if viewed != nil {
-            hierarchy.enterLocked()
-            defer { hierarchy.exitLocked() }
-            return try hierarchy.withGraph(identifier) { try closure(self) }
-        }
-        return try hierarchy.withGraph(identifier) { try closure(self) }
+        // The closure receives this container or view, as a factory does.
+        try onContainer { _ in try hierarchy.withGraph(identifier) { try closure(self) } }
     }
 
     /// The graph being resolved, or `nil` between resolutions.
     public final var currentObjectGraph: GraphIdentifier? {
-        if let viewed { return onViewed(viewed) { $0.currentObjectGraph } }
-        return hierarchy.escapedGraph
+        onContainer { $0.hierarchy.escapedGraph }
     }
 }
 
 extension Container: CustomStringConvertible {
     /// This container's own registrations, one per line, sorted.
     public final var description: String {
-        if let viewed { return onViewed(viewed) { $0.description } }
-        let lines = services.registrations.map { "    { \($0.entry.entryDescription(for: $0.key)) }" }.sorted()
-        return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
+        onContainer { container in
+            let lines = container.services.registrations.map { "    { \($0.entry.entryDescription(for: $0.key)) }" }
+                .sorted()
+            return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
+        }
     }
 }

@@ -20,7 +20,8 @@
 /// and its ``ServiceEntry`` settings (`inObjectScope`, `initCompleted`) take the mutex too.
 public final class SynchronizedResolver: Container, @unchecked Sendable {
     // Sendable because all state is behind `hierarchy.mutex`: every public member of `Container`
-    // tests `viewed` first and, on a view, takes the mutex before touching anything (the stored
+    // runs its work through `onContainer` (the resolution entry points test `isView` and take
+    // `enterViewLock()`), which on a view takes the mutex before touching anything (the stored
     // properties of a view are `let`s copied from the viewed container at init).
 
     /// Makes a view of `container` (of the container it views, if it is a view itself).
@@ -29,9 +30,68 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
     }
 }
 
-// The locked paths of the resolution entry points, out of line: a plain container's inlined
-// `resolve` only tests `viewed` and branches here for a view.
+// Whether a call goes through a view's lock is decided here, for every public member of
+// `Container` and of its extensions: `onContainer(registering:_:)` runs a member's work. The
+// paths inlined into the caller, which no closure may wrap (`resolve`, `require`, and `add` under
+// every `register`), use its parts instead: they test `isView` and take the lock with
+// `enterViewLock()`, or call a function of their own for a view that goes through `onContainer`.
 extension Container {
+    /// Whether this is a synchronized view, whose every call takes the hierarchy's mutex. The one
+    /// test of `viewed` a public member makes: a plain container pays a load and a branch.
+    @inlinable
+    final var isView: Bool { viewed != nil }
+
+    /// Runs `body` on the container that holds the registrations and returns its result: on a
+    /// plain container, directly on this one; on a view, on the viewed container, under the
+    /// hierarchy's recursive mutex, held for the whole body.
+    ///
+    /// A member whose work is on the view itself (a resolution passes the view to the factories it
+    /// runs) ignores the container `body` receives: the view shares its table, parent and
+    /// hierarchy.
+    ///
+    /// - Parameters:
+    ///   - call: For a call that adds to the table (a registration, a forward, a behavior), its
+    ///     name for the message that refuses it on the placeholder ``SynchronizedResolver/current``
+    ///     gives with no resolver bound (it would be process-wide by accident); `nil` otherwise.
+    ///     Made only for that message.
+    ///   - body: The member's work.
+    @inlinable @inline(__always)
+    final func onContainer<Result>(
+        registering call: @autoclosure () -> String? = nil,
+        _ body: (Container) throws -> Result
+    ) rethrows -> Result {
+        if isView { return try onViewedContainer(registering: call, body) }
+        return try body(self)
+    }
+
+    /// ``onContainer(registering:_:)`` on a view, out of line. A `ServiceEntry` it returns (a
+    /// registration) changes its settings under the mutex from then on: other threads may resolve
+    /// it as soon as it is in the table.
+    @usableFromInline
+    final func onViewedContainer<Result>(
+        registering call: () -> String?,
+        _ body: (Container) throws -> Result
+    ) rethrows -> Result {
+        if hierarchy.isUnboundPlaceholder, let call = call() {
+            stop("Graft: \(call) on SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind)
+        }
+        enterViewLock()
+        defer { exitViewLock() }
+        let result = try body(viewed.unsafelyUnwrapped)  // set on every view
+        (result as? any SettingsUnderTheMutex)?.settingsTakeTheMutex = true
+        return result
+    }
+
+    /// A registration through a view that has tested ``isView`` itself: the view path of
+    /// ``onContainer(registering:_:)``.
+    @usableFromInline
+    final func registerThroughView<Result>(
+        _ viewed: Container, _ call: @autoclosure () -> String?, _ body: (Container) -> Result
+    ) -> Result {
+        assert(viewed === self.viewed, "Graft: registerThroughView on a container that is not this view's")
+        return onViewedContainer(registering: call, body)
+    }
+
     /// A view resolves on itself: it shares its container's table, parent and hierarchy, and the
     /// `Lazy` or `Provider` it makes reaches the container through the link they share.
     /// Inlinable: specialized in the caller, a `.container` hit holds the mutex for a table probe
@@ -56,9 +116,16 @@ extension Container {
             from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)
     }
 
-    /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``.
+    /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``. Every call
+    /// on a view takes it here. Debug builds count the calls that take it first on their thread
+    /// (``Hierarchy/viewCallsTaken``), so tests can check that each public member takes it once.
     @usableFromInline
-    final func enterViewLock() { hierarchy.enterLocked() }
+    final func enterViewLock() {
+        hierarchy.enterLocked()
+        #if DEBUG
+            if hierarchy.lockedCalls == 1 { hierarchy.viewCallsTaken += 1 }
+        #endif
+    }
 
     @usableFromInline
     final func exitViewLock() { hierarchy.exitLocked() }

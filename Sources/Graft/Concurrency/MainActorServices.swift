@@ -22,11 +22,17 @@ extension Container {
         name: String? = nil,
         factory: @escaping @MainActor (Resolver) -> Service
     ) -> ServiceEntry<Service> {
-        if let viewed {
-            return registerThroughView(viewed, "registerMain(\(Service.self).self)") {
-                $0.registerMain(serviceType, name: name, factory: factory)
-            }
+        onContainer(registering: "registerMain(\(Service.self).self)") {
+            $0.addMainActorEntry(serviceType, name: name, factory: factory)
         }
+    }
+
+    /// `registerMain` on the container that holds the registrations.
+    private func addMainActorEntry<Service>(
+        _ serviceType: Service.Type,
+        name: String?,
+        factory: @escaping @MainActor (Resolver) -> Service
+    ) -> ServiceEntry<Service> {
         // One entry, of the main-actor kind: its general path checks the thread on every
         // resolution, a `.container` hit included (its slots keep no cell for the inlined hit),
         // before anything else; so a main-actor instance is never handed to another thread, and

@@ -109,12 +109,13 @@ extension Container {
         _ serviceType: Service.Type,
         name: String?
     ) throws(ResolutionError) -> Service {
-        let isView = viewed != nil
-        if isView {
+        // Not `onContainer`: no closure frame on the recursion of a deep chain (see `resolve`).
+        let locks = isView
+        if locks {
             enterViewLock()
             observeIfValidating(serviceType, name: name)
         }
-        defer { if isView { exitViewLock() } }
+        defer { if locks { exitViewLock() } }
         let errors = errorCount
         do {
             return try resolveOrFail(serviceType, name: name)
@@ -130,9 +131,9 @@ extension Container {
         name: String?,
         arguments: repeat each Argument
     ) throws(ResolutionError) -> Service {
-        let isView = viewed != nil
-        if isView { enterViewLock() }
-        defer { if isView { exitViewLock() } }
+        let locks = isView
+        if locks { enterViewLock() }
+        defer { if locks { exitViewLock() } }
         let errors = errorCount
         if let instance = resolveService(
             serviceType, name: name, resolver: self, handsFailureToCaller: true, arguments: repeat each arguments)

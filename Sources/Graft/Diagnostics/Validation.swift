@@ -98,7 +98,11 @@ extension Container {
     /// }
     /// ```
     public final var registrations: [RegistrationInfo] {
-        if let viewed { return onViewed(viewed) { $0.registrations } }
+        onContainer { $0.registrationInfos() }
+    }
+
+    /// ``registrations`` on the container that holds them.
+    private final func registrationInfos() -> [RegistrationInfo] {
         var result: [RegistrationInfo] = []
         let chain = selfAndAncestors
         // An async registration answers a synchronous `resolve` through a transient gate in the
@@ -163,8 +167,9 @@ extension Container {
     /// if !report.isValid { print(report) }
     /// ```
     public final func validate() -> ValidationReport {
-        if let viewed { return onViewed(viewed) { $0.validate(through: self) } }
-        return validate(through: SynchronizedResolver(container: self))
+        // Factories get a view, whatever `validate()` was called on: each registration is resolved
+        // through it as a root request.
+        onContainer { $0.validate(through: SynchronizedResolver(container: $0)) }
     }
 
     private final func validate(through resolver: Container) -> ValidationReport {

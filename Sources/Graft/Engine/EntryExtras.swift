@@ -42,7 +42,7 @@ final class EntryExtras<Service> {
 }
 
 /// An entry whose settings may have to change under the hierarchy's mutex (see
-/// ``Container/registerThroughView(_:_:_:)``).
+/// ``Container/onContainer(registering:_:)``).
 protocol SettingsUnderTheMutex: AnyObject {
     var settingsTakeTheMutex: Bool { get set }
 }

@@ -109,6 +109,12 @@ final class Hierarchy {
     #endif
     /// Synchronized calls now holding `mutex` on this thread (it is recursive).
     @exclusivity(unchecked) var lockedCalls = 0
+    #if DEBUG
+        /// Calls on a view of this hierarchy that took `mutex` first on their thread (see
+        /// ``Container/enterViewLock()``): tests check that every public member of a view takes it
+        /// once, for the whole call.
+        var viewCallsTaken = 0
+    #endif
     /// Messages held back until the outermost synchronized call has released `mutex`.
     @exclusivity(unchecked) var heldMessages: [String] = []
     /// The frame count of the innermost call that hands its failure to its caller instead of
