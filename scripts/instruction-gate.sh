@@ -130,9 +130,13 @@ if update:
                   "# fails. 0 for a row whose count is the same on every run of a build: any increase at this\n"
                   "# file's precision (one decimal) fails. For a row whose count varies between runs of one\n"
                   "# build (threads, tasks, the allocator's free lists), the spread measured over several\n"
-                  "# runs, rounded up to 0.1, at most 1.0. Rewritten by `scripts/instruction-gate.sh --update`,\n"
-                  "# which keeps each row's threshold and gives a new row 0, to be set by hand from the counts\n"
-                  "# of several runs; commit it on its own, the message saying why the counts changed.\n"
+                  "# runs, rounded up to 0.1, at most 1.0, and the line at the highest count measured; the\n"
+                  "# failed resolution's count includes the runtime's conformance cache, keyed by a protocol\n"
+                  "# of the library whose address moves with the binary's layout: 1.0. The counts do not\n"
+                  "# depend on where the checkout is or on the library's size (Services.swift in Benchmarks/\n"
+                  "# says how). Rewritten by `scripts/instruction-gate.sh --update`, which keeps each row's\n"
+                  "# threshold and gives a new row 0, to be set by hand from the counts of several runs;\n"
+                  "# commit it on its own, the message saying why the counts changed.\n"
                   "# Counts hold for one compiler, target and C library: with others, the gate only reports.\n"
                   f"# toolchain: {toolchain}\n# target: {target}\n# libc: {libc}\n# counter: {valgrind}\n")
         for name, value in now.items():

@@ -148,8 +148,6 @@ extension GraftWorkloads {
     }
 }
 
-/// A `Sendable` service for the async scenario.
-final class Shared: Sendable {}
 
 /// A flag handed between threads.
 final class LockedFlag: @unchecked Sendable {  // `stored` is only touched under `lock`

@@ -105,6 +105,3 @@ extension GraftWorkloads {
         return ok.value
     }
 }
-
-/// A service made and used on the main actor: a view model, say.
-@MainActor final class MainModel {}

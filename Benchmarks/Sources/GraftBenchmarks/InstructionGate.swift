@@ -5,13 +5,12 @@ import Foundation
 // `--dump-after=*instructionGateRun*`: callgrind writes its counters out, and zeroes them, each
 // time `instructionGateRun` returns, so a dump holds what ran since the previous one.
 //
-// Where a key lands in a container's table depends on its type's metadata address, so on the
-// layout of the whole binary: adding three unrelated classes to this executable moved the
-// container-scoped resolve from 184 to 208 instructions (its key's probe now met a filler's;
-// each further slot costs 8). So a workload whose containers hold the 100 unrelated
-// registrations is built `fillerSets.count` times, each set of fillers under other names, and
-// the script keeps the lowest count: the path with its keys found where they first look, which
-// the layout does not move (the mean over the sets still moved by up to 3.6%).
+// Where a key lands in a container's table depends on its type's metadata address and its name.
+// The services' metadata is placed by the runtime at the same address in every build
+// (Services.swift), so the counts do not move with the binary's layout; the 100 unrelated
+// registrations still decide which keys meet one another. So a workload whose containers hold
+// them is built `fillerSets.count` times, each set of fillers under other names, and the script
+// keeps the lowest count: the path with its keys found where they first look.
 //
 // Each workload is built and checked for every set, all are run `n` operations to warm up
 // (tables and the allocator reach their size; that dump also holds the start-up, set-up and

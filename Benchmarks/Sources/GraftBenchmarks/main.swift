@@ -1,5 +1,9 @@
 import Foundation
 
+// First: every service type's metadata, placed before anything else asks the runtime for any
+// (Services.swift says why).
+placeServiceMetadata()
+
 // Graft against Swinject 2.10.0 and swift-dependencies 1.17.1, interleaved in one process: each
 // round times a repetition of Swinject, then of Graft, then of swift-dependencies, then of each
 // matching floor, and every ratio is the median of the per-round ratios, so the machine's speed
