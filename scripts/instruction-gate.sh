@@ -53,7 +53,9 @@ mkdir -p "$SCRATCH/dumps"
 objcopy --strip-debug "$BINARY" "$SCRATCH/GraftBenchmarks"
 
 # Deterministic hashing: the standard library's Set and Dictionary otherwise seed per process.
-if ! SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --dump-after='*instructionGateRun*' \
+# Every symbol bound at start-up: the dynamic linker otherwise binds each on its first call, a
+# search by name whose cost follows the binary's symbol table, in whichever run calls it first.
+if ! SWIFT_DETERMINISTIC_HASHING=1 LD_BIND_NOW=1 valgrind --tool=callgrind --dump-after='*instructionGateRun*' \
     --callgrind-out-file="$SCRATCH/dumps/callgrind.out" \
     "$SCRATCH/GraftBenchmarks" --instruction-gate ${only:+"$only"} >"$SCRATCH/gate.txt" 2>"$SCRATCH/valgrind.log"; then
     tail -20 "$SCRATCH/valgrind.log"
