@@ -133,10 +133,9 @@ extension Container {
         onContainer(registering: "register(\(Service.self).self)") { $0.add(entry) }
     }
 
-    /// Puts `entry` in the table under its key, telling no behavior. A registration that records
-    /// more than its entry (an async one, whose entry in the table is a gate) inserts the finished
-    /// gate, records the rest, and only then tells the behaviors: a behavior is application code,
-    /// and may copy or resolve the registration it is told about.
+    /// Puts `entry` in the table under its key, telling no behavior: the entry is finished first,
+    /// and the behaviors are told after, since a behavior is application code and may copy or
+    /// resolve the registration it is told about.
     @inlinable
     func insert<Service>(_ entry: ServiceEntry<Service>) {
         hierarchy.assertUserCodeMayRun("a registration")

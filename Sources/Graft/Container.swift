@@ -40,12 +40,6 @@ public class Container {
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
-    /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        final var asyncRegistrations = AsyncRegistry()
-    #else
-        @exclusivity(unchecked) final var asyncRegistrations = AsyncRegistry()
-    #endif
 
     /// Makes a container.
     ///
@@ -110,14 +104,9 @@ public class Container {
 
     /// ``removeAll()`` on the container that holds the registrations.
     private final func removeEveryRegistration() {
-        let removed = hierarchy.uncheckedSection { () -> AsyncRegistry in
-            defer { asyncRegistrations = AsyncRegistry() }
-            return asyncRegistrations
-        }
         let registered = parent == nil ? [] : services.serviceTypes
         services.removeAll()
         if parent != nil { hierarchy.forgetChildRegistrations(of: ObjectIdentifier(self), services: registered) }
-        withExtendedLifetime(removed) {}  // released once this container is consistent
     }
 
     /// Drops the instances kept by `objectScope` in this container and its ancestors, so the next
@@ -133,8 +122,7 @@ public class Container {
 
     /// `resetObjectScope(_:)` on the container that holds the registrations.
     private final func dropInstances(keptBy objectScope: ObjectScopeProtocol) {
-        resetAsyncEntries(in: objectScope) { _ in true }
-        resetEntries { _, entry in entry.scope === objectScope }
+        resetEntries { _, entry in entry.objectScope === objectScope }
     }
 
     /// Drops the instances of `serviceType` kept by `objectScope` in this container and its ancestors.
@@ -149,19 +137,8 @@ public class Container {
 
     /// `resetObjectScope(_:serviceType:)` on the container that holds the registrations.
     private final func dropInstances(keptBy objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
-        resetAsyncEntries(in: objectScope) { $0.service == ObjectIdentifier(serviceType) }
         let service = ObjectIdentifier(serviceType)
-        resetEntries { key, entry in key.service == service && entry.scope === objectScope }
-    }
-
-    /// Drops what async `.container` registrations here and in ancestors have built.
-    private final func resetAsyncEntries(in objectScope: ObjectScopeProtocol, where matches: (AsyncKey) -> Bool) {
-        guard objectScope === ObjectScope.container else { return }
-        for container in selfAndAncestors {
-            for (key, entry) in container.asyncRegistrations.pairs where !entry.isTransient && matches(key) {
-                entry.reset()
-            }
-        }
+        resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
     }
 
     /// Walks a copy of each table: a `deinit` run by a reset may register or remove.

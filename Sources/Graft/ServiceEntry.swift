@@ -30,7 +30,7 @@ public final class ServiceEntry<Service> {
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
-    public var objectScope: ObjectScopeProtocol { extras?.scopeReadFrom?() ?? scope }
+    public var objectScope: ObjectScopeProtocol { asyncRegistration?.scope ?? scope }
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline var scope: ObjectScopeProtocol
     #else
@@ -267,8 +267,8 @@ public final class ServiceEntry<Service> {
     /// Sets a custom scope that decides how long resolved instances are kept.
     @discardableResult
     public func inObjectScope(_ objectScope: ObjectScopeProtocol) -> Self {
-        if let scopeGoesTo = extras?.scopeGoesTo {
-            scopeGoesTo(objectScope)  // a gate: the registration behind it takes the scope
+        if let asyncRegistration {
+            asyncRegistration.setScope(objectScope)  // kept by the registration, which builds
             return self
         }
         return changingSettings { setObjectScope(objectScope) }
@@ -294,8 +294,15 @@ public final class ServiceEntry<Service> {
     /// Several actions run in the order they were added.
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
-        if let initCompletedGoesTo = extras?.initCompletedGoesTo {
-            initCompletedGoesTo(completed)  // an async registration's gate: the log says it is not run
+        if let asyncRegistration {
+            // No instance made here to run it on: not run, and the log says so once per action.
+            let hierarchy = link.hierarchy
+            hierarchy.enterLocked()  // any thread may configure: the message is held, delivered unlocked
+            hierarchy.log {
+                "Graft: initCompleted on \(asyncRegistration.label), an async service, is not run: do that work in "
+                    + "its async factory."
+            }
+            hierarchy.exitLocked()
             return self
         }
         return changingSettings {

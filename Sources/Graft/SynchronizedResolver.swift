@@ -82,16 +82,6 @@ extension Container {
         return result
     }
 
-    /// A registration through a view that has tested ``isView`` itself: the view path of
-    /// ``onContainer(registering:_:)``.
-    @usableFromInline
-    final func registerThroughView<Result>(
-        _ viewed: Container, _ call: @autoclosure () -> String?, _ body: (Container) -> Result
-    ) -> Result {
-        assert(viewed === self.viewed, "Graft: registerThroughView on a container that is not this view's")
-        return onViewedContainer(registering: call, body)
-    }
-
     /// A view resolves on itself: it shares its container's table, parent and hierarchy, and the
     /// `Lazy` or `Provider` it makes reaches the container through the link they share.
     /// Inlinable: specialized in the caller, a `.container` hit holds the mutex for a table probe

@@ -61,13 +61,6 @@ extension Container {
             for original in selfAndAncestors.reversed() {
                 let copy = Container(
                     parent: parent, defaultObjectScope: original.defaultObjectScope as? ObjectScope ?? .graph)
-                // Async registrations first, each with a gate of its own; the table below then
-                // maps the original gates (and forwards to them) to the new ones, and a later
-                // registration that shadowed a gate keeps shadowing it.
-                for entry in original.asyncRegistrations.values {
-                    let gate = entry.copy(into: copy)
-                    if let old = entry.gate, let gate { copied[ObjectIdentifier(old)] = gate }
-                }
                 for (key, entry) in original.services.registrations {
                     let identity = ObjectIdentifier(entry)
                     // One copy per entry, whatever its kind, shared by every key that leads to it.

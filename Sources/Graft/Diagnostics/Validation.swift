@@ -105,31 +105,15 @@ extension Container {
     private final func registrationInfos() -> [RegistrationInfo] {
         var result: [RegistrationInfo] = []
         let chain = selfAndAncestors
-        // An async registration answers a synchronous `resolve` through a transient gate in the
-        // table: reported with the registration's own scope and instances, and the resolutions of
-        // both kinds of call.
-        var asyncByGate: [ObjectIdentifier: AnyAsyncEntry] = [:]
-        for container in chain {
-            for entry in container.asyncRegistrations.values {
-                if let gate = entry.gate { asyncByGate[ObjectIdentifier(gate)] = entry }
-            }
-        }
         for (level, container) in chain.enumerated() {
             let infos = container.services.registrations.map { key, entry in
-                var info = RegistrationInfo(
-                    serviceType: key.serviceType, name: key.name, objectScope: entry.scope,
+                // An async registration's instances are made by its builds.
+                RegistrationInfo(
+                    serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
                     argumentTypes: entry.argumentTypeNames(), containerLevel: level,
                     isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
-                    resolutionCount: entry.cell.resolutionCount, instanceCount: entry.instanceCount)
-                if let registration = asyncByGate[ObjectIdentifier(entry)] {
-                    // Under the mutex even on a plain container: a build finishes on its own task.
-                    hierarchy.locked {
-                        info.objectScope = registration.scope
-                        info.resolutionCount += registration.asyncResolutionCount
-                        info.instanceCount = registration.instanceCount
-                    }
-                }
-                return info
+                    resolutionCount: entry.cell.resolutionCount,
+                    instanceCount: entry.asyncRegistration?.instanceCount ?? entry.instanceCount)
             }
             result += infos.sorted {
                 serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name)
@@ -190,8 +174,6 @@ extension Container {
         entries.sort { Hierarchy.label($0) < Hierarchy.label($1) }
         // A main-actor registration is tried on the main actor only (elsewhere it fails by
         // design); an async one through resolveAsync only.
-        let asyncGates = Set(
-            selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
@@ -199,7 +181,8 @@ extension Container {
         let scopes = entries.map { ($0.scope, $0.scopeKind) }
         recorder.originalKinds = Dictionary(
             uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
-        for entry in entries where entry.scopeKind != .transient { entry.scopeKind = .graph }
+        // An async registration's synchronous resolution reads what its builds made, and is left so.
+        for entry in entries where entry.scopeKind != .transient && entry.kind != .async { entry.scopeKind = .graph }
 
         var failures: [ResolutionError] = []
         var skipped: [String] = []
@@ -208,7 +191,7 @@ extension Container {
         // meet is written as it happens (see `Hierarchy.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
         for entry in entries {
-            if asyncGates.contains(ObjectIdentifier(entry)) {
+            if entry.kind == .async {
                 skipped.append(Hierarchy.label(entry) + " (async: its factory runs through resolveAsync)")
                 continue
             }

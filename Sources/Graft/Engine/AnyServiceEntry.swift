@@ -5,9 +5,10 @@
 protocol AnyServiceEntry: AnyObject {
     var serviceType: Any.Type { get }
     var name: String? { get }
-    /// The scope reported to the application: a gate reports the registration's behind it.
+    /// The registration's scope (an async entry's is its registration's, `.container` or `.transient`).
     var objectScope: ObjectScopeProtocol { get }
-    /// The scope this entry keeps its own instances in (a gate's is always transient).
+    /// The scope this entry keeps its own instances in (an async entry reads its registration's
+    /// built instance as a custom storage, whatever the registration's scope).
     var scope: ObjectScopeProtocol { get }
     var scopeKind: ObjectScope.Kind { get set }
     var factoryFrame: Int { get }
@@ -17,6 +18,11 @@ protocol AnyServiceEntry: AnyObject {
     var cell: InstanceCell { get }
     var instanceCount: Int { get set }
     var kind: RegistrationKind { get }
+    /// For an entry of the async kind whose own service type is `service`, its registration
+    /// (counting a resolution of this entry if `counting`); otherwise `nil`.
+    func asyncRegistration(storing service: ObjectIdentifier, counting: Bool) -> AnyObject?
+    /// An async entry's registration (an ``AnyAsyncEntry``); `nil` for the other kinds.
+    var asyncRegistrationObject: AnyObject? { get }
     /// ``ServiceEntry/directCell(forKeyOf:)`` for a key whose service type is `service`.
     func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell?
     /// Resolves this entry for ``Container/validate()``: its factory runs even if its scope keeps
@@ -68,9 +74,28 @@ enum RegistrationKind: UInt8 {
     case plain
     /// `registerMain`: made and handed out on the main actor only.
     case mainActor
+    /// `registerAsync`: built by `resolveAsync`; a synchronous `resolve` reads what was built.
+    case async
+}
+
+extension AnyServiceEntry {
+    /// An async entry's registration; `nil` for the other kinds.
+    var asyncRegistration: AnyAsyncEntry? { asyncRegistrationObject as? AnyAsyncEntry }
 }
 
 extension ServiceEntry: AnyServiceEntry {
+    @usableFromInline
+    func asyncRegistration(storing service: ObjectIdentifier, counting: Bool) -> AnyObject? {
+        guard kind == .async, service == ObjectIdentifier(Service.self) else { return nil }
+        if counting { cell.countResolution() }
+        return extras.unsafelyUnwrapped.asyncRegistration
+    }
+
+    var asyncRegistration: AnyAsyncEntry? { kind == .async ? extras?.asyncRegistration : nil }
+
+    @usableFromInline
+    var asyncRegistrationObject: AnyObject? { asyncRegistration }
+
     @usableFromInline
     func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell? {
         kind == .plain && service == ObjectIdentifier(Service.self) ? cell : nil
@@ -156,6 +181,7 @@ extension ServiceEntry: AnyServiceEntry {
 extension ServiceEntry {
     @usableFromInline
     func copy(into container: Container) -> AnyServiceEntry {
+        if let asyncRegistration { return asyncRegistration.copy(into: container) }
         let copy = ServiceEntry(
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
             container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,

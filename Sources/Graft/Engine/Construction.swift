@@ -393,7 +393,7 @@ extension ServiceEntry {
         } else if let refusal = thrown as? any RefusedResolution {
             hierarchy.fail(
                 ResolutionError(
-                    refusal.reason, path: hierarchy.path,  // the gate's frame is this service's
+                    refusal.reason, path: hierarchy.path,  // the registration's frame is on the path
                     message: "Graft: resolution failed: \(refusal.description)"))
         } else if !hierarchy.hasFailed {
             hierarchy.fail(

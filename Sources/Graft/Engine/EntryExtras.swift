@@ -2,7 +2,8 @@
 
 /// The settings of a registration that few registrations use, kept out of ``ServiceEntry`` so
 /// that a plain registration is one small object: argument and throwing factories, the argument
-/// types, a custom scope's storage, `initCompleted` actions and the `.weak` instance.
+/// types, a custom scope's storage, `initCompleted` actions, the `.weak` instance, and an async
+/// registration.
 /// Touched under the same contract as the entry's own fields (one thread at a time, or the
 /// hierarchy's mutex), hence no dynamic exclusivity checks on the mutable ones.
 @usableFromInline
@@ -15,15 +16,8 @@ final class EntryExtras<Service> {
     @exclusivity(unchecked) var storage: InstanceStorage?
     @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
-    /// Set on an async registration's gate: where a scope given to the gate goes. A gate stays
-    /// transient, so that it never keeps an instance past its check; whoever configures it (a
-    /// behavior is handed one for an async registration) configures the registration behind it.
-    var scopeGoesTo: ((ObjectScopeProtocol) -> Void)?
-    /// Set on an async registration's gate: the scope of the registration behind it, which the gate reports as its own.
-    var scopeReadFrom: (() -> ObjectScopeProtocol)?
-    /// Set on an async registration's gate: where an `initCompleted` action given to the gate
-    /// goes (the log, which says it is not run).
-    var initCompletedGoesTo: ((@escaping (Resolver, Service) -> Void) -> Void)?
+    /// An entry of the async kind: its registration, which builds and keeps the instance.
+    var asyncRegistration: AnyAsyncEntry?
 
     @usableFromInline
     init(

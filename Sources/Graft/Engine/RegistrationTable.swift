@@ -34,19 +34,6 @@ final class RegistrationTable {
     @exclusivity(unchecked) private(set) var count = 0
     /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
     @exclusivity(unchecked) private var isChanging = false
-    // `changeCount`: how many times this table has changed (an entry added or replaced, the table
-    // emptied). An answer kept from an earlier lookup through it (a built async service,
-    // `AsyncServiceEntry.isKnownCurrent(through:changes:tablesGone:)`) holds while the counts of the
-    // tables that lookup walked have not moved. `isNotedThrough`: whether such an answer was noted
-    // through this table; set and read under the hierarchy's mutex (`AsyncServiceEntry.noteCurrent`,
-    // `ContainerLink.containerIsGone(with:asChild:)`). Neither is written while user code runs.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        private(set) var changeCount = 0
-        var isNotedThrough = false
-    #else
-        @exclusivity(unchecked) private(set) var changeCount = 0
-        @exclusivity(unchecked) var isNotedThrough = false
-    #endif
 
     init() {
         capacity = 16
@@ -263,7 +250,6 @@ final class RegistrationTable {
         // catches the overlaps it sees, not every one.
         if _slowPath(isChanging) { Self.stopChangeFromTwoThreads() }
         isChanging = true
-        changeCount &+= 1
     }
 
     @inline(never)

@@ -59,9 +59,6 @@ final class ContainerLink {
         hierarchy.mutex.withLock {
             isAlive = false
             if let child { hierarchy.forgetChildRegistrationsLocked(of: child, services: registered) }
-            // A later container's table may take the same address: what was noted through this one
-            // (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) must not hold for that one.
-            if table.isNotedThrough { hierarchy.notedTablesGone &+= 1 }
         }
     }
 }

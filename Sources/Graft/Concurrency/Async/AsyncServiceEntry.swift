@@ -21,7 +21,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     public let name: String?
     let factory: @Sendable (SynchronizedResolver) async throws -> Service
     let link: ContainerLink
-    private(set) var isTransient = false
+    fileprivate(set) var isTransient = false
     // Read by the inlinable `resolveAsync` in other modules, where every access to a class's
     // stored property would otherwise be checked dynamically for exclusivity (a third of that
     // path). Guarded by the hierarchy's mutex like the rest; debug builds keep the checks.
@@ -32,38 +32,13 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         @exclusivity(unchecked) @usableFromInline private(set) var built: Service?
         @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
     #endif
-    /// The table of the container through which a lookup last found this registration's gate to
-    /// be what its key resolves to (a view shares its container's table), the count of changes
-    /// that could replace it then (``Container/asyncEntryObjectLocked(_:name:changes:)``), and the
-    /// hierarchy's count of noted tables gone then (``Hierarchy/notedTablesGone``): while none has
-    /// moved, `resolveAsync` returns the built instance without that lookup
-    /// (``isKnownCurrent(through:changes:tablesGone:)``). Guarded by the mutex like the rest, and
-    /// written only by ``noteCurrent(through:changes:tablesGone:)``, which runs no user code.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline private(set) var currentThrough: ObjectIdentifier?
-        @usableFromInline private(set) var currentAtChange = 0
-        @usableFromInline private(set) var currentAtTablesGone = 0
-    #else
-        @exclusivity(unchecked) @usableFromInline private(set) var currentThrough: ObjectIdentifier?
-        @exclusivity(unchecked) @usableFromInline private(set) var currentAtChange = 0
-        @exclusivity(unchecked) @usableFromInline private(set) var currentAtTablesGone = 0
-    #endif
-    /// How many times `resolveAsync` asked for this registration, and how many instances its
-    /// factory returned (for `Container.registrations`, which adds the synchronous resolutions its
-    /// gate counted). Guarded by the mutex like the rest.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var asyncResolutionCount = 0
-    #else
-        @exclusivity(unchecked) @usableFromInline var asyncResolutionCount = 0
-    #endif
+    /// How many instances its factory returned (for `Container.registrations`; the resolutions
+    /// are counted by its entry in the table). Guarded by the mutex like the rest.
     private(set) var instanceCount = 0
     private var build: AsyncBuild<Service>?
     /// Moves on with every reset and change of scope: a build started before keeps its result for
     /// its own waiters but caches nothing.
     private var generation = 0
-    /// The transient entry in the table that answers a synchronous `resolve`.
-    weak var gate: AnyServiceEntry?
-
     init(
         name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
     ) {
@@ -93,27 +68,6 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
     var inFlightWaiterCount: Int {
         link.hierarchy.locked { build?.waiterCount ?? 0 }
-    }
-
-    /// Whether a lookup of this registration's key through the container whose table is `table`
-    /// found its gate when the count of changes was `changes` and the hierarchy's count of noted
-    /// tables gone was `tablesGone`, so that it still would. Under the hierarchy's mutex.
-    ///
-    /// The table is compared by address, which a new table may take once this one is gone: the
-    /// count of noted tables gone (moved by the death of any table a note was made through) tells
-    /// the two apart, whatever the counts of changes along their different chains add up to.
-    @inlinable
-    func isKnownCurrent(through table: RegistrationTable, changes: Int, tablesGone: Int) -> Bool {
-        currentAtChange == changes && currentAtTablesGone == tablesGone && currentThrough == ObjectIdentifier(table)
-    }
-
-    /// Records that a lookup through the container whose table is `table` found this
-    /// registration's gate, with the counts `changes` and `tablesGone`. Under the hierarchy's mutex.
-    func noteCurrent(through table: RegistrationTable, changes: Int, tablesGone: Int) {
-        table.isNotedThrough = true
-        currentThrough = ObjectIdentifier(table)
-        currentAtChange = changes
-        currentAtTablesGone = tablesGone
     }
 
     /// The instance built, if any (for a synchronous `resolve`).
@@ -147,11 +101,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     /// Resolves through `resolver`, building if needed.
     func resolve(through resolver: SynchronizedResolver) async throws -> Service {
-        let alreadyBuilt = link.hierarchy.locked { () -> Service? in
-            asyncResolutionCount &+= 1
-            return hasBuilt ? built : nil
-        }
-        if let alreadyBuilt { return alreadyBuilt }  // the common case: no task-local read
+        if let built = builtInstance() { return built }  // the common case: no task-local read
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.locked {
@@ -248,28 +198,53 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 }
 
-/// What cycle detection needs of an async entry, whatever its service type.
+/// What the table entry of an async registration needs of it, whatever its service type.
 protocol AnyAsyncEntry: AnyObject, Sendable {
     var label: String { get }
+    /// Drops the built instance.
     func reset()
-    var isTransient: Bool { get }
-    /// Registers the same factory and scope in `container` (for `withOverrides`); returns the
-    /// copy's gate.
-    func copy(into container: Container) -> AnyServiceEntry?
-    /// The transient entry in the table that answers a synchronous `resolve`.
-    var gate: AnyServiceEntry? { get }
     /// `.container` or `.transient`.
     var scope: ObjectScope { get }
-    /// Under the mutex: how many times `resolveAsync` asked for it, and instances its factory made.
-    var asyncResolutionCount: Int { get }
+    /// Sets the scope; stops with a message for any other.
+    func setScope(_ scope: ObjectScopeProtocol)
+    /// Under the mutex: instances its factory made.
     var instanceCount: Int { get }
+    /// The same factory and scope, as a registration of `container`: its entry, not in a table yet
+    /// (for `withOverrides`).
+    func copy(into container: Container) -> AnyServiceEntry
 }
 
 extension AsyncServiceEntry {
-    func copy(into container: Container) -> AnyServiceEntry? {
-        container.registerAsync(Service.self, name: name, factory: factory)
-            .inObjectScope(isTransient ? .transient : .container).gate
+    func setScope(_ scope: ObjectScopeProtocol) {
+        guard let scope = scope as? ObjectScope else {
+            stop("Graft: \(label) is an async service, in the .container or the .transient scope, not a custom one")
+        }
+        inObjectScope(scope)
     }
+
+    func copy(into container: Container) -> AnyServiceEntry {
+        let copy = AsyncServiceEntry(name: name, container: container, factory: factory)
+        copy.isTransient = link.hierarchy.locked { isTransient }
+        return container.makeAsyncEntry(for: copy)
+    }
+}
+
+/// How the entry in the table of an async registration reads what its builds made, as a custom
+/// scope's storage: the built instance, under the hierarchy's mutex (a build finishes on another
+/// thread); nothing for a graph; setting `nil` (a reset of `.container`) drops it.
+final class AsyncBuiltInstance<Service: Sendable>: InstanceStorage {
+    let registration: AsyncServiceEntry<Service>
+
+    init(_ registration: AsyncServiceEntry<Service>) {
+        self.registration = registration
+    }
+
+    var instance: Any? {
+        get { registration.builtInstance() }
+        set { if newValue == nil { registration.reset() } }
+    }
+
+    func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {}  // only builds keep one
 }
 
 /// What `resolve(through:)` does once it has looked, under the mutex.

@@ -16,95 +16,51 @@ extension Container {
         name: String? = nil,
         factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
     ) -> AsyncServiceEntry<Service> {
-        if let viewed {
-            return registerThroughView(viewed, "registerAsync(\(Service.self).self)") {
-                $0.registerAsync(serviceType, name: name, factory: factory)
-            }
+        onContainer(registering: "registerAsync(\(Service.self).self)") { container in
+            let registration = AsyncServiceEntry(name: name, container: container, factory: factory)
+            _ = container.add(container.makeAsyncEntry(for: registration))
+            return registration
         }
-        let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
-        let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
-        let replaced = hierarchy.uncheckedSection { asyncRegistrations.set(entry, for: key) }
-        let label = entry.label
-        let call = resolutionCall("resolveAsync", Service.self, name: name)
-        // The gate in the table answers the synchronous `resolve`. It is finished (transient) and
-        // recorded before the behaviors are told: one that copies the container copies the
-        // registration, never a gate that reaches this entry from the copy.
-        let gate = ServiceEntry<Service>(
-            serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
-            container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
-            throwingFactory: { _, _ in
-                guard let built = entry.builtInstance() else { throw AsyncServiceNotBuilt(service: label, call: call) }
-                return built
-            })
-        gate.inObjectScope(.transient)
-        // A scope given to the gate (by a behavior, which is handed it) is the registration's.
-        gate.madeExtras.scopeGoesTo = { scope in
-            guard let scope = scope as? ObjectScope else {
-                stop("Graft: \(label) is an async service, in the .container or the .transient scope, not a custom one")
-            }
-            entry.inObjectScope(scope)
-        }
-        gate.madeExtras.scopeReadFrom = { entry.scope }
-        // An `initCompleted` action has no instance to run on that an async build would hand it:
-        // it is not run, and the log says so once per action given.
-        gate.madeExtras.initCompletedGoesTo = { [hierarchy] _ in
-            hierarchy.enterLocked()  // any thread may configure: the message is held, then delivered unlocked
-            hierarchy.log {
-                "Graft: initCompleted on \(label), an async service, is not run: do that work in its async factory."
-            }
-            hierarchy.exitLocked()
-        }
-        insert(gate)
-        entry.gate = gate
-        if !behaviors.isEmpty { tellBehaviors(about: gate) }
-        withExtendedLifetime(replaced) {}  // released once this container is consistent
+    }
+
+    /// The entry of an async registration, not in a table yet: one entry of the async kind, whose
+    /// resolutions `resolveAsync` and the synchronous `resolve` count. The synchronous `resolve`
+    /// reads the built instance as a custom scope's storage (``AsyncBuiltInstance``), so it takes
+    /// the general path with no check of its own: built, the instance; not built, a factory that
+    /// refuses with a message naming `resolveAsync`.
+    func makeAsyncEntry<Service: Sendable>(for registration: AsyncServiceEntry<Service>) -> ServiceEntry<Service> {
+        let label = registration.label
+        let call = resolutionCall("resolveAsync", Service.self, name: registration.name)
+        let entry = ServiceEntry<Service>(
+            serviceType: Service.self, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey,
+            name: registration.name, container: self, argumentTypeNames: { [] }, plainFactory: nil,
+            argumentFactory: nil, throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) },
+            kind: .async)
+        entry.madeExtras.asyncRegistration = registration
+        entry.scopeKind = .custom
+        entry.storage = AsyncBuiltInstance(registration)
         return entry
     }
 
-    /// The async registration of `Service` under `name`, here or in the nearest ancestor.
-    func asyncEntry<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
-        asyncEntryObject(ObjectIdentifier(Service.self), name: name) as? AsyncServiceEntry<Service>
+    /// The async registration of `Service` under `name` that a resolution from here finds: the
+    /// entry its key resolves to in this container or the nearest ancestor, if that entry is of
+    /// the async kind. Under the hierarchy's mutex.
+    func asyncRegistrationLocked<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
+        asyncRegistrationLocked(Service.self, name: name, counting: false) as? AsyncServiceEntry<Service>
     }
 
-    /// The async registration under `service` and `name`, here or in the nearest ancestor, untyped
-    /// (non-generic, so the lookup needs no metadata).
-    @usableFromInline
-    final func asyncEntryObject(_ service: ObjectIdentifier, name: String?) -> AnyObject? {
-        hierarchy.locked { asyncEntryObjectLocked(service, name: name) }
-    }
-
-    /// ``asyncEntryObject(_:name:)`` with the hierarchy's mutex already held.
-    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?) -> AnyAsyncEntry? {
-        var changes = 0
-        return asyncEntryLocked(service, name: name, changes: &changes)
-    }
-
-    /// ``asyncEntryObjectLocked(_:name:)``, and in `changes` a count that moves whenever a
-    /// registration that could replace what it finds here changes: the change counts of the tables
-    /// of every container walked, from this one to the one holding the entry (a registration of
-    /// the key in any of them, the holder included, replaces the entry for a lookup from here).
-    /// Each only grows, so for one container the sum is the same only if none has changed. (Sums
-    /// of different containers are not comparable: ``AsyncServiceEntry/isKnownCurrent(through:changes:tablesGone:)``
-    /// also compares the table, and the hierarchy's count of noted tables gone.)
-    @usableFromInline
-    final func asyncEntryObjectLocked(_ service: ObjectIdentifier, name: String?, changes: inout Int) -> AnyObject? {
-        asyncEntryLocked(service, name: name, changes: &changes)
-    }
-
-    /// ``asyncEntryObjectLocked(_:name:changes:)``, typed for this module.
-    final func asyncEntryLocked(_ service: ObjectIdentifier, name: String?, changes: inout Int) -> AnyAsyncEntry? {
-        // This container's own registrations first, read in place (a copy of the registry would
-        // retain and release its arrays on every call).
-        // A view shares its container's table and parent.
-        changes = services.changeCount
-        if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
-        var level = parent  // never a view: a view as parent stands for its container
-        while let container = level {
-            changes &+= container.services.changeCount
-            if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
-            level = container.parent
+    /// ``asyncRegistrationLocked(_:name:)`` as an object, counting a resolution of the entry if
+    /// `counting`. Inlinable: `resolveAsync` finds a built service with the key's hash and probe
+    /// specialized in the caller, as a synchronous `resolve` does.
+    @inlinable @inline(__always)
+    final func asyncRegistrationLocked<Service>(
+        _ serviceType: Service.Type, name: String?, counting: Bool
+    ) -> AnyObject? {
+        guard let slot = slot(for: ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)) else {
+            return nil
         }
-        return nil
+        return slot.pointee.entry.unsafelyUnwrapped.asyncRegistration(
+            storing: ObjectIdentifier(Service.self), counting: counting)
     }
 
     /// The hierarchy's mutex, which guards the async registrations and their entries' state.

@@ -17,19 +17,15 @@ extension SynchronizedResolver {
     public func resolveAsync<Service: Sendable>(
         _ serviceType: Service.Type, name: String? = nil
     ) async throws -> Service {
-        // One lock round trip: the entries of this hierarchy and their state share its mutex.
+        // One lock round trip: the table, the entries and their state share the hierarchy's mutex.
         lockAsyncRegistrations()
-        var changes = 0
-        if let entry = asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: name, changes: &changes) {
-            // The key includes `Service`: the entry registered under it is an `AsyncServiceEntry<Service>`
-            // (checked in debug builds by `unsafeDowncast`).
-            let typed = unsafeDowncast(entry, to: AsyncServiceEntry<Service>.self)
-            // Built, and known to be still what the key resolves to here: after a change to a table
-            // the lookup walks, the slow path checks that again.
-            if typed.hasBuilt, let built = typed.built,
-                typed.isKnownCurrent(through: services, changes: changes, tablesGone: hierarchy.notedTablesGone)
-            {
-                typed.asyncResolutionCount &+= 1
+        // The entry its key resolves to here, if of the async kind (a later `register` of the key,
+        // here or in a child, replaces it as for any registration), with this resolution counted.
+        if let registration = asyncRegistrationLocked(Service.self, name: name, counting: true) {
+            // The entry's own service type is `Service` (checked by the lookup): its registration is
+            // an `AsyncServiceEntry<Service>` (checked in debug builds by `unsafeDowncast`).
+            let typed = unsafeDowncast(registration, to: AsyncServiceEntry<Service>.self)
+            if typed.hasBuilt, let built = typed.built {
                 unlockAsyncRegistrations()
                 return built
             }
@@ -38,12 +34,13 @@ extension SynchronizedResolver {
         return try await resolveAsyncBuilding(serviceType, name: name)
     }
 
-    /// `resolveAsync` when the service is not built yet, or not registered.
+    /// `resolveAsync` when the service is not built yet, or not registered (its resolution is
+    /// counted by the caller).
     @usableFromInline
     func resolveAsyncBuilding<Service: Sendable>(
         _ serviceType: Service.Type, name: String?
     ) async throws -> Service {
-        guard let entry = asyncEntry(serviceType, name: name), isCurrentRegistration(entry) else {
+        guard let registration = hierarchy.locked({ asyncRegistrationLocked(serviceType, name: name) }) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
                 .notRegistered, path: [label],  // the async factories it passes through add themselves
@@ -51,26 +48,6 @@ extension SynchronizedResolver {
                     + (isUnboundPlaceholder ? ResolverBinding.howToBind + " " : "")
                     + synchronousRegistrationHint(serviceType, name: name))
         }
-        return try await entry.resolve(through: self)
-    }
-
-    /// Whether `entry` is still what its key resolves to here: a later `register`, `registerMain`
-    /// or forward of the key, in the entry's container or in a child of it (as an override made by
-    /// `withOverrides` is), replaces it, and the synchronous `resolve` answers with that one.
-    /// When it is, the entry records it, so `resolveAsync` returns its built instance without this
-    /// lookup until a table that lookup walks changes, or a table noted through is gone.
-    func isCurrentRegistration<Service>(_ entry: AsyncServiceEntry<Service>) -> Bool {
-        hierarchy.locked {
-            let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: entry.name)
-            let container = viewed ?? self
-            guard let gate = entry.gate, let slot = container.slot(for: key), slot.pointee.entry === gate else {
-                return false
-            }
-            var changes = 0
-            if asyncEntryObjectLocked(ObjectIdentifier(Service.self), name: entry.name, changes: &changes) === entry {
-                entry.noteCurrent(through: container.services, changes: changes, tablesGone: hierarchy.notedTablesGone)
-            }
-            return true
-        }
+        return try await registration.resolve(through: self)
     }
 }

@@ -161,15 +161,6 @@ final class Hierarchy {
     private var childRegistrations = ChildRegistrations()
     /// Set while instances are being moved out of cells, when no user code may run (debug check).
     @exclusivity(unchecked) var isMovingOut = false
-    /// How many tables that an answer was noted through (``RegistrationTable/isNotedThrough``) are
-    /// gone with their containers, moved on under the mutex (``ContainerLink/containerIsGone(with:asChild:)``):
-    /// a new table may take the address of one, and this tells an answer noted through the old
-    /// one (``AsyncServiceEntry/noteCurrent(through:changes:tablesGone:)``) from one for the new.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var notedTablesGone = 0
-    #else
-        @exclusivity(unchecked) @usableFromInline var notedTablesGone = 0
-    #endif
     #if DEBUG
         /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
         @usableFromInline var openUncheckedSections = 0
