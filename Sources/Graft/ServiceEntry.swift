@@ -223,12 +223,15 @@ public final class ServiceEntry<Service> {
 
     /// The cell a table slot under a key of type `Key` keeps for the inlined path (a `.container`
     /// hit, a planned construction), or `nil`: only where the key's type is this entry's static
-    /// `Service`, the type the cell stores, and only for a plain registration (a main-actor one
-    /// must be checked by its general path on every resolution, a hit included). Every insert
-    /// into a table asks here.
+    /// `Service`, the type the cell stores, and not for a main-actor registration (it must be
+    /// checked by its general path on every resolution, a hit included). An async entry's cell
+    /// never holds an instance (its scope is the custom storage that reads what its registration
+    /// built), so the inlined hit passes it to the general path; `resolveAsync` reads its
+    /// presence as "this slot's entry is a `ServiceEntry<Service>`". Every insert into a table
+    /// asks here.
     @inlinable
     func directCell<Key>(forKeyOf _: Key.Type) -> InstanceCell? {
-        kind == .plain && Key.self == Service.self ? cell : nil
+        kind != .mainActor && Key.self == Service.self ? cell : nil
     }
 
     var hasInstance: Bool {

@@ -18,9 +18,6 @@ protocol AnyServiceEntry: AnyObject {
     var cell: InstanceCell { get }
     var instanceCount: Int { get set }
     var kind: RegistrationKind { get }
-    /// For an entry of the async kind whose own service type is `service`, its registration
-    /// (counting a resolution of this entry if `counting`); otherwise `nil`.
-    func asyncRegistration(storing service: ObjectIdentifier, counting: Bool) -> AnyObject?
     /// An async entry's registration (an ``AnyAsyncEntry``); `nil` for the other kinds.
     var asyncRegistrationObject: AnyObject? { get }
     /// ``ServiceEntry/directCell(forKeyOf:)`` for a key whose service type is `service`.
@@ -85,20 +82,11 @@ extension AnyServiceEntry {
 
 extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
-    func asyncRegistration(storing service: ObjectIdentifier, counting: Bool) -> AnyObject? {
-        guard kind == .async, service == ObjectIdentifier(Service.self) else { return nil }
-        if counting { cell.countResolution() }
-        return extras.unsafelyUnwrapped.asyncRegistration
-    }
-
-    var asyncRegistration: AnyAsyncEntry? { kind == .async ? extras?.asyncRegistration : nil }
-
-    @usableFromInline
-    var asyncRegistrationObject: AnyObject? { asyncRegistration }
+    var asyncRegistrationObject: AnyObject? { kind == .async ? extras?.asyncRegistration : nil }
 
     @usableFromInline
     func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell? {
-        kind == .plain && service == ObjectIdentifier(Service.self) ? cell : nil
+        kind != .mainActor && service == ObjectIdentifier(Service.self) ? cell : nil
     }
 
     @usableFromInline

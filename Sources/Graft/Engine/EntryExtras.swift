@@ -16,8 +16,10 @@ final class EntryExtras<Service> {
     @exclusivity(unchecked) var storage: InstanceStorage?
     @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
     @exclusivity(unchecked) weak var weakInstance: AnyObject?
-    /// An entry of the async kind: its registration, which builds and keeps the instance.
-    var asyncRegistration: AnyAsyncEntry?
+    /// An entry of the async kind: its registration (an ``AnyAsyncEntry``), which builds and keeps
+    /// the instance. An object, so that the inlinable `resolveAsync` reads it and downcasts it to
+    /// the `AsyncServiceEntry` of its service type, which only it can name.
+    @exclusivity(unchecked) @usableFromInline var asyncRegistration: AnyObject?
 
     @usableFromInline
     init(

@@ -44,23 +44,36 @@ extension Container {
 
     /// The async registration of `Service` under `name` that a resolution from here finds: the
     /// entry its key resolves to in this container or the nearest ancestor, if that entry is of
-    /// the async kind. Under the hierarchy's mutex.
+    /// the async kind and of `Service` itself (not a forward). Under the hierarchy's mutex.
     func asyncRegistrationLocked<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
-        asyncRegistrationLocked(Service.self, name: name, counting: false) as? AsyncServiceEntry<Service>
+        let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
+        return slot(for: key)?.pointee.entry?.asyncRegistration as? AsyncServiceEntry<Service>
     }
 
-    /// ``asyncRegistrationLocked(_:name:)`` as an object, counting a resolution of the entry if
-    /// `counting`. Inlinable: `resolveAsync` finds a built service with the key's hash and probe
-    /// specialized in the caller, as a synchronous `resolve` does.
+    /// What the async registration of `Service` under `name` that a resolution from here finds has
+    /// built, or `nil` (nothing built yet, or no such registration); a resolution of its entry is
+    /// counted when there is one. Under the hierarchy's mutex. Inlinable: `resolveAsync` reads a
+    /// built service with the key's hash and probe specialized in the caller, as a synchronous
+    /// `resolve` does.
     @inlinable @inline(__always)
-    final func asyncRegistrationLocked<Service>(
-        _ serviceType: Service.Type, name: String?, counting: Bool
-    ) -> AnyObject? {
-        guard let slot = slot(for: ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)) else {
-            return nil
-        }
-        return slot.pointee.entry.unsafelyUnwrapped.asyncRegistration(
-            storing: ObjectIdentifier(Service.self), counting: counting)
+    final func builtAsyncInstanceLocked<Service: Sendable>(_ serviceType: Service.Type, name: String?) -> Service? {
+        guard let slot = slot(for: ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)),
+            let cell = slot.pointee.directCell
+        else { return nil }  // not registered, a forward, or a main-actor entry
+        // A slot keeps a direct cell only for an entry of its key's own service type, so the entry
+        // is a `ServiceEntry<Service>`, and an async entry's registration an
+        // `AsyncServiceEntry<Service>` (both checked in debug builds by `unsafeDowncast`): no call
+        // through a protocol.
+        let entry = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped as AnyObject, to: ServiceEntry<Service>.self)
+        guard entry.kind == .async else { return nil }
+        let registration = unsafeDowncast(
+            entry.extras.unsafelyUnwrapped.asyncRegistration.unsafelyUnwrapped,  // every async entry has one
+            to: AsyncServiceEntry<Service>.self)
+        let built = registration.hasBuilt ? registration.built : nil
+        // Counted last: a store through the cell's pointer may alias anything, and read before it,
+        // the entry, its extras and its registration need not be retained.
+        cell.countResolution()
+        return built
     }
 
     /// The hierarchy's mutex, which guards the async registrations and their entries' state.

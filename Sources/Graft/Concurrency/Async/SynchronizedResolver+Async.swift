@@ -11,26 +11,19 @@ extension SynchronizedResolver {
     /// - Throws: ``ResolutionError`` (not registered, the factory threw, a cycle among async
     ///   factories), or `CancellationError` when the calling task is cancelled while waiting.
     ///
-    /// Inlinable: a service already built is read in the caller, specialized, with no suspension
-    /// and no runtime metadata lookup; the rest of the path is out of line.
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): a service already built is
+    /// returned with no executor hop, and only a build's wait leaves it. Inlinable: a built
+    /// service is read in the caller, specialized, with no suspension and no runtime metadata
+    /// lookup; the rest of the path is out of line.
     @inlinable
-    public func resolveAsync<Service: Sendable>(
+    nonisolated(nonsending) public func resolveAsync<Service: Sendable>(
         _ serviceType: Service.Type, name: String? = nil
     ) async throws -> Service {
         // One lock round trip: the table, the entries and their state share the hierarchy's mutex.
         lockAsyncRegistrations()
-        // The entry its key resolves to here, if of the async kind (a later `register` of the key,
-        // here or in a child, replaces it as for any registration), with this resolution counted.
-        if let registration = asyncRegistrationLocked(Service.self, name: name, counting: true) {
-            // The entry's own service type is `Service` (checked by the lookup): its registration is
-            // an `AsyncServiceEntry<Service>` (checked in debug builds by `unsafeDowncast`).
-            let typed = unsafeDowncast(registration, to: AsyncServiceEntry<Service>.self)
-            if typed.hasBuilt, let built = typed.built {
-                unlockAsyncRegistrations()
-                return built
-            }
-        }
+        let built = builtAsyncInstanceLocked(Service.self, name: name)
         unlockAsyncRegistrations()
+        if let built { return built }
         return try await resolveAsyncBuilding(serviceType, name: name)
     }
 
