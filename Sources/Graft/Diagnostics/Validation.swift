@@ -111,7 +111,7 @@ extension Container {
                 RegistrationInfo(
                     serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
                     argumentTypes: entry.argumentTypeNames(), containerLevel: level,
-                    isForwarded: key.service != ObjectIdentifier(entry.serviceType) || key.name != entry.name,
+                    isForwarded: key.service != ObjectIdentifier(entry.keyType) || key.name != entry.name,
                     resolutionCount: entry.cell.resolutionCount,
                     instanceCount: entry.asyncRegistration?.instanceCount ?? entry.instanceCount)
             }
@@ -317,7 +317,7 @@ final class ValidationRecorder {
         let nodes = order.enumerated().map { position, old in
             let entry = entries[old]
             return DependencyGraph.Node(
-                id: position, serviceType: "\(entry.serviceType)", name: entry.name,
+                id: position, serviceType: "\(entry.keyType)", name: entry.name,
                 objectScope: "\(entry.objectScope)", argumentTypes: entry.argumentTypeNames(),
                 containerLevel: level(of: entry))
         }
@@ -384,7 +384,7 @@ final class ValidationRecorder {
                         let key =
                             edgeKeys[edgeIndex]
                             ?? ServiceKey(
-                                service: target.serviceType, arguments: target.argumentsKey, name: target.name)
+                                service: target.keyType, arguments: target.argumentsKey, name: target.name)
                         let overrides = owner.slot(for: key) != nil
                         warnings.append(
                             ValidationWarning(

@@ -3,7 +3,10 @@
 /// What the container needs of an entry without knowing its service type.
 @usableFromInline
 protocol AnyServiceEntry: AnyObject {
-    var serviceType: Any.Type { get }
+    /// The service type the registration is keyed by: the static `Service` of its `register`
+    /// call, never the metatype value passed (`let t: Animal.Type = Cat.self; register(t)`
+    /// registers `Animal`), which only ``ServiceEntry/serviceType`` keeps, for Swinject's API.
+    var keyType: Any.Type { get }
     var name: String? { get }
     /// The registration's scope (an async entry's is its registration's, `.container` or `.transient`).
     var objectScope: ObjectScopeProtocol { get }
@@ -81,6 +84,8 @@ extension AnyServiceEntry {
 }
 
 extension ServiceEntry: AnyServiceEntry {
+    @usableFromInline var keyType: Any.Type { Service.self }
+
     @usableFromInline
     var asyncRegistrationObject: AnyObject? { kind == .async ? extras?.asyncRegistration : nil }
 

@@ -82,7 +82,7 @@ extension Hierarchy {
     }
 
     static func label(_ entry: AnyServiceEntry) -> String {
-        serviceLabel(entry.serviceType, name: entry.name)
+        serviceLabel(entry.keyType, name: entry.name)
     }
 
     /// The services whose factories (or `initCompleted` actions) are running, outermost first.
