@@ -1396,6 +1396,18 @@ public enum ProgramShrinker {
     }
 }
 
+extension MBinding {
+    func mappingContainers(_ map: (Int) -> Int) -> MBinding {
+        switch self {
+        case .resolver(let c): return .resolver(container: map(c))
+        case .overrides(let r):
+            guard var moved = r else { return .overrides(nil) }
+            moved.container = map(moved.container)
+            return .overrides(moved)
+        }
+    }
+}
+
 extension MStep {
     func mappingContainers(_ map: (Int) -> Int) -> MStep {
         switch self {
@@ -1424,26 +1436,10 @@ extension MStep {
         case .addBehavior(let c, let scope): return .addBehavior(container: map(c), scope: scope)
         case .makeInjected(let bindings, let request):
             return .makeInjected(
-                bindings: bindings.map { binding in
-                    switch binding {
-                    case .resolver(let c): return .resolver(container: map(c))
-                    case .overrides(let r):
-                        guard var moved = r else { return .overrides(nil) }
-                        moved.container = map(moved.container)
-                        return .overrides(moved)
-                    }
-                }, request)
+                bindings: bindings.map { $0.mappingContainers(map) }, request)
         case .makeMainInjected(let bindings, let request):
             return .makeMainInjected(
-                bindings: bindings.map { binding in
-                    switch binding {
-                    case .resolver(let c): return .resolver(container: map(c))
-                    case .overrides(let r):
-                        guard var moved = r else { return .overrides(nil) }
-                        moved.container = map(moved.container)
-                        return .overrides(moved)
-                    }
-                }, request)
+                bindings: bindings.map { $0.mappingContainers(map) }, request)
         default: return self
         }
     }
