@@ -137,22 +137,22 @@ public final class ServiceEntry<Service> {
 
     /// A custom scope's storage (`nil` for the built-in scopes).
     @usableFromInline var storage: InstanceStorage? {
-        get { extras?.storage }
+        get { extras?.state.storage }
         set {
-            if newValue != nil || extras != nil { madeExtras.storage = newValue }
+            if newValue != nil || extras != nil { madeExtras.state.storage = newValue }
             cell.entryHasStorage = newValue != nil
         }
     }
     /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
     /// non-generic function type, so making an entry and running them needs no metadata lookup.
     var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] {
-        get { extras?.initCompletedActions ?? [] }
-        set { madeExtras.initCompletedActions = newValue }
+        get { extras?.state.initCompletedActions ?? [] }
+        set { madeExtras.state.initCompletedActions = newValue }
     }
     /// The instance `.weak` shares while someone else holds it.
     var weakInstance: AnyObject? {
-        get { extras?.weakInstance }
-        set { if newValue != nil || extras != nil { madeExtras.weakInstance = newValue } }
+        get { extras?.state.weakInstance }
+        set { if newValue != nil || extras != nil { madeExtras.state.weakInstance = newValue } }
     }
 
     /// Runs a change of settings, under the mutex if registered through a synchronized view.
