@@ -160,7 +160,7 @@ extension ServiceEntry {
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
             container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
             argumentFactory: argumentFactory, throwingFactory: throwingFactory, kind: kind)
-        copy.scope = scope
+        copy.state.scope = scope
         (copy.scopeKind, copy.storage) = ObjectScope.storage(for: scope)
         copy.initCompletedActions = initCompletedActions
         copy.hasInitCompletedActions = hasInitCompletedActions
