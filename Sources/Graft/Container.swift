@@ -25,27 +25,31 @@ public class Container {
     /// The default scope's kind, worked out once rather than per registration.
     @usableFromInline final let defaultScopeKind: ObjectScope.Kind
     @usableFromInline final let services: RegistrationTable
+    /// What registering changes in a container. Touched by one thread at a time (a container's
+    /// contract; a view's calls hold the hierarchy's mutex), and read on every registration, where
+    /// a dynamic exclusivity check on each access costs 5% of it: unchecked in release builds,
+    /// checked in debug builds.
+    @usableFromInline
+    struct State {
+        /// Told about each registration made in this container; added to only in this file.
+        @usableFromInline var behaviors: [Behavior] = []
+        /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone. Set
+        /// once, by `init`.
+        @usableFromInline var link: ContainerLink!
+        /// Async registrations (``Container/registerAsync(_:name:factory:)``), by type and name.
+        var asyncRegistrations = AsyncRegistry()
+    }
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline final private(set) var behaviors: [Behavior] = []
+        @usableFromInline final var state = State()
     #else
-        @exclusivity(unchecked) @usableFromInline final private(set) var behaviors: [Behavior] = []
+        @exclusivity(unchecked) @usableFromInline final var state = State()
     #endif
-    /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline final private(set) var link: ContainerLink!
-    #else
-        @exclusivity(unchecked) @usableFromInline final private(set) var link: ContainerLink!
-    #endif
+    /// How entries, `Lazy` and `Provider` reach this container (``State/link``).
+    @inlinable final var link: ContainerLink { state.link }
     /// For a synchronized view, the container it views (which holds the registrations); `nil` for a
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
-    /// Async registrations (``registerAsync(_:name:factory:)``), by type and name.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        final var asyncRegistrations = AsyncRegistry()
-    #else
-        @exclusivity(unchecked) final var asyncRegistrations = AsyncRegistry()
-    #endif
 
     /// Makes a container.
     ///
@@ -73,7 +77,7 @@ public class Container {
         self.defaultScopeKind = defaultObjectScope.kind
         self.services = RegistrationTable()
         self.viewed = nil
-        link = ContainerLink(self, hierarchy: hierarchy)
+        state.link = ContainerLink(self, hierarchy: hierarchy)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }
@@ -88,7 +92,7 @@ public class Container {
         self.defaultScopeKind = viewed.defaultScopeKind
         self.services = viewed.services
         self.viewed = viewed
-        self.link = viewed.link
+        state.link = viewed.link
     }
 
     deinit {
@@ -111,8 +115,8 @@ public class Container {
     /// ``removeAll()`` on the container that holds the registrations.
     private final func removeEveryRegistration() {
         let removed = hierarchy.uncheckedSection { () -> AsyncRegistry in
-            defer { asyncRegistrations = AsyncRegistry() }
-            return asyncRegistrations
+            defer { state.asyncRegistrations = AsyncRegistry() }
+            return state.asyncRegistrations
         }
         let registered = parent == nil ? [] : services.serviceTypes
         services.removeAll()
@@ -158,7 +162,7 @@ public class Container {
     private final func resetAsyncEntries(in objectScope: ObjectScopeProtocol, where matches: (AsyncKey) -> Bool) {
         guard objectScope === ObjectScope.container else { return }
         for container in selfAndAncestors {
-            for (key, entry) in container.asyncRegistrations.pairs where !entry.isTransient && matches(key) {
+            for (key, entry) in container.state.asyncRegistrations.pairs where !entry.isTransient && matches(key) {
                 entry.reset()
             }
         }
@@ -179,7 +183,7 @@ public class Container {
     public final func addBehavior(_ behavior: Behavior) {
         // Through a view, the registrations' gate: refused on the unbound placeholder, where the
         // behavior would be kept for the process and never told anything.
-        onContainer(registering: "addBehavior") { $0.behaviors.append(behavior) }
+        onContainer(registering: "addBehavior") { $0.state.behaviors.append(behavior) }
     }
 
     /// Whether `serviceType` is registered under `name` (with any arguments) here or in an ancestor.

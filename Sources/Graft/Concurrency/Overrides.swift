@@ -64,7 +64,7 @@ extension Container {
                 // Async registrations first, each with a gate of its own; the table below then
                 // maps the original gates (and forwards to them) to the new ones, and a later
                 // registration that shadowed a gate keeps shadowing it.
-                for entry in original.asyncRegistrations.values {
+                for entry in original.state.asyncRegistrations.values {
                     let gate = entry.copy(into: copy)
                     if let old = entry.gate, let gate { copied[ObjectIdentifier(old)] = gate }
                 }
@@ -77,7 +77,7 @@ extension Container {
                 }
                 // Added once the copies are in, so they are told only about registrations made in
                 // the copy (the overrides), as they would be in a container built afresh with them.
-                for behavior in original.behaviors { copy.addBehavior(behavior) }
+                for behavior in original.state.behaviors { copy.addBehavior(behavior) }
                 parent = copy
             }
             return parent!

@@ -110,7 +110,7 @@ extension Container {
         // both kinds of call.
         var asyncByGate: [ObjectIdentifier: AnyAsyncEntry] = [:]
         for container in chain {
-            for entry in container.asyncRegistrations.values {
+            for entry in container.state.asyncRegistrations.values {
                 if let gate = entry.gate { asyncByGate[ObjectIdentifier(gate)] = entry }
             }
         }
@@ -191,7 +191,8 @@ extension Container {
         // A main-actor registration is tried on the main actor only (elsewhere it fails by
         // design); an async one through resolveAsync only.
         let asyncGates = Set(
-            selfAndAncestors.flatMap { $0.asyncRegistrations.values.compactMap(\.gate) }.map(ObjectIdentifier.init))
+            selfAndAncestors.flatMap { $0.state.asyncRegistrations.values.compactMap(\.gate) }
+                .map(ObjectIdentifier.init))
         let onMainThread = Platform.isOnMainActor()
         let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one

@@ -23,7 +23,7 @@ extension Container {
         }
         let entry = AsyncServiceEntry(name: name, container: self, factory: factory)
         let key = AsyncKey(service: ObjectIdentifier(Service.self), name: name)
-        let replaced = hierarchy.uncheckedSection { asyncRegistrations.set(entry, for: key) }
+        let replaced = hierarchy.uncheckedSection { state.asyncRegistrations.set(entry, for: key) }
         let label = entry.label
         let call = resolutionCall("resolveAsync", Service.self, name: name)
         // The gate in the table answers the synchronous `resolve`. It is finished (transient) and
@@ -56,7 +56,7 @@ extension Container {
         }
         insert(gate)
         entry.gate = gate
-        if !behaviors.isEmpty { tellBehaviors(about: gate) }
+        if !state.behaviors.isEmpty { tellBehaviors(about: gate) }
         withExtendedLifetime(replaced) {}  // released once this container is consistent
         return entry
     }
@@ -97,11 +97,11 @@ extension Container {
         // retain and release its arrays on every call).
         // A view shares its container's table and parent.
         changes = services.changeCount
-        if let entry = (viewed ?? self).asyncRegistrations.entry(service: service, name: name) { return entry }
+        if let entry = (viewed ?? self).state.asyncRegistrations.entry(service: service, name: name) { return entry }
         var level = parent  // never a view: a view as parent stands for its container
         while let container = level {
             changes &+= container.services.changeCount
-            if let entry = container.asyncRegistrations.entry(service: service, name: name) { return entry }
+            if let entry = container.state.asyncRegistrations.entry(service: service, name: name) { return entry }
             level = container.parent
         }
         return nil
