@@ -123,7 +123,7 @@ extension Container {
         // would be two more arguments of every copy of `register` the optimizer merges.
         if isView { return addThroughView(entry) }
         insert(entry)
-        if !behaviors.isEmpty { tellBehaviors(about: entry) }
+        if !state.behaviors.isEmpty { tellBehaviors(about: entry) }
         return entry
     }
 
@@ -148,7 +148,7 @@ extension Container {
 
     @usableFromInline
     func tellBehaviors<Service>(about entry: ServiceEntry<Service>) {
-        for behavior in behaviors {
+        for behavior in state.behaviors {
             behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
         }
     }

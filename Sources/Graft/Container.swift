@@ -25,17 +25,25 @@ public class Container {
     /// The default scope's kind, worked out once rather than per registration.
     @usableFromInline final let defaultScopeKind: ObjectScope.Kind
     @usableFromInline final let services: RegistrationTable
+    /// What registering changes in a container. Touched by one thread at a time (a container's
+    /// contract; a view's calls hold the hierarchy's mutex), and read on every registration, where
+    /// a dynamic exclusivity check on each access costs 5% of it: unchecked in release builds,
+    /// checked in debug builds.
+    @usableFromInline
+    struct State {
+        /// Told about each registration made in this container; added to only in this file.
+        @usableFromInline var behaviors: [Behavior] = []
+        /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone. Set
+        /// once, by `init`.
+        @usableFromInline var link: ContainerLink!
+    }
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline final private(set) var behaviors: [Behavior] = []
+        @usableFromInline final var state = State()
     #else
-        @exclusivity(unchecked) @usableFromInline final private(set) var behaviors: [Behavior] = []
+        @exclusivity(unchecked) @usableFromInline final var state = State()
     #endif
-    /// How entries, `Lazy` and `Provider` reach this container, and learn that it is gone.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline final private(set) var link: ContainerLink!
-    #else
-        @exclusivity(unchecked) @usableFromInline final private(set) var link: ContainerLink!
-    #endif
+    /// How entries, `Lazy` and `Provider` reach this container (``State/link``).
+    @inlinable final var link: ContainerLink { state.link }
     /// For a synchronized view, the container it views (which holds the registrations); `nil` for a
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
@@ -67,7 +75,7 @@ public class Container {
         self.defaultScopeKind = defaultObjectScope.kind
         self.services = RegistrationTable()
         self.viewed = nil
-        link = ContainerLink(self, hierarchy: hierarchy)
+        state.link = ContainerLink(self, hierarchy: hierarchy)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }
@@ -82,7 +90,7 @@ public class Container {
         self.defaultScopeKind = viewed.defaultScopeKind
         self.services = viewed.services
         self.viewed = viewed
-        self.link = viewed.link
+        state.link = viewed.link
     }
 
     deinit {
@@ -156,7 +164,7 @@ public class Container {
     public final func addBehavior(_ behavior: Behavior) {
         // Through a view, the registrations' gate: refused on the unbound placeholder, where the
         // behavior would be kept for the process and never told anything.
-        onContainer(registering: "addBehavior") { $0.behaviors.append(behavior) }
+        onContainer(registering: "addBehavior") { $0.state.behaviors.append(behavior) }
     }
 
     /// Whether `serviceType` is registered under `name` (with any arguments) here or in an ancestor.

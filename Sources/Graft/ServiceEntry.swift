@@ -31,11 +31,6 @@ public final class ServiceEntry<Service> {
     public let name: String?
     /// The scope instances of this registration live in.
     public var objectScope: ObjectScopeProtocol { asyncRegistration?.scope ?? scope }
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var scope: ObjectScopeProtocol
-    #else
-        @exclusivity(unchecked) @usableFromInline var scope: ObjectScopeProtocol
-    #endif
 
     /// The factory of a registration without arguments, stored as given.
     @usableFromInline let plainFactory: ((Resolver) -> Service)?
@@ -62,32 +57,22 @@ public final class ServiceEntry<Service> {
         withUnsafeMutablePointer(to: &inlineCellMemory) { UnsafeMutableRawPointer($0) }
             == _getUnsafePointerToStoredProperties(self)
     }
-    /// The rarely used settings; `nil` until one is set. Set at most once, never cleared.
+
+    /// The rarely used settings; `nil` until one is set. Set at most once, never cleared. Kept out
+    /// of `state`, as the one field whose type is generic: in the group it would make the group
+    /// generic, and the unspecialized code that makes and copies entries would then copy it
+    /// through its metadata.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline var extras: EntryExtras<Service>?
     #else
         @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
     #endif
-    /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
-    /// moves it on, so undoing a failed request drops an instance only if it is still the one that
-    /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
-    @exclusivity(unchecked) @usableFromInline var storedKeptGeneration: UInt32 = 0
-    /// Index of this entry's running factory in the hierarchy's construction stack, or -1 (the
-    /// stack is at most `Hierarchy.maximumDepth` deep, so 32 bits are plenty).
-    @exclusivity(unchecked) @usableFromInline var storedFactoryFrame: Int32 = -1
-    /// Instances this entry's factory made (for `Container.registrations`).
+    /// What changes after registration (``ServiceEntryState``).
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var instanceCount = 0
+        @usableFromInline var state: ServiceEntryState
     #else
-        @exclusivity(unchecked) @usableFromInline var instanceCount = 0
+        @exclusivity(unchecked) @usableFromInline var state: ServiceEntryState
     #endif
-
-    @exclusivity(unchecked) @usableFromInline var scopeKind: ObjectScope.Kind {
-        didSet { updatePlan() }
-    }
-    @exclusivity(unchecked) @usableFromInline var hasInitCompletedActions = false {
-        didSet { updatePlan() }
-    }
     /// `throwingFactory != nil`, as one byte in the entry: every general construction asks.
     @usableFromInline let hasThrowingFactory: Bool
     /// `argumentsKey != noArgumentsKey`, as one byte: cycle detection asks on every construction.
@@ -95,13 +80,6 @@ public final class ServiceEntry<Service> {
     /// What kind of registration this is: its general path refuses a main-actor one off the main
     /// actor, and its slots never keep its cell for the inlined hit (``directCell(forKeyOf:)``).
     @usableFromInline let kind: RegistrationKind
-    /// Set when registered through a synchronized view: other threads may resolve this entry as
-    /// soon as it is in the table, so its settings change under the hierarchy's mutex.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var settingsTakeTheMutex = false
-    #else
-        @exclusivity(unchecked) var settingsTakeTheMutex = false
-    #endif
 
     /// The factory of a registration with arguments: it reads them from a pointer to their tuple,
     /// so the resolution path never needs the argument types' metadata.
@@ -116,17 +94,42 @@ public final class ServiceEntry<Service> {
     /// The argument part of this registration's key (see ``argumentsKey(_:)``).
     @inlinable var argumentsKey: UInt { extras?.argumentsKey ?? noArgumentsKey }
     @inlinable var keptGeneration: Int {
-        @inline(__always) get { Int(storedKeptGeneration) }
-        @inline(__always) set { storedKeptGeneration = UInt32(truncatingIfNeeded: newValue) }
+        @inline(__always) get { Int(state.keptGeneration) }
+        @inline(__always) set { state.keptGeneration = UInt32(truncatingIfNeeded: newValue) }
     }
     @inlinable var factoryFrame: Int {
-        @inline(__always) get { Int(storedFactoryFrame) }
-        @inline(__always) set { storedFactoryFrame = Int32(truncatingIfNeeded: newValue) }
+        @inline(__always) get { Int(state.factoryFrame) }
+        @inline(__always) set { state.factoryFrame = Int32(truncatingIfNeeded: newValue) }
+    }
+    @inlinable var scope: ObjectScopeProtocol {
+        @inline(__always) get { state.scope }
+    }
+    @inlinable var instanceCount: Int {
+        @inline(__always) get { state.instanceCount }
+        @inline(__always) set { state.instanceCount = newValue }
+    }
+    @inlinable var scopeKind: ObjectScope.Kind {
+        @inline(__always) get { state.scopeKind }
+        set {
+            state.scopeKind = newValue
+            updatePlan()
+        }
+    }
+    @inlinable var hasInitCompletedActions: Bool {
+        @inline(__always) get { state.hasInitCompletedActions }
+        set {
+            state.hasInitCompletedActions = newValue
+            updatePlan()
+        }
+    }
+    var settingsTakeTheMutex: Bool {
+        get { state.settingsTakeTheMutex }
+        set { state.settingsTakeTheMutex = newValue }
     }
 
     /// The extras, made now if they were not.
     var madeExtras: EntryExtras<Service> {
-        if let extras { return extras }
+        if let extras = extras { return extras }
         let made = EntryExtras<Service>(
             argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, argumentTypeNames: { [] },
             argumentFactory: nil,
@@ -137,22 +140,22 @@ public final class ServiceEntry<Service> {
 
     /// A custom scope's storage (`nil` for the built-in scopes).
     @usableFromInline var storage: InstanceStorage? {
-        get { extras?.storage }
+        get { extras?.state.storage }
         set {
-            if newValue != nil || extras != nil { madeExtras.storage = newValue }
+            if newValue != nil || extras != nil { madeExtras.state.storage = newValue }
             cell.entryHasStorage = newValue != nil
         }
     }
     /// The `initCompleted` actions, each taking a pointer to the new instance: an array of a
     /// non-generic function type, so making an entry and running them needs no metadata lookup.
     var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] {
-        get { extras?.initCompletedActions ?? [] }
-        set { madeExtras.initCompletedActions = newValue }
+        get { extras?.state.initCompletedActions ?? [] }
+        set { madeExtras.state.initCompletedActions = newValue }
     }
     /// The instance `.weak` shares while someone else holds it.
     var weakInstance: AnyObject? {
-        get { extras?.weakInstance }
-        set { if newValue != nil || extras != nil { madeExtras.weakInstance = newValue } }
+        get { extras?.state.weakInstance }
+        set { if newValue != nil || extras != nil { madeExtras.state.weakInstance = newValue } }
     }
 
     /// Runs a change of settings, under the mutex if registered through a synchronized view.
@@ -192,9 +195,8 @@ public final class ServiceEntry<Service> {
                 argumentsType: argumentsType, argumentsKey: argumentsKey, argumentTypeNames: argumentTypeNames,
                 argumentFactory: argumentFactory, throwingFactory: throwingFactory)
         }
-        self.scope = container.defaultObjectScope
-        let (kind, storage) = container.defaultScopeStorage()
-        scopeKind = kind
+        let (scopeKind, storage) = container.defaultScopeStorage()
+        state = ServiceEntryState(scope: container.defaultObjectScope, scopeKind: scopeKind)
         _ = InstanceCell(
             for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
         if let storage { self.storage = storage }
@@ -284,7 +286,7 @@ public final class ServiceEntry<Service> {
             let graphInstance: Any? = hasGraphInstance ? cell.takeGraphSlot(Service.self) : nil
             let replaced = (instance, graphInstance, storage, scope)
             keptGeneration &+= 1
-            self.scope = objectScope
+            state.scope = objectScope
             (scopeKind, storage) = newStorage
             weakInstance = nil
             return replaced
@@ -316,4 +318,43 @@ public final class ServiceEntry<Service> {
         }
     }
 
+}
+
+/// What changes in a ``ServiceEntry`` after registration. Touched by one thread at a time (a plain
+/// container's contract), or under the hierarchy's mutex (``settingsTakeTheMutex``), and read by
+/// inlinable code in other modules, where each access would be a dynamic exclusivity check: the
+/// entry's field is unchecked in release builds, and debug builds keep the checks. Not generic (not
+/// nested in the entry), so unspecialized code copies and destroys it without metadata. The
+/// one-byte fields last: the entry's own one-byte fields follow them.
+@usableFromInline
+struct ServiceEntryState {
+    /// The scope this entry keeps its own instances in.
+    @usableFromInline var scope: ObjectScopeProtocol
+    /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
+    /// moves it on, so undoing a failed request drops an instance only if it is still the one that
+    /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
+    @usableFromInline var keptGeneration: UInt32
+    /// Index of this entry's running factory in the hierarchy's construction stack, or -1 (the
+    /// stack is at most `Hierarchy.maximumDepth` deep, so 32 bits are plenty).
+    @usableFromInline var factoryFrame: Int32
+    /// Instances this entry's factory made (for `Container.registrations`).
+    @usableFromInline var instanceCount: Int
+    /// The kind of `scope`; set through ``ServiceEntry/scopeKind``, which updates the plan.
+    @usableFromInline var scopeKind: ObjectScope.Kind
+    /// Set through ``ServiceEntry/hasInitCompletedActions``, which updates the plan.
+    @usableFromInline var hasInitCompletedActions: Bool
+    /// Set when registered through a synchronized view: other threads may resolve this entry as
+    /// soon as it is in the table, so its settings change under the hierarchy's mutex.
+    @usableFromInline var settingsTakeTheMutex: Bool
+
+    @inlinable
+    init(scope: ObjectScopeProtocol, scopeKind: ObjectScope.Kind) {
+        self.scope = scope
+        self.keptGeneration = 0
+        self.factoryFrame = -1
+        self.instanceCount = 0
+        self.scopeKind = scopeKind
+        self.hasInitCompletedActions = false
+        self.settingsTakeTheMutex = false
+    }
 }

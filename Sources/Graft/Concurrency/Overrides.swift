@@ -70,7 +70,7 @@ extension Container {
                 }
                 // Added once the copies are in, so they are told only about registrations made in
                 // the copy (the overrides), as they would be in a container built afresh with them.
-                for behavior in original.behaviors { copy.addBehavior(behavior) }
+                for behavior in original.state.behaviors { copy.addBehavior(behavior) }
                 parent = copy
             }
             return parent!

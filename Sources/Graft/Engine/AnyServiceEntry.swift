@@ -87,7 +87,7 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline var keyType: Any.Type { Service.self }
 
     @usableFromInline
-    var asyncRegistrationObject: AnyObject? { kind == .async ? extras?.asyncRegistration : nil }
+    var asyncRegistrationObject: AnyObject? { kind == .async ? extras?.state.asyncRegistration : nil }
 
     @usableFromInline
     func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell? {
@@ -179,7 +179,7 @@ extension ServiceEntry {
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
             container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
             argumentFactory: argumentFactory, throwingFactory: throwingFactory, kind: kind)
-        copy.scope = scope
+        copy.state.scope = scope
         (copy.scopeKind, copy.storage) = ObjectScope.storage(for: scope)
         copy.initCompletedActions = initCompletedActions
         copy.hasInitCompletedActions = hasInitCompletedActions

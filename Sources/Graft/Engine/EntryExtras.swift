@@ -4,8 +4,6 @@
 /// that a plain registration is one small object: argument and throwing factories, the argument
 /// types, a custom scope's storage, `initCompleted` actions, the `.weak` instance, and an async
 /// registration.
-/// Touched under the same contract as the entry's own fields (one thread at a time, or the
-/// hierarchy's mutex), hence no dynamic exclusivity checks on the mutable ones.
 @usableFromInline
 final class EntryExtras<Service> {
     let argumentsType: Any.Type
@@ -13,13 +11,14 @@ final class EntryExtras<Service> {
     let argumentTypeNames: () -> [String]
     let argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?
     let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
-    @exclusivity(unchecked) var storage: InstanceStorage?
-    @exclusivity(unchecked) var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
-    @exclusivity(unchecked) weak var weakInstance: AnyObject?
-    /// An entry of the async kind: its registration (an ``AnyAsyncEntry``), which builds and keeps
-    /// the instance. An object, so that the inlinable `resolveAsync` reads it and downcasts it to
-    /// the `AsyncServiceEntry` of its service type, which only it can name.
-    @exclusivity(unchecked) @usableFromInline var asyncRegistration: AnyObject?
+    /// The settings that change while the registration is used (not generic: its field
+    /// accesses need no metadata). Read by the inlinable `resolveAsync` (its async registration).
+    @usableFromInline typealias State = EntryExtrasState
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline var state = State()
+    #else
+        @exclusivity(unchecked) @usableFromInline var state = State()
+    #endif
 
     @usableFromInline
     init(
@@ -35,6 +34,23 @@ final class EntryExtras<Service> {
         self.argumentFactory = argumentFactory
         self.throwingFactory = throwingFactory
     }
+}
+
+/// The settings of ``EntryExtras`` that change while the registration is used. Touched under the
+/// same contract as the entry's own fields (one thread at a time, or the hierarchy's mutex), hence
+/// no dynamic exclusivity checks in release builds; debug builds keep them.
+@usableFromInline
+struct EntryExtrasState {
+    var storage: InstanceStorage?
+    var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
+    weak var weakInstance: AnyObject?
+    /// An entry of the async kind: its registration (an ``AnyAsyncEntry``), which builds and keeps
+    /// the instance. An object, so that the inlinable `resolveAsync` reads it and downcasts it to
+    /// the `AsyncServiceEntry` of its service type, which only it can name.
+    @usableFromInline var asyncRegistration: AnyObject?
+
+    @usableFromInline
+    init() {}
 }
 
 /// An entry whose settings may have to change under the hierarchy's mutex (see

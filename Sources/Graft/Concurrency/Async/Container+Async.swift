@@ -36,7 +36,7 @@ extension Container {
             name: registration.name, container: self, argumentTypeNames: { [] }, plainFactory: nil,
             argumentFactory: nil, throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) },
             kind: .async)
-        entry.madeExtras.asyncRegistration = registration
+        entry.madeExtras.state.asyncRegistration = registration
         entry.scopeKind = .custom
         entry.storage = AsyncBuiltInstance(registration)
         return entry
@@ -67,7 +67,7 @@ extension Container {
         let entry = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped as AnyObject, to: ServiceEntry<Service>.self)
         guard entry.kind == .async else { return nil }
         let registration = unsafeDowncast(
-            entry.extras.unsafelyUnwrapped.asyncRegistration.unsafelyUnwrapped,  // every async entry has one
+            entry.extras.unsafelyUnwrapped.state.asyncRegistration.unsafelyUnwrapped,  // every async entry has one
             to: AsyncServiceEntry<Service>.self)
         let built = registration.hasBuilt ? registration.built : nil
         // Counted last: a store through the cell's pointer may alias anything, and read before it,
