@@ -118,12 +118,12 @@ extension Container {
 
     /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``. Every call
     /// on a view takes it here. Debug builds count the calls that take it first on their thread
-    /// (``Hierarchy/viewCallsTaken``), so tests can check that each public member takes it once.
+    /// (``SynchronizedCalls/viewCallsTaken``), so tests can check that each public member takes it once.
     @usableFromInline
     final func enterViewLock() {
         hierarchy.enterLocked()
         #if DEBUG
-            if hierarchy.lockedCalls == 1 { hierarchy.viewCallsTaken += 1 }
+            if hierarchy.calls.lockedCalls == 1 { hierarchy.calls.viewCallsTaken += 1 }
         #endif
     }
 

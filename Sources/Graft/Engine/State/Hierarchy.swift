@@ -13,7 +13,16 @@
 /// start a resolution of its own. Lists that user code can reach are walked as local copies.
 @usableFromInline
 final class Hierarchy {
+    /// The mutex the hierarchy's synchronized views lock.
     let mutex = RecursiveMutex()
+    /// What `mutex` guards for the synchronized calls that hold it. One field, unchecked in release
+    /// builds and checked in debug builds, as ``resolution`` (see ``SynchronizedCalls`` for what
+    /// guards it).
+    #if DEBUG
+        var calls = SynchronizedCalls()
+    #else
+        @exclusivity(unchecked) var calls = SynchronizedCalls()
+    #endif
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
@@ -49,16 +58,6 @@ final class Hierarchy {
     /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
-    /// Synchronized calls now holding `mutex` on this thread (it is recursive).
-    @exclusivity(unchecked) var lockedCalls = 0
-    #if DEBUG
-        /// Calls on a view of this hierarchy that took `mutex` first on their thread (see
-        /// ``Container/enterViewLock()``): tests check that every public member of a view takes it
-        /// once, for the whole call.
-        var viewCallsTaken = 0
-    #endif
-    /// Messages held back until the outermost synchronized call has released `mutex`.
-    @exclusivity(unchecked) var heldMessages: [String] = []
     /// The validation running (``Container/validate()``), which observes every resolution.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         var validation: ValidationRecorder?
@@ -216,22 +215,22 @@ final class Hierarchy {
 
     /// Whether a synchronized call holds the mutex (read by the mutex's holder, or on a plain
     /// container's one thread).
-    var isInSynchronizedCall: Bool { lockedCalls > 0 }
+    var isInSynchronizedCall: Bool { calls.lockedCalls > 0 }
 
     /// Takes the mutex for a synchronized call; pair with ``exitLocked()``. (No closure: in a debug
     /// build each closure frame on a deep resolution chain costs stack.)
     @inline(__always)
     func enterLocked() {
         mutex.lock()
-        lockedCalls += 1
+        calls.lockedCalls += 1
     }
 
     @inline(__always)
     func exitLocked() {
-        lockedCalls -= 1
-        guard lockedCalls == 0 && !heldMessages.isEmpty else { return mutex.unlock() }
+        calls.lockedCalls -= 1
+        guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty else { return mutex.unlock() }
         var messages: [String] = []
-        swap(&messages, &heldMessages)
+        swap(&messages, &calls.heldMessages)
         mutex.unlock()
         Container.deliver(messages)
     }
@@ -241,8 +240,10 @@ final class Hierarchy {
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
         if _slowPath(isValidating) { return explain(message()) }
-        guard lockedCalls > 0 else { return Container.log(message) }
-        if Container.isLogging { heldMessages.append(message()) }
+        guard calls.lockedCalls > 0 else { return Container.log(message) }
+        guard Container.isLogging else { return }
+        let text = message()  // before the access to `calls` begins
+        calls.heldMessages.append(text)
     }
 
     /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard
