@@ -264,10 +264,10 @@ extension Container {
                 ).description
             }
         }
-        if _slowPath(hierarchy.isValidating), key.arguments != noArgumentsKey {
+        if _slowPath(hierarchy.diagnostics.isValidating), key.arguments != noArgumentsKey {
             var names: [String] = []
             repeat names.append(String(describing: (each Argument).self))
-            hierarchy.validation?.observeMissing(
+            hierarchy.diagnostics.validation?.observeMissing(
                 serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
                 in: hierarchy)
         }

@@ -102,7 +102,7 @@ extension Container {
         // resolutions in a debug build.
         enterViewLock()
         defer { exitViewLock() }
-        if _slowPath(hierarchy.isValidating) { observeIfValidating(serviceType, name: name) }
+        if _slowPath(hierarchy.diagnostics.isValidating) { observeIfValidating(serviceType, name: name) }
         return resolveWithoutArguments(serviceType, name: name)
     }
 
@@ -110,8 +110,8 @@ extension Container {
     /// resolver (a view), before the path: a `.container` hit returns without reaching the entry.
     @usableFromInline
     final func observeIfValidating<Service>(_ serviceType: Service.Type, name: String?) {
-        guard _slowPath(hierarchy.isValidating) else { return }
-        hierarchy.validation?.observeRequest(
+        guard _slowPath(hierarchy.diagnostics.isValidating) else { return }
+        hierarchy.diagnostics.validation?.observeRequest(
             ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name),
             from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)
     }

@@ -35,7 +35,9 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested {
         cell.countResolution()
-        if _slowPath(container.hierarchy.entriesNeedChecks), !mayResolve(in: container, arguments: arguments) {
+        if _slowPath(container.hierarchy.diagnostics.entriesNeedChecks),
+            !mayResolve(in: container, arguments: arguments)
+        {
             throw ResolutionFailed()
         }
         // The static types, never the metatype values: `Requested` is what the caller's key says.
@@ -50,14 +52,14 @@ extension ServiceEntry {
     }
 
     /// What the general path asks in a hierarchy that validates or has main-actor
-    /// registrations (``Hierarchy/entriesNeedChecks``), before the scope is asked: a validation
+    /// registrations (``HierarchyDiagnostics/entriesNeedChecks``), before the scope is asked: a validation
     /// observes the call; a main-actor registration off the main actor is refused, whatever its
     /// scope keeps, and its factory does not run.
     /// - Returns: `false` if the resolution was refused (and has failed).
     @inline(never)
     func mayResolve(in container: Container, arguments: UnsafeRawPointer?) -> Bool {
         let hierarchy = container.hierarchy
-        if hierarchy.isValidating { observeForValidation(in: container, arguments: arguments) }
+        if hierarchy.diagnostics.isValidating { observeForValidation(in: container, arguments: arguments) }
         if kind == .mainActor && !Platform.isOnMainActor() {
             refuse(MainActorServiceError(service: Hierarchy.label(self)), in: hierarchy)
             return false
@@ -239,7 +241,7 @@ extension ServiceEntry {
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
         if hierarchy.resolution.hasFailed {
-            if _slowPath(hierarchy.isValidating) { hierarchy.explainRefusal(of: self) }
+            if _slowPath(hierarchy.diagnostics.isValidating) { hierarchy.explainRefusal(of: self) }
             return false
         }
         if !takesArguments && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {

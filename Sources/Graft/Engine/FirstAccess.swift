@@ -265,7 +265,7 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
 /// service that is not registered, and a failure is tried again on the next access. Under the
 /// hierarchy's mutex, or on the one thread a plain container is used from.
 func mayKeep(failuresBefore failures: Int, in hierarchy: Hierarchy, isNone: @autoclosure () -> Bool) -> Bool {
-    if hierarchy.isValidating { return false }
+    if hierarchy.diagnostics.isValidating { return false }
     return hierarchy.resolution.errorCount == failures || !isNone()  // the value is looked at only after a failure
 }
 

@@ -97,7 +97,9 @@ extension ServiceEntry {
     @usableFromInline
     func beginPlanned(in hierarchy: Hierarchy) -> PlannedStart {
         // Validation observes and rescopes; a recalled graph may hold this entry's instance.
-        if _slowPath(hierarchy.isValidating || hierarchy.resolution.recalled != nil) { return PlannedStart(.general) }
+        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.recalled != nil) {
+            return PlannedStart(.general)
+        }
         cell.countResolution()
         let request: ResolutionState.Request?
         do {

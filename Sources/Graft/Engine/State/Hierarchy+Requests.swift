@@ -197,7 +197,9 @@ extension Hierarchy {
     /// or a `Lazy`): kept past its call, it would keep the hierarchy alive for good. The calls
     /// that read it release it once read (``failure(since:)``).
     func forgetLastErrorUnlessRead() {
-        guard resolution.depth == 0 && resolution.quietLevel == -1 && !isValidating && resolution.lastError != nil
+        guard
+            resolution.depth == 0 && resolution.quietLevel == -1 && !diagnostics.isValidating
+                && resolution.lastError != nil
         else { return }
         let forgotten = uncheckedSection { () -> ResolutionError? in
             defer { resolution.lastError = nil }
@@ -216,8 +218,8 @@ extension Hierarchy {
     /// unless a factory throws it on), and the request in flight goes on unfailed.
     func confineFailure(of entry: AnyServiceEntry, from marks: ResolutionState.Marks) {
         guard let failure = resolution.failure else { return }
-        if _slowPath(isValidating), let outer = resolution.innermostEntry {
-            validation?.observeHandledFailure(failure, of: entry, by: outer)
+        if _slowPath(diagnostics.isValidating), let outer = resolution.innermostEntry {
+            diagnostics.validation?.observeHandledFailure(failure, of: entry, by: outer)
         }
         if !failure.isLogged {
             // Its call hands it to its caller (a `require` in a factory): if the factory catches

@@ -58,36 +58,14 @@ final class Hierarchy {
     /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
-    /// The validation running (``Container/validate()``), which observes every resolution.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var validation: ValidationRecorder?
+    /// The validation running, whether entries need their general checks, and the registrations
+    /// made in child containers. One field, unchecked in release builds and checked in debug
+    /// builds, as ``resolution`` (see ``HierarchyDiagnostics`` for what guards it).
+    #if DEBUG
+        @usableFromInline var diagnostics = HierarchyDiagnostics()
     #else
-        @exclusivity(unchecked) var validation: ValidationRecorder?
+        @exclusivity(unchecked) @usableFromInline var diagnostics = HierarchyDiagnostics()
     #endif
-    /// `validation != nil`, as one byte for the path to test.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var isValidating = false
-    #else
-        @exclusivity(unchecked) @usableFromInline var isValidating = false
-    #endif
-
-    /// `isValidating`, or a main-actor registration made in this hierarchy: one byte the general
-    /// path of every entry tests (``ServiceEntry/mayResolve(in:arguments:)``), so a
-    /// hierarchy with neither pays one predicted branch for both. Written under the same contract
-    /// as `isValidating`; a factory may write it (by `registerMain`) while a resolution runs, but
-    /// no access to it is open across user code: the path reads it once per entry.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline private(set) var entriesNeedChecks = false
-    #else
-        @exclusivity(unchecked) @usableFromInline private(set) var entriesNeedChecks = false
-    #endif
-    /// Whether a main-actor registration was ever made in this hierarchy (never cleared: a copy
-    /// or a forward of it may still be in a table).
-    private var hasMainActorEntries = false
-
-    /// Registrations made in child containers that are alive, for failure messages that name
-    /// registrations a container cannot see. Guarded by `mutex`.
-    private var childRegistrations = ChildRegistrations()
     /// How many tables that an answer was noted through (``RegistrationTable/isNotedThrough``) are
     /// gone with their containers, moved on under the mutex (``ContainerLink/containerIsGone(with:asChild:)``):
     /// a new table may take the address of one, and this tells an answer noted through the old
@@ -112,31 +90,25 @@ final class Hierarchy {
     // MARK: Validation
 
     func beginValidation(_ recorder: ValidationRecorder) {
-        stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
-        validation = recorder
-        isValidating = true
-        entriesNeedChecks = true
+        diagnostics.beginValidation(recorder)
     }
 
     func endValidation() {
-        validation = nil
-        isValidating = false
-        entriesNeedChecks = hasMainActorEntries
+        diagnostics.endValidation()
     }
 
     /// A main-actor registration enters this hierarchy: from now on every entry's general path
     /// asks whether its registration is one (and the thread is the main actor's).
     @usableFromInline
     func noteMainActorEntry() {
-        hasMainActorEntries = true
-        entriesNeedChecks = true
+        diagnostics.noteMainActorEntry()
     }
 
     // MARK: Containers
 
     /// Notes a registration made in a child container (one with a parent).
     func noteChildRegistration(_ registration: ChildRegistration) {
-        mutex.withLock { childRegistrations.note(registration) }
+        mutex.withLock { diagnostics.childRegistrations.note(registration) }
     }
 
     /// Forgets the registrations of the child container `owner` (its `removeAll()`) of the
@@ -149,17 +121,17 @@ final class Hierarchy {
     /// ``forgetChildRegistrations(of:services:)`` for a caller holding the mutex. The records
     /// released hold no reference to user code: no user code runs.
     func forgetChildRegistrationsLocked(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        childRegistrations.forget(owner, services: services)
+        diagnostics.childRegistrations.forget(owner, services: services)
     }
 
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
     var childRegistrationRecordCount: Int {
-        mutex.withLock { childRegistrations.count }
+        mutex.withLock { diagnostics.childRegistrations.count }
     }
 
     /// The registrations of `service` made in child containers still alive.
     func childRegistrations(of service: ObjectIdentifier) -> [ChildRegistration] {
-        mutex.withLock { childRegistrations.records(of: service) }
+        mutex.withLock { diagnostics.childRegistrations.records(of: service) }
     }
 
     // MARK: Unchecked sections
@@ -239,7 +211,7 @@ final class Hierarchy {
     /// validation runs, writes at once to standard error too (see ``explain(_:)``).
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
-        if _slowPath(isValidating) { return explain(message()) }
+        if _slowPath(diagnostics.isValidating) { return explain(message()) }
         guard calls.lockedCalls > 0 else { return Container.log(message) }
         guard Container.isLogging else { return }
         let text = message()  // before the access to `calls` begins
