@@ -237,10 +237,12 @@ extension Container {
     ) -> Service? {
         // Inside a resolution, a miss or a wrapper (which joins the graph in flight) is a call nested
         // in its requests: on their thread only.
-        if hierarchy.depth > 0 { hierarchy.checkNestedCall(resolving: serviceLabel(Service.self, name: key.name)) }
+        if hierarchy.resolution.depth > 0 {
+            hierarchy.checkNestedCall(resolving: serviceLabel(Service.self, name: key.name))
+        }
         if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey, key.name == nil {
             // Outside a resolution there is no graph: `nil`, as in Swinject, and nothing to report.
-            return hierarchy.escapedGraph as? Service
+            return hierarchy.resolution.escapedGraph as? Service
         }
         if let wrapper = Service.self as? any ResolutionWrapper.Type {
             if let wrapped = wrapper.wrap(
@@ -256,16 +258,16 @@ extension Container {
                 var names: [String] = []
                 repeat names.append(String(describing: (each Argument).self))
                 return ResolutionError(
-                    .notRegistered, path: hierarchy.path + [serviceLabel(Service.self, name: key.name)],
+                    .notRegistered, path: hierarchy.resolution.path + [serviceLabel(Service.self, name: key.name)],
                     message: resolutionFailureMessage(
                         serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
                 ).description
             }
         }
-        if _slowPath(hierarchy.isValidating), key.arguments != noArgumentsKey {
+        if _slowPath(hierarchy.diagnostics.isValidating), key.arguments != noArgumentsKey {
             var names: [String] = []
             repeat names.append(String(describing: (each Argument).self))
-            hierarchy.validation?.observeMissing(
+            hierarchy.diagnostics.validation?.observeMissing(
                 serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
                 in: hierarchy)
         }

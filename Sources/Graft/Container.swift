@@ -210,7 +210,7 @@ public class Container {
 
     /// The graph being resolved, or `nil` between resolutions.
     public final var currentObjectGraph: GraphIdentifier? {
-        onContainer { $0.hierarchy.escapedGraph }
+        onContainer { $0.hierarchy.resolution.escapedGraph }
     }
 }
 

@@ -53,7 +53,7 @@ struct DeferredResolution<Service> {
                     + "keep the container alive as long as the services that hold a \(wrapper)")
         }
         let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
-        let errors = hierarchy.errorCount
+        let errors = hierarchy.resolution.errorCount
         let outer = hierarchy.beginCallHandingFailureToCaller()
         let made: Service?
         if let graph {
@@ -67,7 +67,7 @@ struct DeferredResolution<Service> {
         if let made { return made }
         throw hierarchy.failure(since: errors)
             ?? ResolutionError(
-                .notRegistered, path: hierarchy.path + ["\(Service.self)"],
+                .notRegistered, path: hierarchy.resolution.path + ["\(Service.self)"],
                 message: "Graft: resolution failed: \(Service.self) is not registered (any more).")
     }
 }

@@ -40,7 +40,7 @@ public final class Lazy<Service> {
 extension Lazy: DeferredWrapper {
     /// Remembers the graph being resolved, if any, to resolve in it later.
     convenience init(_ resolution: DeferredResolution<Service>, madeIn container: Container) {
-        self.init(resolution, graph: container.hierarchy.escapedGraph)
+        self.init(resolution, graph: container.hierarchy.resolution.escapedGraph)
     }
 }
 

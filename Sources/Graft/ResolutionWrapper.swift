@@ -48,14 +48,14 @@ extension Optional: ResolutionWrapper {
         arguments: repeat each Argument
     ) -> Any? {
         let hierarchy = container.hierarchy
-        let errors = hierarchy.errorCount
+        let errors = hierarchy.resolution.errorCount
         let wrapped: Wrapped? = container.resolveService(
             Wrapped.self, name: name, resolver: resolver, reportsMiss: false, arguments: repeat each arguments)
         if case .none = wrapped, hierarchy.handsFailureToCaller {
             // Failed: a failure recorded since (a factory threw, a cycle, a wrong type), or a
             // registered service refused because the request in flight has failed.
-            if hierarchy.errorCount != errors { return nil }
-            if hierarchy.hasFailed {
+            if hierarchy.resolution.errorCount != errors { return nil }
+            if hierarchy.resolution.hasFailed {
                 let key = ServiceKey(
                     service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
                 if container.slot(for: key) != nil { return nil }

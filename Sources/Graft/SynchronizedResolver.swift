@@ -92,7 +92,7 @@ extension Container {
         // resolutions in a debug build.
         enterViewLock()
         defer { exitViewLock() }
-        if _slowPath(hierarchy.isValidating) { observeIfValidating(serviceType, name: name) }
+        if _slowPath(hierarchy.diagnostics.isValidating) { observeIfValidating(serviceType, name: name) }
         return resolveWithoutArguments(serviceType, name: name)
     }
 
@@ -100,20 +100,20 @@ extension Container {
     /// resolver (a view), before the path: a `.container` hit returns without reaching the entry.
     @usableFromInline
     final func observeIfValidating<Service>(_ serviceType: Service.Type, name: String?) {
-        guard _slowPath(hierarchy.isValidating) else { return }
-        hierarchy.validation?.observeRequest(
+        guard _slowPath(hierarchy.diagnostics.isValidating) else { return }
+        hierarchy.diagnostics.validation?.observeRequest(
             ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name),
             from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)
     }
 
     /// Takes the hierarchy's mutex for a call on a view; pair with ``exitViewLock()``. Every call
     /// on a view takes it here. Debug builds count the calls that take it first on their thread
-    /// (``Hierarchy/viewCallsTaken``), so tests can check that each public member takes it once.
+    /// (``SynchronizedCalls/viewCallsTaken``), so tests can check that each public member takes it once.
     @usableFromInline
     final func enterViewLock() {
         hierarchy.enterLocked()
         #if DEBUG
-            if hierarchy.lockedCalls == 1 { hierarchy.viewCallsTaken += 1 }
+            if hierarchy.calls.lockedCalls == 1 { hierarchy.calls.viewCallsTaken += 1 }
         #endif
     }
 

@@ -73,7 +73,7 @@ import Testing
         #expect(result == nil)
         #expect(made.value == 1)  // detected at the first re-entry, not 200 levels down
         #expect(log.messages(mentioning: "A -> B -> A").count == 1)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
 
         // Nothing half-built was kept: B's container-scoped instance from the failed attempt is gone.
         container.register(A.self) { _ in A(b: nil) }.inObjectScope(.container)
@@ -102,7 +102,7 @@ import Testing
         #expect(log.capturing { container.resolve(Left.self) } == nil)
         #expect(log.messages(mentioning: "Left -> Right -> Left").count == 1)
         #expect(live.value == 0)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     @Test func transientCycleThroughInitCompletedStopsAtTheDepthLimit() {
@@ -124,7 +124,7 @@ import Testing
         #expect(messages.first?.contains("make one of them .graph") == true)
         #expect((messages.first?.count ?? .max) < 600)  // the cycle once, not 200 times
         #expect(messages.first?.hasSuffix("Path: Ping -> Pong -> Ping -> ... (Ping -> Pong 100 times)") == true)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
         container.register(Pong.self) { _ in Pong() }.inObjectScope(.transient)
         #expect(container.resolve(Ping.self)?.pong != nil)
     }

@@ -52,7 +52,7 @@ import Testing
         #expect(first != nil)
         #expect(first === second)
         #expect(container.resolve(Dog.self) !== first)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     @Test func nestedGraphLeavesTheOuterGraphIntact() {
@@ -180,7 +180,7 @@ import Testing
         container.register(Unit.self) { _ in Unit() }
         container.register(Job.self) { r in Job(unit: r.resolve(Unit.self)!, later: r.resolve(Lazy<Unit>.self)!) }
         for _ in 0..<10_000 { _ = container.resolve(Job.self) }
-        #expect(container.hierarchy.rememberedGraphCount < 200)
+        #expect(container.hierarchy.resolution.rememberedGraphCount < 200)
     }
 
     @Test func resetObjectScopeGraphInsideAFactoryKeepsTheGraphShared() {

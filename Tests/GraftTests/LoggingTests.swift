@@ -211,7 +211,7 @@ private final class Door { init(_ hinge: Hinge?) {} }
         }
         #expect(container.description == description)
         #expect(container.resolve(Badge.self) === badge)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     /// `require` throws its failure: the caller has it, and logging it too would report a

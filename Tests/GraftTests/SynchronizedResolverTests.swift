@@ -75,7 +75,7 @@ extension Container: ApplicationResolver {
         #expect(preferencesMade.value == 1)
         #expect(inconsistent.value == 0)
         #expect(failures.value == 0)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     @Test func graphScopedGraphIsConsistentPerResolutionUnderContention() {
@@ -235,7 +235,7 @@ extension Container: ApplicationResolver {
                 #expect(container.resolve(Warehouse.self, name: "\(thread).\(index)") != nil)
             }
         }
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     /// Swinject 2.10 starts a new graph in each synchronized child; Graft's view shares the graph

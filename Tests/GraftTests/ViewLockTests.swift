@@ -288,14 +288,14 @@ private struct APILine: Hashable {
         for viewCall in Self.calls {
             let fixture = Fixture()
             #if DEBUG
-                let before = fixture.container.hierarchy.viewCallsTaken
+                let before = fixture.container.hierarchy.calls.viewCallsTaken
             #endif
             try viewCall.call(fixture)
             #if DEBUG
                 // Once: a member that let go of the mutex and took it again would let another
                 // thread in between.
                 #expect(
-                    fixture.container.hierarchy.viewCallsTaken - before == 1,
+                    fixture.container.hierarchy.calls.viewCallsTaken - before == 1,
                     "\(viewCall.label) takes the view's lock once")
             #endif
             let held = fixture.probe.held

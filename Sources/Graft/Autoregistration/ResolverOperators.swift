@@ -237,7 +237,9 @@ func stopOnOperatorFailure(
     // The frames still running are those of the factory that used the operator (the failed
     // resolution has ended); under the mutex, as a view's frames may be another thread's otherwise.
     let container = resolver as? Container
-    let building = container.flatMap { container in container.hierarchy.locked { container.hierarchy.path.last } }
+    let building = container.flatMap { container in
+        container.hierarchy.locked { container.hierarchy.resolution.path.last }
+    }
     stop(
         "Graft: \(form.text(for: serviceType)) could not resolve \(serviceType)"
             + (building.map { " while making \($0)" } ?? "") + "; `~>` cannot report a failure, so it stops.\n"

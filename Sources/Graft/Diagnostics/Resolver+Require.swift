@@ -149,7 +149,7 @@ extension Container {
 
     /// Failures recorded in this hierarchy so far (see ``requireFailure(since:_:name:arguments:argumentTypeNames:)``).
     @usableFromInline
-    final var errorCount: Int { hierarchy.errorCount }
+    final var errorCount: Int { hierarchy.resolution.errorCount }
 
     /// Why a resolution that `require` started returned `nil`: the failure recorded since
     /// `errorCount` was `errors` (a failed request, a wrong type), else the failure of the request
@@ -164,7 +164,7 @@ extension Container {
     ) -> ResolutionError {
         if let error = hierarchy.failure(since: errors) { return error }
         return ResolutionError(
-            .notRegistered, path: hierarchy.path + [serviceLabel(serviceType, name: name)],
+            .notRegistered, path: hierarchy.resolution.path + [serviceLabel(serviceType, name: name)],
             message: resolutionFailureMessage(
                 serviceType, name: name, arguments: arguments, argumentTypeNames: argumentTypeNames))
     }

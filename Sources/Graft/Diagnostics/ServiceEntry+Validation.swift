@@ -9,7 +9,7 @@ extension ServiceEntry {
     @inline(never) @usableFromInline
     func observeForValidation(in container: Container, arguments: UnsafeRawPointer?) {
         guard arguments != nil else { return }
-        container.hierarchy.validation?.observe(self, in: container.hierarchy)
+        container.hierarchy.diagnostics.validation?.observe(self, in: container.hierarchy)
     }
 
     @usableFromInline

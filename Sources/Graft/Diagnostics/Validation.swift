@@ -160,7 +160,7 @@ extension Container {
         // Inside a resolution the validation would share its graph and meet the factories running
         // as false cycles; it must start from nothing in flight.
         stopUnless(
-            hierarchy.depth == 0 && hierarchy.frameCount == 0,
+            hierarchy.resolution.depth == 0 && hierarchy.frameCount == 0,
             "Graft: validate() called during a resolution (in a factory, initCompleted or withObjectGraph); "
                 + "call it where no resolution of this container hierarchy is running")
         let recorder = ValidationRecorder(container: self)
@@ -205,9 +205,9 @@ extension Container {
                 continue
             }
             _ = recorder.node(for: entry)
-            let errors = hierarchy.errorCount
-            if !entry.validateAsRoot(in: self, resolver: resolver), hierarchy.errorCount != errors,
-                let error = hierarchy.lastError
+            let errors = hierarchy.resolution.errorCount
+            if !entry.validateAsRoot(in: self, resolver: resolver), hierarchy.resolution.errorCount != errors,
+                let error = hierarchy.resolution.lastError
             {
                 failures.append(error)
             }
@@ -256,13 +256,13 @@ final class ValidationRecorder {
 
     /// A resolution with arguments reached `entry`.
     func observe(_ entry: AnyServiceEntry, in hierarchy: Hierarchy) {
-        guard let from = hierarchy.innermostEntry, from !== entry else { return }
+        guard let from = hierarchy.resolution.innermostEntry, from !== entry else { return }
         add(from: node(for: from), to: node(for: entry), requested: Hierarchy.label(entry), key: nil)
     }
 
     /// A resolution without arguments through the validation's resolver, before it runs.
     func observeRequest(_ key: ServiceKey, from container: Container, isWrapper: Bool, in hierarchy: Hierarchy) {
-        guard let from = hierarchy.innermostEntry else { return }
+        guard let from = hierarchy.resolution.innermostEntry else { return }
         let requested = serviceLabel(key.serviceType, name: key.name)
         if let slot = container.slot(for: key), let entry = slot.pointee.entry {
             add(from: node(for: from), to: node(for: entry), requested: requested, key: key)
@@ -290,7 +290,7 @@ final class ValidationRecorder {
 
     /// A resolution with arguments found nothing registered.
     func observeMissing(_ requested: String, in hierarchy: Hierarchy) {
-        guard let from = hierarchy.innermostEntry else { return }
+        guard let from = hierarchy.resolution.innermostEntry else { return }
         add(from: node(for: from), to: nil, requested: requested, key: nil)
     }
 

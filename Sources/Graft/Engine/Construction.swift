@@ -35,7 +35,9 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested {
         cell.countResolution()
-        if _slowPath(container.hierarchy.entriesNeedChecks), !mayResolve(in: container, arguments: arguments) {
+        if _slowPath(container.hierarchy.diagnostics.entriesNeedChecks),
+            !mayResolve(in: container, arguments: arguments)
+        {
             throw ResolutionFailed()
         }
         // The static types, never the metatype values: `Requested` is what the caller's key says.
@@ -50,14 +52,14 @@ extension ServiceEntry {
     }
 
     /// What the general path asks in a hierarchy that validates or has main-actor
-    /// registrations (``Hierarchy/entriesNeedChecks``), before the scope is asked: a validation
+    /// registrations (``HierarchyDiagnostics/entriesNeedChecks``), before the scope is asked: a validation
     /// observes the call; a main-actor registration off the main actor is refused, whatever its
     /// scope keeps, and its factory does not run.
     /// - Returns: `false` if the resolution was refused (and has failed).
     @inline(never)
     func mayResolve(in container: Container, arguments: UnsafeRawPointer?) -> Bool {
         let hierarchy = container.hierarchy
-        if hierarchy.isValidating { observeForValidation(in: container, arguments: arguments) }
+        if hierarchy.diagnostics.isValidating { observeForValidation(in: container, arguments: arguments) }
         if kind == .mainActor && !Platform.isOnMainActor() {
             refuse(MainActorServiceError(service: Hierarchy.label(self)), in: hierarchy)
             return false
@@ -69,7 +71,7 @@ extension ServiceEntry {
     /// request it opens (or the nested resolution) fails with the registration on the path, logged
     /// once; nothing is made or kept.
     func refuse(_ refusal: some RefusedResolution, in hierarchy: Hierarchy) {
-        let request: Hierarchy.Request?  // `nil` for a resolution nested in a running factory
+        let request: ResolutionState.Request?  // `nil` for a resolution nested in a running factory
         do {
             request = try openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
         } catch {
@@ -111,7 +113,7 @@ extension ServiceEntry {
         if let forwarded = instance as? Requested { return forwarded }
         let hierarchy = container.hierarchy
         let error = ResolutionError(
-            .wrongType, path: hierarchy.path + [serviceLabel(Requested.self, name: name)],
+            .wrongType, path: hierarchy.resolution.path + [serviceLabel(Requested.self, name: name)],
             message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
                 + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
         hierarchy.record(error)
@@ -130,7 +132,7 @@ extension ServiceEntry {
             if hasInstance { return instance }
         case .graph:
             if hasGraphInstance { return graphInstance }
-            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
+            if let record = hierarchy.resolution.recalled, recall(from: record, in: hierarchy) { return graphInstance }
         case .weak:
             // As Swinject's composite of weak and graph storage: the shared instance, while alive,
             // comes before what an earlier resolution of a recalled graph left.
@@ -138,7 +140,7 @@ extension ServiceEntry {
             if weakInstance != nil {
                 do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
             }
-            if let record = hierarchy.recalled, recall(from: record, in: hierarchy) { return graphInstance }
+            if let record = hierarchy.resolution.recalled, recall(from: record, in: hierarchy) { return graphInstance }
         case .transient:
             break
         case .custom:
@@ -197,7 +199,7 @@ extension ServiceEntry {
         _ made: Service,
         in hierarchy: Hierarchy,
         resolver: Resolver,
-        request: Hierarchy.Request?
+        request: ResolutionState.Request?
     ) throws(ResolutionFailed) -> Service {
         instanceCount &+= 1
         if settle(made, in: hierarchy, resolver: resolver) {
@@ -218,8 +220,8 @@ extension ServiceEntry {
     func openConstruction(
         in hierarchy: Hierarchy,
         opensRequest: Bool
-    ) throws(ResolutionFailed) -> Hierarchy.Request? {
-        let request: Hierarchy.Request?
+    ) throws(ResolutionFailed) -> ResolutionState.Request? {
+        let request: ResolutionState.Request?
         if opensRequest {
             request = hierarchy.beginRequest(resolving: Hierarchy.label(self))
         } else {
@@ -238,8 +240,8 @@ extension ServiceEntry {
         // The request in flight has failed: it will return nil and keep nothing, so running more
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
-        if hierarchy.hasFailed {
-            if _slowPath(hierarchy.isValidating) { hierarchy.explainRefusal(of: self) }
+        if hierarchy.resolution.hasFailed {
+            if _slowPath(hierarchy.diagnostics.isValidating) { hierarchy.explainRefusal(of: self) }
             return false
         }
         if !takesArguments && hierarchy.isConstructorCycle(factoryFrame: factoryFrame) {
@@ -259,7 +261,7 @@ extension ServiceEntry {
     ///   `initCompleted` made one), which is then the result.
     @inline(__always)
     func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Bool {
-        guard !hierarchy.hasFailed else { return false }
+        guard !hierarchy.resolution.hasFailed else { return false }
         if scopeKind == .transient {  // keeps nothing: no call to ask or keep
             if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
             return false
@@ -297,7 +299,7 @@ extension ServiceEntry {
     @inline(never)
     func finishWithKeptInstance(
         in hierarchy: Hierarchy,
-        request: Hierarchy.Request?
+        request: ResolutionState.Request?
     ) throws(ResolutionFailed) -> Service {
         let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
@@ -309,7 +311,7 @@ extension ServiceEntry {
 
     @inline(never)
     func failCycle(in hierarchy: Hierarchy) {
-        let chain = hierarchy.chain(reentering: self)
+        let chain = hierarchy.resolution.chain(reentering: self)
         let label = Hierarchy.label(self)
         let advice =
             hierarchy.frameCount - factoryFrame == 1
@@ -320,7 +322,7 @@ extension ServiceEntry {
             : "Each factory needs the next to be made first; break the cycle by injecting one side in "
                 + "`initCompleted`, or through a Lazy."
         let error = ResolutionError(
-            .circularDependency, path: hierarchy.path + [label],
+            .circularDependency, path: hierarchy.resolution.path + [label],
             message: "Graft: circular dependency: \(chain). " + advice)
         hierarchy.fail(error)
         hierarchy.logFailure()
@@ -331,7 +333,7 @@ extension ServiceEntry {
     func failTooDeep(in hierarchy: Hierarchy) {
         let levels = "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels"
         let error: ResolutionError
-        if let cycle = hierarchy.repeatingCycle(reentering: self) {
+        if let cycle = hierarchy.resolution.repeatingCycle(reentering: self) {
             let advice =
                 cycle.isTransientThroughInitCompleted
                 ? " Each pass makes new transient instances, whose initCompleted actions resolve the next again, "
@@ -339,13 +341,13 @@ extension ServiceEntry {
                     + "instance being made."
                 : " A recursion that should end did not: check the condition that stops it."
             error = ResolutionError(
-                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
+                .tooDeep, path: hierarchy.resolution.path + [Hierarchy.label(self)],
                 message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
                 shownPath: cycle.shownPath)
         } else {
             error = ResolutionError(
-                .tooDeep, path: hierarchy.path + [Hierarchy.label(self)],
-                message: "\(levels): \(hierarchy.chain(reentering: self))")
+                .tooDeep, path: hierarchy.resolution.path + [Hierarchy.label(self)],
+                message: "\(levels): \(hierarchy.resolution.chain(reentering: self))")
         }
         hierarchy.fail(error)
         hierarchy.logFailure()
@@ -371,8 +373,8 @@ extension ServiceEntry {
     func failConstruction(
         throwing thrown: any Error,
         outerFrame: Int,
-        request: Hierarchy.Request?,
-        marks: Hierarchy.Marks,
+        request: ResolutionState.Request?,
+        marks: ResolutionState.Marks,
         in hierarchy: Hierarchy
     ) {
         failThrown(thrown, in: hierarchy)
@@ -393,12 +395,12 @@ extension ServiceEntry {
         } else if let refusal = thrown as? any RefusedResolution {
             hierarchy.fail(
                 ResolutionError(
-                    refusal.reason, path: hierarchy.path,  // the registration's frame is on the path
+                    refusal.reason, path: hierarchy.resolution.path,  // the registration's frame is on the path
                     message: "Graft: resolution failed: \(refusal.description)"))
-        } else if !hierarchy.hasFailed {
+        } else if !hierarchy.resolution.hasFailed {
             hierarchy.fail(
                 ResolutionError(
-                    .factoryFailed(thrown), path: hierarchy.path,  // with this factory still on the path
+                    .factoryFailed(thrown), path: hierarchy.resolution.path,  // with this factory still on the path
                     message: "Graft: resolution failed: the factory of \(Hierarchy.label(self)) threw \(thrown)"))
         }
         // The factory's frame is still pushed: the call that ran it is one level up.

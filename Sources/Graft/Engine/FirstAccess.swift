@@ -143,7 +143,7 @@ final class FirstAccess<Service> {
         // The placeholder's hierarchy is its own (no container joins it), so its mark tells,
         // without retaining anything.
         if _slowPath(hierarchy.isUnboundPlaceholder) { stopUnbound(wrapper: wrapper) }
-        return hierarchy.errorCount
+        return hierarchy.resolution.errorCount
     }
 
     @usableFromInline
@@ -156,7 +156,7 @@ final class FirstAccess<Service> {
     func unlockForRead() { hierarchy.mutex.unlock() }
 
     @usableFromInline
-    func isBetweenResolutions() -> Bool { hierarchy.depth == 0 }
+    func isBetweenResolutions() -> Bool { hierarchy.resolution.depth == 0 }
 
     /// See ``mayKeep(failuresBefore:in:isNone:)``.
     @usableFromInline
@@ -265,8 +265,8 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
 /// service that is not registered, and a failure is tried again on the next access. Under the
 /// hierarchy's mutex, or on the one thread a plain container is used from.
 func mayKeep(failuresBefore failures: Int, in hierarchy: Hierarchy, isNone: @autoclosure () -> Bool) -> Bool {
-    if hierarchy.isValidating { return false }
-    return hierarchy.errorCount == failures || !isNone()  // the value is looked at only after a failure
+    if hierarchy.diagnostics.isValidating { return false }
+    return hierarchy.resolution.errorCount == failures || !isNone()  // the value is looked at only after a failure
 }
 
 /// Whether `value` is the `nil` of an optional type.

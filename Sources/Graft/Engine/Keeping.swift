@@ -22,7 +22,7 @@ extension ServiceEntry {
     /// construction in unspecialized code a metadata lookup, custom scope or not.
     @inline(never)
     func storageHoldsAnInstance(in hierarchy: Hierarchy) -> Bool {
-        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return false }
+        guard let stored = storage?.instance(inGraph: hierarchy.resolution.currentGraph) else { return false }
         return stored is Service
     }
 
@@ -65,7 +65,7 @@ extension ServiceEntry {
             hierarchy.holdsGraphInstance(self, cell: cell)
             hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
         case .custom:
-            storage?.setInstance(made, inGraph: hierarchy.currentGraph)
+            storage?.setInstance(made, inGraph: hierarchy.resolution.currentGraph)
             if !cell.isListedInGraph {
                 cell.isListedInGraph = true
                 hierarchy.holdsGraphInstance(self, cell: cell)
@@ -90,7 +90,7 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
-        let request: Hierarchy.Request?
+        let request: ResolutionState.Request?
         if hierarchy.isAtRequestBase {
             request = hierarchy.beginRequest(resolving: Hierarchy.label(self))
         } else {
@@ -111,7 +111,7 @@ extension ServiceEntry {
     /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
     /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
     func storedInstance(in hierarchy: Hierarchy) -> Service? {
-        guard let stored = storage?.instance(inGraph: hierarchy.currentGraph) else { return nil }
+        guard let stored = storage?.instance(inGraph: hierarchy.resolution.currentGraph) else { return nil }
         return stored as? Service
     }
 }

@@ -81,10 +81,10 @@ struct PlannedStart {
     }
 
     @usableFromInline let outcome: Outcome
-    let request: Hierarchy.Request?
+    let request: ResolutionState.Request?
     let outerFrame: Int
 
-    init(_ outcome: Outcome, request: Hierarchy.Request? = nil, outerFrame: Int = -1) {
+    init(_ outcome: Outcome, request: ResolutionState.Request? = nil, outerFrame: Int = -1) {
         self.outcome = outcome
         self.request = request
         self.outerFrame = outerFrame
@@ -97,9 +97,11 @@ extension ServiceEntry {
     @usableFromInline
     func beginPlanned(in hierarchy: Hierarchy) -> PlannedStart {
         // Validation observes and rescopes; a recalled graph may hold this entry's instance.
-        if _slowPath(hierarchy.isValidating || hierarchy.recalled != nil) { return PlannedStart(.general) }
+        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.recalled != nil) {
+            return PlannedStart(.general)
+        }
         cell.countResolution()
-        let request: Hierarchy.Request?
+        let request: ResolutionState.Request?
         do {
             request = try openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
         } catch {
@@ -148,7 +150,7 @@ extension ServiceEntry {
         instanceCount &+= 1
         // The scope is read again: the factory may have changed it. What `settle` does for the
         // graph scope, without its calls.
-        if keepsInGraphInline && scopeKind == .graph && !hierarchy.hasFailed && !hasInitCompletedActions {
+        if keepsInGraphInline && scopeKind == .graph && !hierarchy.resolution.hasFailed && !hasInitCompletedActions {
             if hasGraphInstance { return .kept }
             setGraphInstance(made, in: hierarchy)
             hierarchy.holdsGraphInstance(self, cell: cell)

@@ -129,7 +129,7 @@ import Testing
         #expect(container.resolve(Maker.self) != nil)
         let late = container.resolveMain(Late.self)
         #expect(late != nil && container.resolveMain(Late.self) === late)
-        #expect(container.hierarchy.depth == 0 && container.hierarchy.frameCount == 0)
+        #expect(container.hierarchy.resolution.depth == 0 && container.hierarchy.frameCount == 0)
     }
 
     @Test func aDeinitAtTheGraphsEndThatRegistersAMainActorServiceLeavesTheContainerUsable() async {

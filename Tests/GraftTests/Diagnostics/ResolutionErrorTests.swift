@@ -189,7 +189,7 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         guard case .tooDeep = error.reason else { Issue.record("reason \(error.reason)"); return }
         #expect(error.path.count == Hierarchy.maximumDepth + 1)
         #expect(error.description.contains("resolution deeper than 200 levels"))
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     @Test func wrongTypeOfAForwardedService() throws {

@@ -42,7 +42,7 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         }
         #expect(container.resolve(Root.self) == nil)
         #expect(released.value == 1)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
         #expect(container.resolve(Tracker.self) != nil)
     }
 
@@ -64,8 +64,8 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         }
         #expect(container.resolve(Holder.self) == nil)
         #expect(resolvedInDeinit.value == 1)
-        #expect(container.hierarchy.depth == 0)
-        #expect(container.hierarchy.failure == nil)
+        #expect(container.hierarchy.resolution.depth == 0)
+        #expect(container.hierarchy.resolution.failure == nil)
         #expect(container.resolve(Echo.self) != nil)
     }
 

@@ -92,7 +92,7 @@ private struct Boxed {
         container.register(Root.self) { r in Root(r.resolve(Echo.self)) }
         for _ in 0..<3 { #expect(container.resolve(Root.self) != nil) }
         #expect(released.value == 3)
-        #expect(container.hierarchy.depth == 0)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     @Test func deinitResolvingGraphServicesDuringTeardownGetsAGraphOfItsOwn() {

@@ -89,7 +89,7 @@ import Testing
             return Screen()
         }
         for _ in 0..<3 { #expect(app.resolve(Screen.self) != nil) }
-        #expect(app.hierarchy.depth == 0)
+        #expect(app.hierarchy.resolution.depth == 0)
     }
 
     @Test func factoryReplacingAContainerScopedRegistrationItJustResolved() {

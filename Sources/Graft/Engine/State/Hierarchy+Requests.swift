@@ -7,133 +7,92 @@ extension Hierarchy {
     @inline(__always)
     func pushFactory(_ entry: AnyServiceEntry) -> Int {
         #if DEBUG
-            if isMovingOut {
-                stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
+            if resolution.isMovingOut {
+                resolution.stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
                 assertionFailure("Hierarchy: a factory ran while instances were being moved out")
             }
         #endif
         assertUserCodeMayRun("a factory or initCompleted action")
-        stack.push(Unmanaged.passUnretained(entry))
-        return stack.count - 1
+        resolution.stack.push(Unmanaged.passUnretained(entry))
+        return resolution.stack.count - 1
     }
 
     @inline(__always)
     func popFactory(_ entry: AnyServiceEntry) {
         #if DEBUG
-            if stack.count == 0
-                || stack[stack.count - 1].toOpaque() != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
+            if resolution.stack.count == 0
+                || resolution.stack[resolution.stack.count - 1].toOpaque()
+                    != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
             {
-                stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
+                resolution.stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
                 assertionFailure("Hierarchy: frame popped by an entry that did not push it")
             }
         #endif
-        stack.pop()
+        resolution.stack.pop()
     }
 
     @inline(__always)
     func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
-        let outer = completionFrame
-        completionFrame = pushFactory(entry)
+        let outer = resolution.completionFrame
+        let frame = pushFactory(entry)
+        resolution.completionFrame = frame
         body()
-        completionFrame = outer
+        resolution.completionFrame = outer
         popFactory(entry)
     }
+
+    // Queries the path makes on every construction, from the stored fields of ``resolution`` (see
+    // ``ResolutionState``: a computed property of it costs a debug build a copy of the whole state).
+
+    var frameCount: Int { resolution.stack.count }
+
+    /// Whether a resolution starting now is a request of its own.
+    @inline(__always)
+    var isAtRequestBase: Bool { resolution.stack.count == resolution.requestBase }
+
+    /// Whether the call at the current frame count hands its failure to its caller.
+    var handsFailureToCaller: Bool { resolution.stack.count == resolution.quietLevel }
 
     /// Re-entering `entry` while its own factory runs, with no `initCompleted` in between, can only
     /// recurse forever: `A`'s factory needs `B`, whose factory needs `A`, and so on.
     /// `factoryFrame` is the entry's own (its running factory's frame, or -1).
     @inline(__always)
     func isConstructorCycle(factoryFrame: Int) -> Bool {
-        factoryFrame >= 0 && completionFrame < factoryFrame
+        factoryFrame >= 0 && resolution.completionFrame < factoryFrame
     }
 
-    /// `A -> B -> A`, from the first frame of `entry` to the innermost.
-    func chain(reentering entry: AnyServiceEntry) -> String {
-        let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
-        let names =
-            (start..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
-            + [Self.label(entry)]
-        return names.joined(separator: " -> ")
+    /// Checks that a resolution the path found nested in the requests in flight (a factory's, or
+    /// a cycle) is made on their thread; see ``ResolutionState/claimRequests(resolving:)``.
+    @inline(__always)
+    func checkNestedCall(resolving label: @autoclosure () -> String) {
+        if _slowPath(resolution.requestThread != Platform.currentThread()) { Self.stopResolvingOnTwoThreads(label()) }
     }
 
-    /// The frames, and `entry` after them, as a cycle repeated until the depth limit: the cycle
-    /// once (`P -> Q -> P`), whether it runs through `initCompleted` actions of transient services
-    /// only (which make new instances on every pass), and a short account of the path.
-    func repeatingCycle(
-        reentering entry: AnyServiceEntry
-    ) -> (chain: String, isTransientThroughInitCompleted: Bool, shownPath: String)? {
-        let entries = (0..<stack.count).map { stack[$0].takeUnretainedValue() as! AnyServiceEntry } + [entry]
-        let last = entries.count - 1
-        guard let previous = entries[..<last].lastIndex(where: { $0 === entry }) else { return nil }
-        let period = last - previous
-        // Where the repetition starts: the first frame from which every frame repeats `period` later.
-        var start = previous
-        while start > 0 && entries[start - 1] === entries[start - 1 + period] { start -= 1 }
-        let repeats = (entries.count - start - 1) / period
-        guard repeats >= 2 else { return nil }
-        let cycle = entries[previous...]
-        let labels = cycle.map { Self.label($0) }
-        let isTransient = cycle.allSatisfy { $0.scopeKind == .transient } && completionFrame >= previous
-        let lead = entries[..<start].map { Self.label($0) }
-        let shown =
-            (lead + entries[start...(start + period)].map { Self.label($0) }).joined(separator: " -> ")
-            + " -> ... (\(labels.dropLast().joined(separator: " -> ")) \(repeats) times)"
-        return (labels.joined(separator: " -> "), isTransient, shown)
+    /// Where a construction nested in a factory starts: what it makes from there on is its own.
+    var marks: ResolutionState.Marks {
+        ResolutionState.Marks(kept: resolution.keptEntries.count, graph: resolution.graphEntries.count)
     }
 
     static func label(_ entry: AnyServiceEntry) -> String {
         serviceLabel(entry.keyType, name: entry.name)
     }
 
-    /// The services whose factories (or `initCompleted` actions) are running, outermost first.
-    var path: [String] {
-        (0..<stack.count).map { Self.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
-    }
-
-    /// Whether a resolution starting now is a request of its own.
-    @inline(__always)
-    var isAtRequestBase: Bool { stack.count == requestBase }
-
-    /// Where a request started, to undo exactly what it made. Trivial (no reference-counted
-    /// field), so making and passing one costs no retain.
-    @usableFromInline
-    struct Request {
-        let keptMark: Int
-        let graphMark: Int
-        /// Whether an enclosing request had failed (its message is on `suspendedFailures`).
-        let suspendsFailure: Bool
-    }
-
     // MARK: The thread of the requests in flight
 
     /// Claims the requests in flight for the calling thread, before one opens: the first (at
-    /// ``depth`` 0) records the thread; a request opened inside others must be on their thread.
-    /// A plain container is for one thread at a time: a second thread that finds another's
-    /// requests in flight would take them for its own nesting (a cycle, a failure that is not its
-    /// own, a `nil`), so the program stops instead, saying what to do. Not every overlap is seen:
-    /// two calls that enter at the same instant both find depth 0.
+    /// ``ResolutionState/depth`` 0) records the thread; a request opened inside others must be on
+    /// their thread. A plain container is for one thread at a time: a second thread that finds
+    /// another's requests in flight would take them for its own nesting (a cycle, a failure that
+    /// is not its own, a `nil`), so the program stops instead, saying what to do. Not every
+    /// overlap is seen: two calls that enter at the same instant both find depth 0.
     @inline(__always)
     func claimRequests(resolving label: @autoclosure () -> String) {
         let thread = Platform.currentThread()
-        if depth == 0 {
-            requestThread = thread
-        } else if _slowPath(requestThread != thread) {
+        if resolution.depth == 0 {
+            resolution.requestThread = thread
+        } else if _slowPath(resolution.requestThread != thread) {
             Self.stopResolvingOnTwoThreads(label())
         }
-    }
-
-    /// Checks that a resolution the path found nested in the requests in flight (a factory's, or
-    /// a cycle) is made on their thread; see ``claimRequests(resolving:)``.
-    @inline(__always)
-    func checkNestedCall(resolving label: @autoclosure () -> String) {
-        if _slowPath(requestThread != Platform.currentThread()) { Self.stopResolvingOnTwoThreads(label()) }
-    }
-
-    /// In a check that found the path's state inconsistent: stops with the message for a plain
-    /// container used from two threads at once when another thread's requests are in flight
-    /// (the likely cause), rather than with the internal check's message.
-    func stopIfAnotherThreadResolves(_ event: @autoclosure () -> String) {
-        if depth > 0 && requestThread != Platform.currentThread() { Self.stopOnTwoThreads(event()) }
     }
 
     @inline(never)
@@ -157,39 +116,46 @@ extension Hierarchy {
     // MARK: Requests
 
     @inline(__always)
-    func beginRequest(resolving label: @autoclosure () -> String) -> Request {
+    func beginRequest(resolving label: @autoclosure () -> String) -> ResolutionState.Request {
         claimRequests(resolving: label())
         assertUserCodeMayRun("a resolution")
-        let suspends = hasFailed
-        if suspends, let failure {
-            suspendedFailures.append(failure)
-            self.failure = nil
-        }
-        depth += 1
-        return Request(keptMark: keptEntries.count, graphMark: graphEntries.count, suspendsFailure: suspends)
+        let suspends = resolution.hasFailed
+        if suspends { suspendFailureOfEnclosingRequest() }
+        resolution.depth += 1
+        return ResolutionState.Request(
+            keptMark: resolution.keptEntries.count, graphMark: resolution.graphEntries.count,
+            suspendsFailure: suspends)
+    }
+
+    /// Sets aside the failure of the request that encloses one opening now. Not inlined: the
+    /// store through `failure`'s observer, inlined on the path of every request, had the optimizer
+    /// keep the state's address in a register across the factory's call (spilled and reloaded).
+    @inline(never)
+    func suspendFailureOfEnclosingRequest() {
+        _ = resolution.setFailureAside()
     }
 
     /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
     /// - Returns: Whether the request succeeded.
     @inline(__always)
-    func endRequest(_ request: Request) -> Bool {
+    func endRequest(_ request: ResolutionState.Request) -> Bool {
         // The common case, inlined: an outermost request that succeeded and made nothing to drop.
-        if depth == 1 && !hasFailed && !request.suspendsFailure && graphEntries.isEmpty && keptEntries.isEmpty
-            && !mayHaveLaterReleases
+        if resolution.depth == 1 && !resolution.hasFailed && !request.suspendsFailure
+            && resolution.graphEntries.isEmpty && resolution.keptEntries.isEmpty && !resolution.mayHaveLaterReleases
         {
-            depth = 0
-            graph = nil
-            graphEscaped = false
-            recalled = nil
+            resolution.depth = 0
+            resolution.graph = nil
+            resolution.graphEscaped = false
+            resolution.recalled = nil
             return true
         }
         return endRequestInGeneral(request)
     }
 
-    func endRequestInGeneral(_ request: Request) -> Bool {
-        if mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
-        let succeeded = !hasFailed
-        if !succeeded, let failure {
+    func endRequestInGeneral(_ request: ResolutionState.Request) -> Bool {
+        if resolution.mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
+        let succeeded = !resolution.hasFailed
+        if !succeeded, let failure = resolution.failure {
             // A failure no call has logged yet (each handed it to its caller, and a factory caught
             // it): the request's own `resolve` returns `nil` for it now.
             logFailure()
@@ -201,21 +167,23 @@ extension Hierarchy {
         let ended =
             changesFailure
             ? uncheckedSection { () -> ResolutionError? in
-                defer { failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil }
-                return failure
+                defer {
+                    resolution.failure = request.suspendsFailure ? resolution.suspendedFailures.removeLast() : nil
+                }
+                return resolution.failure
             } : nil
-        depth -= 1
-        var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
+        resolution.depth -= 1
+        var teardown = resolution.startTeardown()
         if succeeded {
             // What a request that succeeded kept is final: no enclosing request rolls it back (a
             // `Lazy` resolved inside a factory that later fails keeps its instance, and so does
             // the container).
-            take(&keptEntries, from: request.keptMark, into: &teardown)
+            resolution.takeKeptEntries(from: request.keptMark, into: &teardown)
         } else {
             rollBack(request, into: &teardown)
         }
-        if depth == 0 { detachGraph(into: &teardown) }
-        let errors = errorCount
+        if resolution.depth == 0 { detachGraph(into: &teardown) }
+        let errors = resolution.errorCount
         finish(&teardown)
         if !succeeded { recordAgainAfterTeardown(ended, since: errors) }
         if changesFailure { Self.release(ended) }
@@ -229,23 +197,18 @@ extension Hierarchy {
     /// or a `Lazy`): kept past its call, it would keep the hierarchy alive for good. The calls
     /// that read it release it once read (``failure(since:)``).
     func forgetLastErrorUnlessRead() {
-        guard depth == 0 && quietLevel == -1 && !isValidating && lastError != nil else { return }
+        guard
+            resolution.depth == 0 && resolution.quietLevel == -1 && !diagnostics.isValidating
+                && resolution.lastError != nil
+        else { return }
         let forgotten = uncheckedSection { () -> ResolutionError? in
-            defer { lastError = nil }
-            return lastError
+            defer { resolution.lastError = nil }
+            return resolution.lastError
         }
         Self.release(forgotten)
     }
 
     // MARK: Nested failures
-
-    /// Where a construction nested in a factory started: what it makes from there on is its own.
-    struct Marks {
-        let kept: Int
-        let graph: Int
-    }
-
-    var marks: Marks { Marks(kept: keptEntries.count, graph: graphEntries.count) }
 
     /// A construction nested in a running factory failed (a cycle, the depth limit, its factory
     /// threw): the failure is that nested resolution's, and the factory that asked gets `nil` (or
@@ -253,32 +216,34 @@ extension Hierarchy {
     /// in every scope, leaving what the enclosing request had made before; the failure stays
     /// recorded for `require`, is logged once (now if its call logs, else when the request ends
     /// unless a factory throws it on), and the request in flight goes on unfailed.
-    func confineFailure(of entry: AnyServiceEntry, from marks: Marks) {
-        guard let failure else { return }
-        if _slowPath(isValidating), let outer = innermostEntry {
-            validation?.observeHandledFailure(failure, of: entry, by: outer)
+    func confineFailure(of entry: AnyServiceEntry, from marks: ResolutionState.Marks) {
+        guard let failure = resolution.failure else { return }
+        if _slowPath(diagnostics.isValidating), let outer = resolution.innermostEntry {
+            diagnostics.validation?.observeHandledFailure(failure, of: entry, by: outer)
         }
         if !failure.isLogged {
             // Its call hands it to its caller (a `require` in a factory): if the factory catches
             // it, it is logged when the request ends; if it throws it on, that failure is logged
             // where it ends.
-            handedFailures.append((failure, stack.count))
-            mayHaveLaterReleases = true  // sends the request's end down the general path
+            handedFailures.append((failure, frameCount))
+            resolution.mayHaveLaterReleases = true  // sends the request's end down the general path
         }
-        var teardown = Teardown(values: takeSpareValues(), entries: takeSpareEntries())
-        if marks.kept < keptEntries.count || marks.graph < graphEntries.count {
-            rollBack(Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false), into: &teardown)
+        var teardown = resolution.startTeardown()
+        if marks.kept < resolution.keptEntries.count || marks.graph < resolution.graphEntries.count {
+            rollBack(
+                ResolutionState.Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false),
+                into: &teardown)
         }
         let ended = uncheckedSection { () -> ResolutionError? in
-            defer { self.failure = nil }
-            return self.failure
+            defer { resolution.failure = nil }
+            return resolution.failure
         }
-        let errors = errorCount
+        let errors = resolution.errorCount
         finish(&teardown)
         recordAgainAfterTeardown(ended, since: errors)
         // `finish` recomputed the hint: the request's end must still take the general path,
         // where the error recorded here is forgotten once no call is left to read it.
-        if lastError != nil { mayHaveLaterReleases = true }
+        if resolution.lastError != nil { resolution.mayHaveLaterReleases = true }
         Self.release(ended)
     }
 
@@ -286,7 +251,7 @@ extension Hierarchy {
     /// own: the failure of the request that ended is recorded again after them, so the `require`
     /// (or `Lazy`) waiting on it reads its own failure, not one of theirs.
     private func recordAgainAfterTeardown(_ failure: ResolutionError?, since errors: Int) {
-        guard errorCount != errors, let failure else { return }
+        guard resolution.errorCount != errors, let failure else { return }
         record(failure)
     }
 
@@ -301,7 +266,7 @@ extension Hierarchy {
     /// Logs the failures handed to factories that returned since (those whose call was deeper
     /// than the frames running now): each factory handled its failure and went on.
     func logHandledFailures() {
-        let level = stack.count
+        let level = frameCount
         guard handedFailures.contains(where: { $0.level > level }) else { return }
         let handled = handedFailures.filter { $0.level > level }
         handedFailures.removeAll { $0.level > level }
@@ -316,11 +281,11 @@ extension Hierarchy {
     /// recorded since (a failed request, a wrong type), else the failure of the request in flight
     /// (a resolution refused because its request had failed); `nil` for a missing registration.
     func failure(since errors: Int) -> ResolutionError? {
-        if errorCount != errors, let lastError {
+        if resolution.errorCount != errors, let lastError = resolution.lastError {
             defer { forgetLastErrorUnlessRead() }
             return lastError
         }
-        return failure
+        return resolution.failure
     }
 
     /// Sets aside the failure of the request in flight, if it has failed, for a resolution that
@@ -329,10 +294,7 @@ extension Hierarchy {
     /// resolution keeps stays part of the request, which drops it when it ends. Pass what this
     /// returns to ``takeBackFailure(_:)``.
     func setFailureAside() -> Bool {
-        guard hasFailed, let failure else { return false }
-        suspendedFailures.append(failure)
-        self.failure = nil  // a copy is on the list: releases nothing
-        return true
+        resolution.setFailureAside()
     }
 
     /// Gives back the failure ``setFailureAside()`` set aside, if it did; a failure of the
@@ -340,8 +302,8 @@ extension Hierarchy {
     func takeBackFailure(_ wasSetAside: Bool) {
         guard wasSetAside else { return }
         let ended = uncheckedSection { () -> ResolutionError? in
-            defer { failure = suspendedFailures.removeLast() }
-            return failure
+            defer { resolution.failure = resolution.suspendedFailures.removeLast() }
+            return resolution.failure
         }
         Self.release(ended)
     }
@@ -360,7 +322,7 @@ extension Hierarchy {
     /// An `Optional` read as `nil` because the service it wraps is registered and failed: logs
     /// `error`, unless it is the failure of the request in flight, whose end logs it.
     private func logFailureOfOptional(_ error: ResolutionError) {
-        if let failure, Self.isSame(failure, error) { return }
+        if let failure = resolution.failure, Self.isSame(failure, error) { return }
         takeBackHandedFailure(error)  // logged here, not again when the request ends
         log { error.description }
     }
@@ -369,8 +331,8 @@ extension Hierarchy {
     /// made; a construction nested in a running factory confines the failure to itself
     /// (``confineFailure(of:from:)``).
     func fail(_ error: ResolutionError) {
-        guard !hasFailed else { return }
-        uncheckedSection { failure = error }  // replaces `nil`: releases nothing
+        guard !resolution.hasFailed else { return }
+        uncheckedSection { resolution.failure = error }  // replaces `nil`: releases nothing
         record(error)
     }
 
@@ -383,18 +345,12 @@ extension Hierarchy {
         // forwarded `.container` hit of the wrong type records with no request open), it is
         // released right after the store, through a call the optimizer cannot move the store past
         // (parked for a resolution that never comes, such errors would pile up).
-        let replaced = uncheckedSection { () -> ResolutionError? in
-            defer {
-                lastError = error
-                errorCount &+= 1
-            }
-            return lastError
-        }
+        let replaced = uncheckedSection { resolution.replaceLastError(with: error) }
         // A record made inside a request is forgotten when it ends (the general path, which
         // ``forgetLastErrorUnlessRead()`` runs in, is taken while this hint is set).
-        if depth > 0 { mayHaveLaterReleases = true }
+        if resolution.depth > 0 { resolution.mayHaveLaterReleases = true }
         guard let replaced else { return forgetLastErrorUnlessRead() }
-        if depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
+        if resolution.depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
         forgetLastErrorUnlessRead()
     }
 
@@ -408,16 +364,16 @@ extension Hierarchy {
     /// Keeps `value` until the outermost resolution ends, then releases it.
     func releaseLater(_ value: Any) {
         laterReleases.append(value)
-        mayHaveLaterReleases = true
+        resolution.mayHaveLaterReleases = true
     }
 
     @inline(__always)
     func holdsGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
-        graphEntries.append(GraphMember(entry: entry, cell: cell))
+        resolution.graphEntries.append(GraphMember(entry: entry, cell: cell))
     }
 
     @inline(__always)
     func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
-        keptEntries.append(KeptMember(entry: entry, generation: generation))
+        resolution.keptEntries.append(KeptMember(entry: entry, generation: generation))
     }
 }

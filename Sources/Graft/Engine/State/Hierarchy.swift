@@ -1,19 +1,11 @@
 // Graft — MIT License.
 
 /// State shared by a root container and all its descendants: the one mutex their synchronized
-/// views lock, and the resolution in flight (frames, the graph's instances, what to undo on failure).
+/// views lock, and the resolution in flight (``resolution``: frames, the graph's instances, what
+/// to undo on failure), with the effects of its transitions (releases, logging).
 ///
 /// A resolution that starts in a child and reaches a parent's registration stays one resolution,
 /// so graph-scoped instances are shared across the hierarchy while it runs.
-///
-/// Two nestings are tracked apart:
-/// - *frames*: entries whose factory or `initCompleted` actions are running (``frameCount``,
-///   bounded by ``maximumDepth``);
-/// - *requests*: a resolution started where no factory of the current request is running (by the
-///   application, by a `withObjectGraph` closure, or by a `Lazy`). A request succeeds or fails on
-///   its own: on failure everything it made is dropped, and the failure does not leak into the
-///   requests that follow. ``depth`` counts open requests and `withObjectGraph` scopes; the graph
-///   ends when it returns to 0.
 ///
 /// Invariants, checked in debug builds: frames are popped in the order pushed, by the entry that
 /// pushed them; instances are moved out of the cells (no user code runs) before any is released,
@@ -21,7 +13,16 @@
 /// start a resolution of its own. Lists that user code can reach are walked as local copies.
 @usableFromInline
 final class Hierarchy {
+    /// The mutex the hierarchy's synchronized views lock.
     let mutex = RecursiveMutex()
+    /// What `mutex` guards for the synchronized calls that hold it. One field, unchecked in release
+    /// builds and checked in debug builds, as ``resolution`` (see ``SynchronizedCalls`` for what
+    /// guards it).
+    #if DEBUG
+        var calls = SynchronizedCalls()
+    #else
+        @exclusivity(unchecked) var calls = SynchronizedCalls()
+    #endif
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
@@ -29,138 +30,42 @@ final class Hierarchy {
     /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
     func markAsUnboundPlaceholder() { isUnboundPlaceholder = true }
 
-    // Every field is touched only by the resolution in flight: one thread at a time by the
-    // container's contract, or under `mutex`. Hence no dynamic exclusivity checks on them; no
-    // access to them stays open across a call into user code.
-
-    /// Open requests and `withObjectGraph` scopes; 0 between resolutions.
-    @exclusivity(unchecked) var depth = 0
-    /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
-    /// each is held by the call that pushed it until that call pops it.
-    @exclusivity(unchecked) var stack = FrameStack()
-    /// Stack index of the innermost running `initCompleted` action, or -1.
-    @exclusivity(unchecked) var completionFrame = -1
-    /// The thread whose requests are in flight: set by the first request or graph scope to open
-    /// (``depth`` 0), compared by every call the path finds nested in them
-    /// (``claimRequests(resolving:)``, ``checkNestedCall(resolving:)``). Meaningless at depth 0.
-    @exclusivity(unchecked) var requestThread: UInt = 0
-    /// The frame count at which a resolution is a request of its own.
-    @exclusivity(unchecked) var requestBase = 0
-    /// Entries holding an instance for the current graph, with their cells.
-    @exclusivity(unchecked) var graphEntries: [GraphMember] = []
-    /// Entries that kept a new instance beyond the graph (undone if their request fails).
-    @exclusivity(unchecked) var keptEntries: [KeptMember] = []
-    /// Why the current request failed, once it has.
-    @exclusivity(unchecked) var failure: ResolutionError? {
-        didSet { hasFailed = failure != nil }
-    }
-    /// `failure != nil`, as one byte: the path asks it on every construction, and reading the
-    /// optional error would copy (and, in a debug build, give stack space to) the whole struct.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var hasFailed = false
+    /// The resolution in flight: frames, requests, the graph and the failure.
+    ///
+    /// The one field of the unchecked group: it is touched only by the resolution in flight, one
+    /// thread at a time by the container's contract, or under `mutex`, and no access to it stays
+    /// open across a call into user code (``ResolutionState``'s transitions call none). Hence no
+    /// dynamic exclusivity checks on it in release builds; debug builds keep them, the invariant
+    /// check on every access. (Swift cannot compile an attribute conditionally: hence the `#if`.)
+    #if DEBUG
+        var resolution = ResolutionState()
     #else
-        @exclusivity(unchecked) var hasFailed = false
+        @exclusivity(unchecked) var resolution = ResolutionState()
     #endif
-    // Each field that debug builds check dynamically has an `#if` of its own, as below: Swift cannot
-    // compile an attribute conditionally.
-    /// The latest failure recorded (a request that failed, or a resolution that returned `nil`
-    /// for a reason other than a missing registration), and a count of them: `require` compares
-    /// the count before and after its resolution to know whether the failure is its own.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var lastError: ResolutionError?
-    #else
-        @exclusivity(unchecked) var lastError: ResolutionError?
-    #endif
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var errorCount = 0
-    #else
-        @exclusivity(unchecked) var errorCount = 0
-    #endif
-    /// The current graph's identifier, made only when someone asks for it.
-    @exclusivity(unchecked) var graph: GraphIdentifier?
-    /// Whether the current graph's identifier was handed out, so the graph may be resolved again.
-    @exclusivity(unchecked) var graphEscaped = false
-    /// What an earlier resolution of the current graph left alive, when it is resolved again.
-    @exclusivity(unchecked) var recalled: GraphRecord?
-    /// Escaped graphs whose instances may still be alive, with weak references to them.
-    @exclusivity(unchecked) var records: [GraphIdentifier: GraphRecord] = [:]
-    @exclusivity(unchecked) var sweepThreshold = 64
-    /// Buffers kept between resolutions so a graph's end allocates nothing.
-    @exclusivity(unchecked) var spareEntries: [AnyServiceEntry] = []
-    @exclusivity(unchecked) var spareValues: [Any] = []
-    @exclusivity(unchecked) var spareMembers: [GraphMember] = []
     /// Values displaced from a cell while a resolution runs (a finished graph's value, replaced
     /// before its teardown released it), released when the outermost resolution ends.
     ///
-    /// Not `@exclusivity(unchecked)`, unlike its neighbours: `finish` empties it and then releases
+    /// Not `@exclusivity(unchecked)`, unlike ``resolution``: `finish` empties it and then releases
     /// what it held, and a `deinit` run by that release may read it again (a resolution, a graph
     /// of its own). Unchecked, the release build moved the store of the empty array after the
     /// release: the nested `finish` found the old list and released its values a second time (a
     /// double release, found in `swift test -c release`). The dynamic access checks are calls the
     /// optimizer cannot move a store across; this list is touched once per graph's end.
     var laterReleases: [Any] = []
-    /// `!laterReleases.isEmpty || !handedFailures.isEmpty`, for the end of every request to test
-    /// without a dynamic access check. Only a hint: a stale `true` sends a request down the
-    /// general path, which reads the lists themselves.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var mayHaveLaterReleases = false
-    #else
-        @exclusivity(unchecked) var mayHaveLaterReleases = false
-    #endif
-    /// Synchronized calls now holding `mutex` on this thread (it is recursive).
-    @exclusivity(unchecked) var lockedCalls = 0
-    #if DEBUG
-        /// Calls on a view of this hierarchy that took `mutex` first on their thread (see
-        /// ``Container/enterViewLock()``): tests check that every public member of a view takes it
-        /// once, for the whole call.
-        var viewCallsTaken = 0
-    #endif
-    /// Messages held back until the outermost synchronized call has released `mutex`.
-    @exclusivity(unchecked) var heldMessages: [String] = []
-    /// The frame count of the innermost call that hands its failure to its caller instead of
-    /// logging it (`require` throws it, a `Lazy` or `Provider` stops with it, `validate()`
-    /// reports it), or -1. A failure met by a call at another level, such as a factory's own
-    /// `resolve` returning `nil`, is logged.
-    @exclusivity(unchecked) var quietLevel = -1
     /// Failures of nested resolutions handed, unlogged, to a factory by a call that hands its
     /// failure to its caller (a `require` in a factory), with that call's frame count. A factory
     /// that throws one on takes it back (``takeBackHandedFailure(_:)``); the others were handled
     /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
-    // The same `#if` as `lastError`'s, for the same reason.
-    /// The validation running (``Container/validate()``), which observes every resolution.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        var validation: ValidationRecorder?
+    /// The validation running, whether entries need their general checks, and the registrations
+    /// made in child containers. One field, unchecked in release builds and checked in debug
+    /// builds, as ``resolution`` (see ``HierarchyDiagnostics`` for what guards it).
+    #if DEBUG
+        @usableFromInline var diagnostics = HierarchyDiagnostics()
     #else
-        @exclusivity(unchecked) var validation: ValidationRecorder?
+        @exclusivity(unchecked) @usableFromInline var diagnostics = HierarchyDiagnostics()
     #endif
-    /// `validation != nil`, as one byte for the path to test.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var isValidating = false
-    #else
-        @exclusivity(unchecked) @usableFromInline var isValidating = false
-    #endif
-
-    /// `isValidating`, or a main-actor registration made in this hierarchy: one byte the general
-    /// path of every entry tests (``ServiceEntry/mayResolve(in:arguments:)``), so a
-    /// hierarchy with neither pays one predicted branch for both. Written under the same contract
-    /// as `isValidating`; a factory may write it (by `registerMain`) while a resolution runs, but
-    /// no access to it is open across user code: the path reads it once per entry.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline private(set) var entriesNeedChecks = false
-    #else
-        @exclusivity(unchecked) @usableFromInline private(set) var entriesNeedChecks = false
-    #endif
-    /// Whether a main-actor registration was ever made in this hierarchy (never cleared: a copy
-    /// or a forward of it may still be in a table).
-    private var hasMainActorEntries = false
-
-    /// Registrations made in child containers that are alive, for failure messages that name
-    /// registrations a container cannot see. Guarded by `mutex`.
-    private var childRegistrations = ChildRegistrations()
-    /// Set while instances are being moved out of cells, when no user code may run (debug check).
-    @exclusivity(unchecked) var isMovingOut = false
     #if DEBUG
         /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
         @usableFromInline var openUncheckedSections = 0
@@ -169,64 +74,32 @@ final class Hierarchy {
     /// Frames deeper than this fail the resolution (runaway recursion), as in Swinject.
     static let maximumDepth = 200
 
-    var currentGraph: GraphIdentifier {
-        if let graph { return graph }
-        let made = GraphIdentifier()
-        graph = made
-        return made
-    }
-
-    /// The identifier of the graph in flight, handed out to user code (a `Lazy`, a factory
-    /// resolving `GraphIdentifier`), so its instances are remembered when it ends; `nil` between
-    /// resolutions.
-    var escapedGraph: GraphIdentifier? {
-        guard depth > 0 else { return nil }
-        graphEscaped = true
-        return currentGraph
-    }
-
-    var frameCount: Int { stack.count }
-
     deinit {
-        stack.deallocate()
+        resolution.deallocate()
     }
-
-    /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
-    var rememberedGraphCount: Int { records.count }
 
     // MARK: Validation
 
     func beginValidation(_ recorder: ValidationRecorder) {
-        stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
-        validation = recorder
-        isValidating = true
-        entriesNeedChecks = true
+        diagnostics.beginValidation(recorder)
     }
 
     func endValidation() {
-        validation = nil
-        isValidating = false
-        entriesNeedChecks = hasMainActorEntries
+        diagnostics.endValidation()
     }
 
     /// A main-actor registration enters this hierarchy: from now on every entry's general path
     /// asks whether its registration is one (and the thread is the main actor's).
     @usableFromInline
     func noteMainActorEntry() {
-        hasMainActorEntries = true
-        entriesNeedChecks = true
-    }
-
-    /// The entry whose factory or `initCompleted` runs innermost, if any.
-    var innermostEntry: AnyServiceEntry? {
-        stack.count == 0 ? nil : stack[stack.count - 1].takeUnretainedValue() as? AnyServiceEntry
+        diagnostics.noteMainActorEntry()
     }
 
     // MARK: Containers
 
     /// Notes a registration made in a child container (one with a parent).
     func noteChildRegistration(_ registration: ChildRegistration) {
-        mutex.withLock { childRegistrations.note(registration) }
+        mutex.withLock { diagnostics.childRegistrations.note(registration) }
     }
 
     /// Forgets the registrations of the child container `owner` (its `removeAll()`) of the
@@ -239,17 +112,17 @@ final class Hierarchy {
     /// ``forgetChildRegistrations(of:services:)`` for a caller holding the mutex. The records
     /// released hold no reference to user code: no user code runs.
     func forgetChildRegistrationsLocked(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        childRegistrations.forget(owner, services: services)
+        diagnostics.childRegistrations.forget(owner, services: services)
     }
 
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
     var childRegistrationRecordCount: Int {
-        mutex.withLock { childRegistrations.count }
+        mutex.withLock { diagnostics.childRegistrations.count }
     }
 
     /// The registrations of `service` made in child containers still alive.
     func childRegistrations(of service: ObjectIdentifier) -> [ChildRegistration] {
-        mutex.withLock { childRegistrations.records(of: service) }
+        mutex.withLock { diagnostics.childRegistrations.records(of: service) }
     }
 
     // MARK: Unchecked sections
@@ -285,7 +158,7 @@ final class Hierarchy {
         @usableFromInline
         func userCodeRanInUncheckedSection(_ what: String) -> Never {
             // What it reports is the event, not the frames: they may be another thread's.
-            stopIfAnotherThreadResolves("\(what) ran")
+            resolution.stopIfAnotherThreadResolves("\(what) ran")
             fatalError(
                 "Graft: \(what) ran inside an unchecked section (a store to a field whose access is not checked)")
         }
@@ -305,22 +178,22 @@ final class Hierarchy {
 
     /// Whether a synchronized call holds the mutex (read by the mutex's holder, or on a plain
     /// container's one thread).
-    var isInSynchronizedCall: Bool { lockedCalls > 0 }
+    var isInSynchronizedCall: Bool { calls.lockedCalls > 0 }
 
     /// Takes the mutex for a synchronized call; pair with ``exitLocked()``. (No closure: in a debug
     /// build each closure frame on a deep resolution chain costs stack.)
     @inline(__always)
     func enterLocked() {
         mutex.lock()
-        lockedCalls += 1
+        calls.lockedCalls += 1
     }
 
     @inline(__always)
     func exitLocked() {
-        lockedCalls -= 1
-        guard lockedCalls == 0 && !heldMessages.isEmpty else { return mutex.unlock() }
+        calls.lockedCalls -= 1
+        guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty else { return mutex.unlock() }
         var messages: [String] = []
-        swap(&messages, &heldMessages)
+        swap(&messages, &calls.heldMessages)
         mutex.unlock()
         Container.deliver(messages)
     }
@@ -329,9 +202,11 @@ final class Hierarchy {
     /// validation runs, writes at once to standard error too (see ``explain(_:)``).
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
-        if _slowPath(isValidating) { return explain(message()) }
-        guard lockedCalls > 0 else { return Container.log(message) }
-        if Container.isLogging { heldMessages.append(message()) }
+        if _slowPath(diagnostics.isValidating) { return explain(message()) }
+        guard calls.lockedCalls > 0 else { return Container.log(message) }
+        guard Container.isLogging else { return }
+        let text = message()  // before the access to `calls` begins
+        calls.heldMessages.append(text)
     }
 
     /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard
@@ -347,23 +222,20 @@ final class Hierarchy {
     /// its caller; pair with ``endCallHandingFailureToCaller(_:)``, passing what this returned.
     @usableFromInline
     func beginCallHandingFailureToCaller() -> Int {
-        let outer = quietLevel
-        quietLevel = stack.count
+        let outer = resolution.quietLevel
+        resolution.quietLevel = resolution.stack.count
         return outer
     }
 
     @usableFromInline
     func endCallHandingFailureToCaller(_ outer: Int) {
-        quietLevel = outer
+        resolution.quietLevel = outer
     }
-
-    /// Whether the call at the current frame count hands its failure to its caller.
-    var handsFailureToCaller: Bool { stack.count == quietLevel }
 
     /// Logs a resolution that returns `nil` without failing the request (nothing registered, a
     /// forwarded instance of another type), unless its call hands its failure to its caller.
     func logMiss(_ message: () -> String) {
-        guard stack.count != quietLevel else { return }
+        guard !handsFailureToCaller else { return }
         log(message)
     }
 
@@ -371,8 +243,10 @@ final class Hierarchy {
     /// count; the current one by default) hands its failure to its caller: then the next call out
     /// that does not (a factory's `resolve`, the request's own) logs it, if any.
     func logFailure(level: Int? = nil) {
-        guard (level ?? stack.count) != quietLevel, let failure, !failure.isLogged else { return }
-        uncheckedSection { self.failure?.isLogged = true }  // changes a flag in place: releases nothing
+        guard (level ?? frameCount) != resolution.quietLevel, let failure = resolution.failure,
+            !failure.isLogged
+        else { return }
+        uncheckedSection { resolution.failure?.isLogged = true }  // changes a flag in place: releases nothing
         log { failure.description }
     }
 
@@ -380,14 +254,11 @@ final class Hierarchy {
     /// (its `resolve` returns `nil`, and a force unwrap would stop the process here).
     @inline(never)
     func explainRefusal(of entry: AnyServiceEntry) {
-        guard stack.count != quietLevel, let failure else { return }
+        guard !handsFailureToCaller, let failure = resolution.failure else { return }
         let reason = failure.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
         explain(
             "Graft: \(Self.label(entry)) was not made: the resolution it is part of failed already (\(reason))"
-                + (stack.count > 0 ? "\nPath: " + (path + [Self.label(entry)]).joined(separator: " -> ") : ""))
+                + (frameCount > 0 ? "\nPath: " + (resolution.path + [Self.label(entry)]).joined(separator: " -> ") : "")
+        )
     }
-
-    /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
-    /// resolved inside a failing factory).
-    @exclusivity(unchecked) var suspendedFailures: [ResolutionError] = []
 }

@@ -1,0 +1,48 @@
+// Graft — MIT License.
+
+/// What a hierarchy keeps for diagnostics: the validation running, whether entries need their
+/// general checks (validating, or a main-actor registration was made), and the registrations made
+/// in child containers, for failure messages that name registrations a container cannot see.
+///
+/// ``Hierarchy`` stores it in one field, unchecked in release builds: the validation fields are
+/// touched under the container's contract (one thread at a time, or the mutex), the child
+/// registrations under the mutex only; no access to them stays open across a call into user code
+/// (the path reads each byte once per entry).
+@usableFromInline
+struct HierarchyDiagnostics {
+    /// The validation running (``Container/validate()``), which observes every resolution.
+    var validation: ValidationRecorder?
+    /// `validation != nil`, as one byte for the path to test.
+    @usableFromInline var isValidating = false
+    /// `isValidating`, or a main-actor registration made in this hierarchy: one byte the general
+    /// path of every entry tests (``ServiceEntry/mayResolve(in:arguments:)``), so a
+    /// hierarchy with neither pays one predicted branch for both. Written under the same contract
+    /// as `isValidating`; a factory may write it (by `registerMain`) while a resolution runs, but
+    /// no access to it is open across user code: the path reads it once per entry.
+    @usableFromInline private(set) var entriesNeedChecks = false
+    /// Whether a main-actor registration was ever made in this hierarchy (never cleared: a copy
+    /// or a forward of it may still be in a table).
+    private var hasMainActorEntries = false
+    /// Registrations made in child containers that are alive. Guarded by the hierarchy's mutex.
+    var childRegistrations = ChildRegistrations()
+
+    mutating func beginValidation(_ recorder: ValidationRecorder) {
+        stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
+        validation = recorder
+        isValidating = true
+        entriesNeedChecks = true
+    }
+
+    mutating func endValidation() {
+        validation = nil
+        isValidating = false
+        entriesNeedChecks = hasMainActorEntries
+    }
+
+    /// A main-actor registration enters this hierarchy: from now on every entry's general path
+    /// asks whether its registration is one (and the thread is the main actor's).
+    mutating func noteMainActorEntry() {
+        hasMainActorEntries = true
+        entriesNeedChecks = true
+    }
+}
