@@ -301,8 +301,7 @@ final class ValidationRecorder {
     }
 
     private func level(of entry: AnyServiceEntry) -> Int {
-        guard let container = entry.link.container else { return -1 }
-        return chain.firstIndex { $0 === container } ?? -1
+        chain.firstIndex { entry.link.links($0) } ?? -1
     }
 
     private func isSingleton(_ entry: AnyServiceEntry) -> Bool {
