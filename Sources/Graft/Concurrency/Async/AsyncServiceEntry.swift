@@ -212,9 +212,25 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
     /// The same factory and scope, as a registration of `container`: its entry, not in a table yet
     /// (for `withOverrides`).
     func copy(into container: Container) -> AnyServiceEntry
+    /// Resolves through `resolver`, building if needed, for a type the registration is forwarded
+    /// to: the instance as `Requested`, or a `.wrongType` failure if it is not one.
+    func resolve<Requested: Sendable>(
+        as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
+    ) async throws -> Requested
 }
 
 extension AsyncServiceEntry {
+    func resolve<Requested: Sendable>(
+        as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
+    ) async throws -> Requested {
+        let instance = try await resolve(through: resolver)
+        if let forwarded = instance as? Requested { return forwarded }
+        throw ResolutionError(
+            .wrongType, path: [serviceLabel(Requested.self, name: name)],
+            message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
+                + "its async factory made, of type \(type(of: instance)), is not a \(Requested.self).")
+    }
+
     func setScope(_ scope: ObjectScopeProtocol) {
         guard let scope = scope as? ObjectScope else {
             stop("Graft: \(label) is an async service, in the .container or the .transient scope, not a custom one")

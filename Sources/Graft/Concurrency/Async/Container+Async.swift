@@ -42,12 +42,18 @@ extension Container {
         return entry
     }
 
-    /// The async registration of `Service` under `name` that a resolution from here finds: the
-    /// entry its key resolves to in this container or the nearest ancestor, if that entry is of
-    /// the async kind and of `Service` itself (not a forward). Under the hierarchy's mutex.
-    func asyncRegistrationLocked<Service>(_ serviceType: Service.Type, name: String?) -> AsyncServiceEntry<Service>? {
+    /// The async registration that a resolution of `Service` under `name` from here finds: the
+    /// one the key's entry (in this container or the nearest ancestor) belongs to, if that entry is
+    /// of the async kind, `Service`'s own registration or one forwarded to `Service` (a forward's
+    /// resolution is counted here: its slot has no direct cell, so ``builtAsyncInstanceLocked(_:name:)``
+    /// did not count it). Under the hierarchy's mutex.
+    func asyncRegistrationLocked<Service>(_ serviceType: Service.Type, name: String?) -> AnyAsyncEntry? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
-        return slot(for: key)?.pointee.entry?.asyncRegistration as? AsyncServiceEntry<Service>
+        guard let slot = slot(for: key), let entry = slot.pointee.entry,
+            let registration = entry.asyncRegistrationObject as? AnyAsyncEntry
+        else { return nil }
+        if slot.pointee.directCell == nil { entry.cell.countResolution() }
+        return registration
     }
 
     /// What the async registration of `Service` under `name` that a resolution from here finds has

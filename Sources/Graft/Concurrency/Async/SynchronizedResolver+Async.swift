@@ -41,6 +41,7 @@ extension SynchronizedResolver {
                     + (isUnboundPlaceholder ? ResolverBinding.howToBind + " " : "")
                     + synchronousRegistrationHint(serviceType, name: name))
         }
-        return try await registration.resolve(through: self)
+        if let own = registration as? AsyncServiceEntry<Service> { return try await own.resolve(through: self) }
+        return try await registration.resolve(as: Service.self, forwardedName: name, through: self)
     }
 }
