@@ -135,6 +135,8 @@ private struct AliasesService: Behavior {
         _ container: Container, didRegisterType type: Type.Type, toService entry: ServiceEntry<Service>,
         withName name: String?
     ) {
-        if enabled.value, name == nil, type == AsyncBuiltInstanceReadTests.Service.self { entry.implements(Service.self, name: "alias") }
+        if enabled.value, name == nil, type == AsyncBuiltInstanceReadTests.Service.self {
+            entry.implements(Service.self, name: "alias")
+        }
     }
 }
