@@ -38,7 +38,10 @@ private enum ModelRegistration: Equatable {
 ///
 /// `resolveAsync` keeps an answer from an earlier lookup (a built service, and what it knew of the
 /// tables then); these programs look for a step after which that answer no longer matches the
-/// registration a lookup would find.
+/// registration a lookup would find. After each resolution of an async registration they also
+/// check what `registrations` lists for it: its scope, its resolutions (`resolveAsync` and
+/// `resolve` both count) and the instances its builds made. Each of those three misreported on
+/// purpose is found by the first program.
 @Suite struct AsyncRegistrationModelTests {
     @Test func randomProgramsMatchTheModel() async throws {
         for seed in UInt64(1)...1000 {
@@ -60,17 +63,23 @@ private enum ModelRegistration: Equatable {
         var model: [ModelRegistration] = [.none, .none, .none]
         var built: [Int: Int] = [:]  // registration number -> serial of the instance kept
         var madeBuilds: [Int: Int] = [:]  // registration number -> builds so far
+        var resolutions: [Int: Int] = [:]  // registration number -> resolutions counted so far
         var registrations = 0
         var trace = ["seed \(seed):"]
 
-        /// The registration a lookup from `index` finds, walking up.
-        func found(from index: Int) -> ModelRegistration {
+        /// The level of the container whose registration a lookup from `index` finds, walking up.
+        func holder(from index: Int) -> Int? {
             var level = index
             while level >= 0 {
-                if model[level] != .none { return model[level] }
+                if model[level] != .none { return level }
                 level = parents[level]
             }
-            return .none
+            return nil
+        }
+
+        /// The registration a lookup from `index` finds.
+        func found(from index: Int) -> ModelRegistration {
+            holder(from: index).map { model[$0] } ?? .none
         }
 
         /// Checks `resolveAsync` and `resolve` through a view of `container`, whose lookup the model
@@ -103,6 +112,17 @@ private enum ModelRegistration: Equatable {
                 return
                     "resolve gave \(sync.map(String.init) ?? "nil"), the model \(expectedSync.map(String.init) ?? "nil")"
             }
+            // `registrations` of the container holding an async registration reports its own scope,
+            // both resolutions just made, and the builds its factory ran.
+            guard case .async(let id) = registration, let level = holder(from: index) else { return nil }
+            resolutions[id, default: 0] += 2
+            let row = containers[level].registrations.first {
+                $0.serviceType == Stamp.self && $0.name == nil && $0.containerLevel == 0
+            }
+            guard let row else { return "registrations lists no Stamp in c\(level)" }
+            let listed = "\(row.objectScope), resolved \(row.resolutionCount), made \(row.instanceCount)"
+            let modelled = "container, resolved \(resolutions[id, default: 0]), made \(madeBuilds[id, default: 0])"
+            guard listed == modelled else { return "registrations lists Stamp as \(listed), the model \(modelled)" }
             return nil
         }
 
