@@ -1,8 +1,33 @@
 // Graft — MIT License.
 
-// The general path of one entry: the scope is asked for a kept instance, else the factory runs in
-// a frame of the hierarchy's construction stack, then the instance is kept per scope and the
-// `initCompleted` actions run. Keeping itself is in Keeping.swift.
+// The general path of one entry: the scope is asked for a kept instance, else the entry is
+// constructed. A construction, on every path, is one protocol in two halves around the factory
+// call: ``ServiceEntry/beginConstruction(in:opensRequest:)`` opens the request and pushes the
+// factory's frame; the factory runs; ``ServiceEntry/finishConstruction(_:outerFrame:request:in:resolver:keepsGraphInline:)``
+// pops the frame, keeps the instance per scope, runs the `initCompleted` actions and ends the
+// request. The general path calls the halves here; the planned path (PlannedPath.swift) calls the
+// same halves around a factory call specialized in its caller. Keeping itself is in Keeping.swift.
+
+/// A construction between its two halves (``ServiceEntry/beginConstruction(in:opensRequest:)``
+/// and ``ServiceEntry/finishConstruction(_:outerFrame:request:in:resolver:keepsGraphInline:)``): the request it
+/// opened, if any, and the entry's frame before the factory's was pushed.
+@usableFromInline
+struct Construction {
+    @usableFromInline let request: ResolutionState.Request?
+    let outerFrame: Int
+}
+
+/// How the second half of a construction ended.
+@usableFromInline
+enum ConstructionEnd {
+    /// Return the instance the factory made.
+    case made
+    /// The request failed: the resolution fails.
+    case failed
+    /// The scope kept another instance while the factory ran (a circular resolution through an
+    /// `initCompleted` action): return that one, with ``ServiceEntry/finishWithKeptInstance(in:request:)``.
+    case kept
+}
 
 /// Ends a resolution that cannot produce an instance; the message has been logged already.
 /// Typed throws carry the failure without an `Optional<Service>` in unspecialized code, whose
@@ -71,16 +96,16 @@ extension ServiceEntry {
     /// request it opens (or the nested resolution) fails with the registration on the path, logged
     /// once; nothing is made or kept.
     func refuse(_ refusal: some RefusedResolution, in hierarchy: Hierarchy) {
-        let request: ResolutionState.Request?  // `nil` for a resolution nested in a running factory
+        let construction: Construction
         do {
-            request = try openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
+            construction = try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
         } catch {
             return  // refused already: a cycle, too deep, or the request has failed
         }
         let marks = hierarchy.marks
-        let outerFrame = factoryFrame
-        factoryFrame = hierarchy.pushFactory(self)
-        failConstruction(throwing: refusal, outerFrame: outerFrame, request: request, marks: marks, in: hierarchy)
+        failConstruction(
+            throwing: refusal, outerFrame: construction.outerFrame, request: construction.request, marks: marks,
+            in: hierarchy)
     }
 
     /// ``resolveForwarded(as:in:resolver:arguments:)`` unwrapped, out of line: the `Optional`'s
@@ -150,25 +175,25 @@ extension ServiceEntry {
             in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
     }
 
-    /// Calls the factory, keeps the instance per scope, then runs the `initCompleted` actions.
+    /// Constructs an instance: the two halves of a construction around the factory's call.
     func construct(
         in hierarchy: Hierarchy,
         resolver: Resolver,
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        // A factory that may throw takes a path of its own: a `try` around the factory call here
+        // A factory that may throw is called out of line: a `try` around the factory call here
         // would cost every construction a move of the instance through its value witness.
         if _slowPath(hasThrowingFactory) {
             return try constructWithThrowingFactory(
                 in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
         }
-        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
-        let made = callFactory(in: hierarchy, resolver: resolver, arguments: arguments)
-        return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
+        let construction = try beginConstruction(in: hierarchy, opensRequest: opensRequest)
+        let made = callFactory(resolver: resolver, arguments: arguments)
+        return try finish(made, construction, in: hierarchy, resolver: resolver)
     }
 
-    /// `construct` for a factory that may throw.
+    /// `construct` for a factory that may throw: the same halves.
     @inline(never)
     func constructWithThrowingFactory(
         in hierarchy: Hierarchy,
@@ -176,37 +201,91 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
-        let marks = hierarchy.marks
-        let outerFrame = factoryFrame
-        factoryFrame = hierarchy.pushFactory(self)
-        let made: Service
-        do {
-            made = try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
-        } catch {
-            failConstruction(throwing: error, outerFrame: outerFrame, request: request, marks: marks, in: hierarchy)
-            throw ResolutionFailed()
-        }
-        hierarchy.popFactory(self)
-        factoryFrame = outerFrame
-        return try finishConstruction(made, in: hierarchy, resolver: resolver, request: request)
+        let construction = try beginConstruction(in: hierarchy, opensRequest: opensRequest)
+        let made = try callThrowingFactory(
+            resolver, arguments: arguments, outerFrame: construction.outerFrame, request: construction.request,
+            in: hierarchy)
+        return try finish(made, construction, in: hierarchy, resolver: resolver)
     }
 
-    /// After the factory: counts the instance, keeps it per scope, runs `initCompleted`, ends the
-    /// request. Inlined into `construct` (its locals are the same on a deep chain either way).
+    /// The general path's second half: ``finishConstruction(_:outerFrame:request:in:resolver:keepsGraphInline:)``,
+    /// its end turned into the resolution's result.
     @_transparent
+    func finish(
+        _ made: Service, _ construction: Construction, in hierarchy: Hierarchy, resolver: Resolver
+    ) throws(ResolutionFailed) -> Service {
+        let end = finishConstruction(
+            made, outerFrame: construction.outerFrame, request: construction.request, in: hierarchy, resolver: resolver,
+            keepsGraphInline: false)
+        switch end {
+        case .made: return made
+        case .failed: throw ResolutionFailed()
+        case .kept: return try finishWithKeptInstance(in: hierarchy, request: construction.request)
+        }
+    }
+
+    /// The first half of a construction: opens the request (if asked), checks that the
+    /// construction may go on, and pushes the factory's frame. Throws (having failed the
+    /// resolution) if the request has failed, or this would be a cycle or too deep.
+    @inline(__always)
+    func beginConstruction(in hierarchy: Hierarchy, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
+        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
+        let outerFrame = factoryFrame
+        factoryFrame = hierarchy.pushFactory(self)
+        return Construction(request: request, outerFrame: outerFrame)
+    }
+
+    /// The second half, once the factory returned: pops its frame, counts the instance, keeps it
+    /// per scope (the scope is read again: the factory may have changed it), runs the
+    /// `initCompleted` actions, and ends the request. `keepsGraphInline`: the graph scope's
+    /// keeping is written inline, without `settle`'s calls (the planned path of a graph-scoped
+    /// entry; any other caller would pay for the larger frame).
+    @inline(__always)
     func finishConstruction(
         _ made: Service,
+        outerFrame: Int,
+        request: @autoclosure () -> ResolutionState.Request?,
         in hierarchy: Hierarchy,
         resolver: Resolver,
-        request: ResolutionState.Request?
-    ) throws(ResolutionFailed) -> Service {
+        keepsGraphInline: Bool
+    ) -> ConstructionEnd {
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
         instanceCount &+= 1
-        if settle(made, in: hierarchy, resolver: resolver) {
-            return try finishWithKeptInstance(in: hierarchy, request: request)
+        if keepsGraphInline && scopeKind == .graph && !hierarchy.resolution.hasFailed && !hasInitCompletedActions {
+            if hasGraphInstance { return .kept }
+            setGraphInstance(made, in: hierarchy)
+            hierarchy.holdsGraphInstance(self, cell: cell)
+        } else if settle(made, in: hierarchy, resolver: resolver) {
+            // A kept instance is read before the request ends (ending it may end the graph): the
+            // caller does both with ``finishWithKeptInstance(in:request:)``.
+            return .kept
         }
-        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
-        return made
+        // The request is read last (an autoclosure): read before the calls above, a planned
+        // construction's would be spilled across them.
+        if let request = request(), !hierarchy.endRequest(request) { return .failed }
+        return .made
+    }
+
+    /// Calls a factory that may throw, between the two halves of a construction (its first half
+    /// gave `outerFrame` and `request`). If it throws, the construction fails
+    /// (``failConstruction(throwing:outerFrame:request:marks:in:)``: the frame popped, the request
+    /// ended or the failure confined) and so does the resolution.
+    @inline(__always)
+    func callThrowingFactory(
+        _ resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        outerFrame: Int,
+        request: @autoclosure () -> ResolutionState.Request?,
+        in hierarchy: Hierarchy
+    ) throws(ResolutionFailed) -> Service {
+        let marks = hierarchy.marks
+        do {
+            return try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
+        } catch {
+            failConstruction(throwing: error, outerFrame: outerFrame, request: request(), marks: marks, in: hierarchy)
+            throw ResolutionFailed()
+        }
     }
 
     // `checkBeforeConstructing` and `settle` are inlined in release builds; in debug builds they
@@ -272,31 +351,23 @@ extension ServiceEntry {
         return false
     }
 
-    /// Runs a factory that cannot throw in a frame of the hierarchy's construction stack.
+    /// Calls a factory that cannot throw (its frame is pushed by the construction's first half).
     @_transparent
-    func callFactory(in hierarchy: Hierarchy, resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
-        let outerFrame = factoryFrame
-        factoryFrame = hierarchy.pushFactory(self)
-        // One of the two factories is set (the third, throwing, takes its own path); an argument
+    func callFactory(resolver: Resolver, arguments: UnsafeRawPointer?) -> Service {
+        // One of the two factories is set (the third, throwing, is called out of line); an argument
         // factory is reached only through a key with argument types, whose resolution passes a
         // pointer to their tuple. A tuple of zero size (one `Void` argument) may be given no
         // address at all: nothing is read from it then, so any aligned address serves.
         // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
         // closure through a heap-allocated thunk on every call.)
-        let made: Service
-        if let plainFactory {
-            made = plainFactory(resolver)
-        } else if let arguments {
-            made = argumentFactory!(resolver, arguments)
-        } else {
-            made = argumentFactory!(resolver, zeroSizedArguments)
-        }
-        hierarchy.popFactory(self)
-        factoryFrame = outerFrame
-        return made
+        if let plainFactory { return plainFactory(resolver) }
+        if let arguments { return argumentFactory!(resolver, arguments) }
+        return argumentFactory!(resolver, zeroSizedArguments)
     }
 
-    @inline(never)
+    /// After ``finishConstruction(_:outerFrame:request:in:resolver:keepsGraphInline:)`` said `.kept`: the kept
+    /// instance, and the request ended.
+    @inline(never) @usableFromInline
     func finishWithKeptInstance(
         in hierarchy: Hierarchy,
         request: ResolutionState.Request?
@@ -361,15 +432,16 @@ extension ServiceEntry {
         if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
     }
 
-    /// The factory threw: the resolution fails with that error (a `ResolutionError` from a nested
-    /// `require`, unchanged) or `.factoryFailed` with the path to this factory. Logged unless
-    /// logged already, or the call that ran this factory hands its failure to its caller.
+    /// The factory threw (or the construction was refused, ``refuse(_:in:)``): the resolution fails
+    /// with that error (a `ResolutionError` from a nested `require`, unchanged) or `.factoryFailed`
+    /// with the path to this factory. Logged unless logged already, or the call that ran this
+    /// factory hands its failure to its caller.
     ///
-    /// A factory threw: the failure is recorded with its frame still on the path, then the frame
-    /// is popped and the request the construction opened is ended; a construction nested in a
+    /// The failure is recorded with the factory's frame still on the path, then the frame is
+    /// popped and the request the construction opened is ended; a construction nested in a
     /// running factory instead drops what it made since `marks` and hands the failure to that
-    /// factory (``Hierarchy/confineFailure(of:from:)``). Both constructions that call a throwing
-    /// factory (the general one and the planned one) end this way.
+    /// factory (``Hierarchy/confineFailure(of:from:)``). Every construction whose factory throws
+    /// ends this way, whichever path began it.
     func failConstruction(
         throwing thrown: any Error,
         outerFrame: Int,

@@ -2,8 +2,10 @@
 
 // The planned path: a transient or graph-scoped registration with a plain factory (or a throwing
 // one without arguments, such as an autoregistration or a factory that `require`s) and no
-// `initCompleted` action is constructed in two halves around a factory call specialized in the
-// caller (see Documentation/Internals/ResolutionPath.md).
+// `initCompleted` action is constructed by the one construction protocol (Construction.swift),
+// its two halves called out of line around a factory call specialized in the caller (see
+// Documentation/Internals/ResolutionPath.md). It is not a second protocol: only where the factory
+// is called differs.
 
 extension Container {
     /// A transient or graph-scoped entry with a plain factory and no `initCompleted` action (the
@@ -45,7 +47,7 @@ extension Container {
             switch finish {
             case .made: return made
             case .failed: throw ResolutionFailed()
-            case .kept: return try entry.finishKept(from: start, in: hierarchy)
+            case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
             }
         case .refused:
             throw ResolutionFailed()
@@ -55,45 +57,36 @@ extension Container {
     }
 }
 
-/// How the second half of a planned construction ended (``ServiceEntry/finishPlanned(_:from:in:resolver:)``).
-@usableFromInline
-enum PlannedFinish {
-    /// Return the instance the factory made.
-    case made
-    /// The request failed: return `nil`.
-    case failed
-    /// The scope kept another instance while the factory ran (a circular resolution through an
-    /// `initCompleted` action): return that one, with ``ServiceEntry/finishKept(from:in:)``.
-    case kept
-}
-
-/// How the first half of a planned construction ended (``ServiceEntry/beginPlanned(in:)``).
+/// How the planned path's first half ended (``ServiceEntry/beginPlanned(in:)``).
 @usableFromInline
 struct PlannedStart {
     @usableFromInline
     enum Outcome {
-        /// The frame is pushed: call the factory, then ``ServiceEntry/finishPlanned(_:from:in:resolver:)``.
+        /// The construction has begun: call the factory, then ``ServiceEntry/finishPlanned(_:from:in:resolver:)``.
         case factory
-        /// The request has failed, or this would be a cycle or too deep: the resolution returns `nil`.
+        /// The request has failed, or this would be a cycle or too deep: the resolution fails.
         case refused
         /// Nothing was done: take the general path.
         case general
     }
 
     @usableFromInline let outcome: Outcome
-    let request: ResolutionState.Request?
+    // The construction begun, when `outcome` is `.factory`, its fields stored flat: read through
+    // a nested struct, the second half would load all of them before the calls it makes.
+    @usableFromInline let request: ResolutionState.Request?
     let outerFrame: Int
 
-    init(_ outcome: Outcome, request: ResolutionState.Request? = nil, outerFrame: Int = -1) {
+    init(_ outcome: Outcome, _ construction: Construction = Construction(request: nil, outerFrame: -1)) {
         self.outcome = outcome
-        self.request = request
-        self.outerFrame = outerFrame
+        self.request = construction.request
+        self.outerFrame = construction.outerFrame
     }
 }
 
 extension ServiceEntry {
-    /// The first half of a planned construction (``Container/resolvePlanned(_:cell:as:resolver:)``):
-    /// what `resolve(as:in:resolver:arguments:)` and `construct` do before the factory runs.
+    /// The planned path's first half (``Container/resolvePlanned(_:cell:as:)``): what the general
+    /// path does before the factory runs (the resolution counted, the construction's first
+    /// half), unless validation or a recalled graph needs the general path.
     @usableFromInline
     func beginPlanned(in hierarchy: Hierarchy) -> PlannedStart {
         // Validation observes and rescopes; a recalled graph may hold this entry's instance.
@@ -101,28 +94,35 @@ extension ServiceEntry {
             return PlannedStart(.general)
         }
         cell.countResolution()
-        let request: ResolutionState.Request?
         do {
-            request = try openConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
+            return PlannedStart(.factory, try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase))
         } catch {
             return PlannedStart(.refused)
         }
-        let outerFrame = factoryFrame
-        factoryFrame = hierarchy.pushFactory(self)
-        return PlannedStart(.factory, request: request, outerFrame: outerFrame)
     }
 
-    /// The second half: pops the factory's frame, then keeps the instance as `construct` does.
-    /// - Returns: Whether the resolution returns `made`, fails, or returns the instance the scope
-    ///   kept meanwhile (``finishKept(from:in:)``).
+    /// The planned path's second half: the construction's second half, out of line.
     @usableFromInline
     func finishPlanned(
         _ made: Service,
         from start: PlannedStart,
         in hierarchy: Hierarchy,
         resolver: Resolver
-    ) -> PlannedFinish {
-        finishPlanned(made, from: start, in: hierarchy, resolver: resolver, keepsInGraphInline: false)
+    ) -> ConstructionEnd {
+        finishConstruction(
+            made, outerFrame: start.outerFrame, request: start.request, in: hierarchy, resolver: resolver,
+            keepsGraphInline: false)
+    }
+
+    /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
+    /// arguments), as the general path calls one: ``callThrowingFactory(_:arguments:outerFrame:request:in:)``.
+    @usableFromInline
+    func callPlannedThrowingFactory(
+        _ resolver: Resolver, from start: PlannedStart, in hierarchy: Hierarchy
+    ) throws(ResolutionFailed) -> Service {
+        assert(!takesArguments, "ServiceEntry: a planned throwing factory that takes arguments")
+        return try callThrowingFactory(
+            resolver, arguments: nil, outerFrame: start.outerFrame, request: start.request, in: hierarchy)
     }
 
     /// ``finishPlanned(_:from:in:resolver:)`` for a graph-scoped plan: the graph scope's keeping
@@ -133,59 +133,9 @@ extension ServiceEntry {
         from start: PlannedStart,
         in hierarchy: Hierarchy,
         resolver: Resolver
-    ) -> PlannedFinish {
-        finishPlanned(made, from: start, in: hierarchy, resolver: resolver, keepsInGraphInline: true)
-    }
-
-    @inline(__always)
-    func finishPlanned(
-        _ made: Service,
-        from start: PlannedStart,
-        in hierarchy: Hierarchy,
-        resolver: Resolver,
-        keepsInGraphInline: Bool
-    ) -> PlannedFinish {
-        hierarchy.popFactory(self)
-        factoryFrame = start.outerFrame
-        instanceCount &+= 1
-        // The scope is read again: the factory may have changed it. What `settle` does for the
-        // graph scope, without its calls.
-        if keepsInGraphInline && scopeKind == .graph && !hierarchy.resolution.hasFailed && !hasInitCompletedActions {
-            if hasGraphInstance { return .kept }
-            setGraphInstance(made, in: hierarchy)
-            hierarchy.holdsGraphInstance(self, cell: cell)
-        } else if settle(made, in: hierarchy, resolver: resolver) {
-            // A kept instance is read before the request ends (ending it may end the graph): the
-            // caller does both with ``finishKept(from:in:)``.
-            return .kept
-        }
-        if let request = start.request, !hierarchy.endRequest(request) { return .failed }
-        return .made
-    }
-
-    /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
-    /// arguments). If it throws, the resolution fails as `constructWithThrowingFactory` fails it
-    /// (``failConstruction(throwing:outerFrame:request:marks:in:)``).
-    @usableFromInline
-    func callPlannedThrowingFactory(
-        _ resolver: Resolver,
-        from start: PlannedStart,
-        in hierarchy: Hierarchy
-    ) throws(ResolutionFailed) -> Service {
-        assert(!takesArguments, "ServiceEntry: a planned throwing factory that takes arguments")
-        let marks = hierarchy.marks
-        do {
-            return try throwingFactory!(resolver, zeroSizedArguments)
-        } catch {
-            failConstruction(
-                throwing: error, outerFrame: start.outerFrame, request: start.request, marks: marks, in: hierarchy)
-            throw ResolutionFailed()
-        }
-    }
-
-    /// After ``finishPlanned(_:from:in:resolver:)`` said `.kept`: the kept instance, and the request ended.
-    @usableFromInline
-    func finishKept(from start: PlannedStart, in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
-        try finishWithKeptInstance(in: hierarchy, request: start.request)
+    ) -> ConstructionEnd {
+        finishConstruction(
+            made, outerFrame: start.outerFrame, request: start.request, in: hierarchy, resolver: resolver,
+            keepsGraphInline: true)
     }
 }
