@@ -334,7 +334,7 @@ struct ServiceEntryState {
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
     /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
     @usableFromInline var keptGeneration: UInt32
-    /// Index of this entry's running factory in the hierarchy's construction stack, or -1 (the
+    /// Index of this entry's innermost running factory in the resolution's frame stack (`ResolutionState.stack`), or -1 (the
     /// stack is at most `Hierarchy.maximumDepth` deep, so 32 bits are plenty).
     @usableFromInline var factoryFrame: Int32
     /// Instances this entry's factory made (for `Container.registrations`).

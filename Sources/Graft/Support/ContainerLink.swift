@@ -1,7 +1,7 @@
 // Graft — MIT License.
 
-/// How objects that may outlive a container (`ServiceEntry`, `Lazy`, `Provider`, failure records)
-/// reach it: the container owns one link for its life and marks it dead in its `deinit`.
+/// How objects that may outlive a container (`ServiceEntry`, `AsyncServiceEntry`, `Lazy` and
+/// `Provider` through `DeferredResolution`) reach it: the container owns one link for its life and marks it dead in its `deinit`.
 ///
 /// Invariant: `object` is read only while `isAlive` is set, and `isAlive` is cleared by the
 /// container's `deinit` under the hierarchy's mutex, before the container's memory is freed. On
@@ -43,7 +43,9 @@ final class ContainerLink {
     }
 
     /// The container, or `nil` once its `deinit` has begun: on this thread, or, in a synchronized
-    /// call, on another thread that now waits for the mutex.
+    /// call, on another thread that now waits for the mutex. Outside a synchronized call the
+    /// caller is on the container's one thread (a plain container's contract), where no other
+    /// thread holds the mutex, so `isInSynchronizedCall` (a count of the hierarchy's) is its own.
     var container: Container? {
         guard isAlive else { return nil }
         let container = object
@@ -65,11 +67,8 @@ final class ContainerLink {
         isAlive && ObjectIdentifier(object) == ObjectIdentifier(candidate)
     }
 
-    /// Whether the container is alive; reads no reference to it. Under the hierarchy's mutex.
-    var isLinked: Bool { isAlive }
-
-    /// Marks the container gone, and its table with it, and forgets what the hierarchy recorded of
-    /// a child container's registrations. Called by the container's `deinit`.
+    /// Marks the container gone (its table's service types read first), and forgets what the
+    /// hierarchy recorded of a child container's registrations. Called by the container's `deinit`.
     /// `child` is the container's identifier if it has a parent.
     func containerIsGone(with table: RegistrationTable, asChild child: ObjectIdentifier?) {
         let registered = child == nil ? [] : table.serviceTypes

@@ -62,7 +62,7 @@ extension Hierarchy {
     }
 
     /// Checks that a resolution the path found nested in the requests in flight (a factory's, or
-    /// a cycle) is made on their thread; see ``ResolutionState/claimRequests(resolving:)``.
+    /// a cycle) is made on their thread; see ``claimRequests(resolving:)``.
     @inline(__always)
     func checkNestedCall(resolving label: @autoclosure () -> String) {
         if _slowPath(resolution.requestThread != Platform.currentThread()) { Self.stopResolvingOnTwoThreads(label()) }
@@ -128,8 +128,9 @@ extension Hierarchy {
     }
 
     /// Sets aside the failure of the request that encloses one opening now. Not inlined: the
-    /// store through `failure`'s observer, inlined on the path of every request, had the optimizer
-    /// keep the state's address in a register across the factory's call (spilled and reloaded).
+    /// store through `failure`'s observer, inlined on the path of every request, makes the
+    /// optimizer keep the state's address in a register across the factory's call (spilled and
+    /// reloaded).
     @inline(never)
     func suspendFailureOfEnclosingRequest() {
         _ = resolution.setFailureAside()
@@ -191,7 +192,7 @@ extension Hierarchy {
         return succeeded
     }
 
-    /// Releases ``lastError`` once no call is left to read it: the outermost resolution has ended
+    /// Releases ``ResolutionState/lastError`` once no call is left to read it: the outermost resolution has ended
     /// and no call that hands its failure to its caller (`require`, a `Lazy`, `validate()`) is
     /// open. The error may hold what owns this hierarchy (a factory's error holding its resolver,
     /// or a `Lazy`): kept past its call, it would keep the hierarchy alive for good. The calls
@@ -277,7 +278,7 @@ extension Hierarchy {
         one.message == other.message && one.path == other.path
     }
 
-    /// Why a resolution started when ``errorCount`` was `errors` returned `nil`: the failure
+    /// Why a resolution started when ``ResolutionState/errorCount`` was `errors` returned `nil`: the failure
     /// recorded since (a failed request, a wrong type), else the failure of the request in flight
     /// (a resolution refused because its request had failed); `nil` for a missing registration.
     func failure(since errors: Int) -> ResolutionError? {

@@ -32,7 +32,7 @@ final class Hierarchy {
 
     /// The resolution in flight: frames, requests, the graph and the failure.
     ///
-    /// The one field of the unchecked group: it is touched only by the resolution in flight, one
+    /// Unchecked, as `calls` and `diagnostics` are: it is touched only by the resolution in flight, one
     /// thread at a time by the container's contract, or under `mutex`, and no access to it stays
     /// open across a call into user code (``ResolutionState``'s transitions call none). Hence no
     /// dynamic exclusivity checks on it in release builds; debug builds keep them, the invariant
@@ -47,10 +47,10 @@ final class Hierarchy {
     ///
     /// Not `@exclusivity(unchecked)`, unlike ``resolution``: `finish` empties it and then releases
     /// what it held, and a `deinit` run by that release may read it again (a resolution, a graph
-    /// of its own). Unchecked, the release build moved the store of the empty array after the
-    /// release: the nested `finish` found the old list and released its values a second time (a
-    /// double release, found in `swift test -c release`). The dynamic access checks are calls the
-    /// optimizer cannot move a store across; this list is touched once per graph's end.
+    /// of its own). Unchecked, an optimized build may move the store of the empty array after the
+    /// release: the nested `finish` would find the old list and release its values a second time
+    /// (a double release, which `swift test -c release` shows). The dynamic access checks are calls
+    /// the optimizer cannot move a store across; this list is touched once per graph's end.
     var laterReleases: [Any] = []
     /// Failures of nested resolutions handed, unlogged, to a factory by a call that hands its
     /// failure to its caller (a `require` in a factory), with that call's frame count. A factory

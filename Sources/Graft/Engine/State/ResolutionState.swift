@@ -2,7 +2,8 @@
 
 /// The resolution in flight in a hierarchy: its frames, requests, graph and failure. A state
 /// machine with no lock and no logging, and no call into user code: its mutating methods are the
-/// transitions (push or pop a frame, open a request, end a graph, record a failure), and what a
+/// transitions that leave work behind (start a teardown, take the kept entries, finish the graph's
+/// entries, set a failure aside, replace the last error, forget or keep a graph), and what a
 /// transition leaves for its caller to do (release values, tell custom storages, log) it returns,
 /// for ``Hierarchy`` to do once every field here is consistent.
 ///
@@ -20,11 +21,15 @@
 /// hierarchy's, over the stored fields here. As mutating methods of this struct, the optimizer
 /// keeps the struct's address live across the factory's call (9 instructions more on a graph of
 /// ten whose factories use `require`); as computed properties of it, a debug build copies the
-/// whole state to the stack at each call, and a deep chain of factories no longer fits a small
+/// whole state to the stack at each call, and a deep chain of factories would not fit a small
 /// thread's stack.
 ///
 /// Every field is touched only by the resolution in flight: one thread at a time by the
-/// container's contract, or under the hierarchy's mutex. Hence no dynamic exclusivity checks on
+/// container's contract, or under the hierarchy's mutex. One exception, on purpose: `depth` and
+/// `requestThread` are read by a thread that may not own them (``stopIfAnotherThreadResolves(_:)``,
+/// ``Hierarchy/checkNestedCall(resolving:)``, ``Hierarchy/claimRequests(resolving:)``) to detect
+/// two threads in one plain container and stop with a message; a torn read there can only fail
+/// to detect it. Hence no dynamic exclusivity checks on
 /// them in release builds (the hierarchy's one field holding this state is unchecked there); no
 /// access to them stays open across a call into user code.
 @usableFromInline
@@ -74,17 +79,20 @@ struct ResolutionState {
     var spareEntries: [AnyServiceEntry] = []
     var spareValues: [Any] = []
     var spareMembers: [GraphMember] = []
-    /// `!laterReleases.isEmpty || !handedFailures.isEmpty` (two lists the hierarchy keeps with
-    /// their dynamic checks), for the end of every request to test without a dynamic access
-    /// check. Only a hint: a stale `true` sends a request down the general path, which reads the
-    /// lists themselves.
+    /// Whether a request's end must take the general path: set when `laterReleases` or
+    /// `handedFailures` (two lists the hierarchy keeps with their dynamic checks) may be
+    /// non-empty, and when a failure is recorded inside a request (`lastError`, which the
+    /// request's end must forget once no call is left to read it). For the end of every request
+    /// to test without a dynamic access check. Only a hint: a stale
+    /// `true` sends a request down the general path, which reads the lists themselves.
     var mayHaveLaterReleases = false
     /// The frame count of the innermost call that hands its failure to its caller instead of
     /// logging it (`require` throws it, a `Lazy` or `Provider` stops with it, `validate()`
     /// reports it), or -1. A failure met by a call at another level, such as a factory's own
     /// `resolve` returning `nil`, is logged.
     var quietLevel = -1
-    /// Set while instances are being moved out of cells, when no user code may run (debug check).
+    /// Set while instances are being moved out of cells, when no user code may run (written in
+    /// every build, asserted on in debug builds).
     var isMovingOut = false
 
     /// Frees the frame stack's buffer; only from the hierarchy's `deinit`.
@@ -140,7 +148,8 @@ struct ResolutionState {
 
     // MARK: Frames
 
-    /// `A -> B -> A`, from the first frame of `entry` to the innermost.
+    /// `A -> B -> A`, from the innermost frame of `entry` (its `factoryFrame`) to the innermost
+    /// frame of all.
     func chain(reentering entry: AnyServiceEntry) -> String {
         let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
         let names =
