@@ -205,26 +205,6 @@ extension Container {
         return made
     }
 
-    /// The slot of `key` in this container or the nearest ancestor that has one; valid until a
-    /// registration changes. Inlined: the hash of a key without a name folds to a few
-    /// instructions, and a hit in this container's own table takes no call.
-    @inlinable @inline(__always)
-    func slot(for key: ServiceKey) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
-        let hash = RegistrationTable.hash(key)
-        if let slot = services.slot(for: key, hash: hash) { return slot }
-        return parent == nil ? nil : slotInAncestors(for: key, hash: hash)
-    }
-
-    @usableFromInline
-    func slotInAncestors(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
-        var level = parent
-        while let container = level {
-            if let slot = container.services.slot(for: key, hash: hash) { return slot }
-            level = container.parent
-        }
-        return nil
-    }
-
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss
     /// (unless `reportsMiss` is off: an `Optional` asked for, a deliberate "maybe").
     @usableFromInline

@@ -20,7 +20,7 @@
 /// Every member is `final`, so calls from other modules are direct and inlinable.
 public class Container {
     @usableFromInline final let parent: Container?
-    @usableFromInline final let hierarchy: Hierarchy
+    @usableFromInline final let hierarchy: SharedState
     @usableFromInline final let defaultObjectScope: ObjectScopeProtocol
     /// The default scope's kind, worked out once rather than per registration.
     @usableFromInline final let defaultScopeKind: ObjectScope.Kind
@@ -70,7 +70,7 @@ public class Container {
             "Graft: Container(parent: SynchronizedResolver.current) with no resolver bound: the child would join an "
                 + "empty, process-wide hierarchy. " + ResolverBinding.howToBind)
         self.parent = parent
-        self.hierarchy = parent?.hierarchy ?? Hierarchy()
+        self.hierarchy = parent?.hierarchy ?? SharedState()
         self.defaultObjectScope = defaultObjectScope
         self.defaultScopeKind = defaultObjectScope.kind
         self.services = RegistrationTable()

@@ -16,7 +16,7 @@ struct DeferredResolution<Service> {
     let name: String?
     private let resolve: (Container, Resolver) -> Service?
 
-    var hierarchy: Hierarchy { link.hierarchy }
+    var hierarchy: SharedState { link.hierarchy }
     private var container: Container? { link.container }
 
     init(

@@ -253,13 +253,13 @@ public final class ServiceEntry<Service> {
     /// released) goes to the hierarchy, released when the resolution is consistent: released here,
     /// its `deinit` would run with this entry holding an instance not yet on the graph's list.
     @inline(__always)
-    func setGraphInstance(_ made: Service, in hierarchy: Hierarchy) {
+    func setGraphInstance(_ made: Service, in hierarchy: SharedState) {
         if cell.graphSlotIsOccupied { displaceGraphSlot(in: hierarchy) }
         cell.setGraphInstance(made)
     }
 
     @inline(never)
-    func displaceGraphSlot(in hierarchy: Hierarchy) {
+    func displaceGraphSlot(in hierarchy: SharedState) {
         hierarchy.releaseLater(cell.takeGraphSlot(Service.self))
     }
 
@@ -335,7 +335,7 @@ struct ServiceEntryState {
     /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
     @usableFromInline var keptGeneration: UInt32
     /// Index of this entry's innermost running factory in the resolution's frame stack (`ResolutionState.stack`), or -1 (the
-    /// stack is at most `Hierarchy.maximumDepth` deep, so 32 bits are plenty).
+    /// stack is at most `SharedState.maximumDepth` deep, so 32 bits are plenty).
     @usableFromInline var factoryFrame: Int32
     /// Instances this entry's factory made (for `Container.registrations`).
     @usableFromInline var instanceCount: Int

@@ -10,7 +10,7 @@ import Testing
     /// Makes containers of one hierarchy with `build`, drops them all, and tells whether the
     /// hierarchy is gone.
     private static func hierarchyIsFreed(_ build: () -> [AnyObject]) -> Bool {
-        weak var hierarchy: Hierarchy?
+        weak var hierarchy: SharedState?
         do {
             let containers = build()
             // Held to the end of the block: an optimized build may end their lifetime at their last use.
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func aRootDroppedBeforeItsChildIsFreedWithTheChild() {
-        weak var hierarchy: Hierarchy?
+        weak var hierarchy: SharedState?
         var root: Container? = Container()
         var child: Container? = Self.child(of: root!)
         hierarchy = child?.hierarchy

@@ -5,10 +5,10 @@ import Testing
 
 /// Records, each time user code run by a call asks, whether the hierarchy's mutex is held.
 private final class LockProbe {
-    let hierarchy: Hierarchy
+    let hierarchy: SharedState
     var held: [Bool] = []
 
-    init(hierarchy: Hierarchy) { self.hierarchy = hierarchy }
+    init(hierarchy: SharedState) { self.hierarchy = hierarchy }
 
     func observe() { held.append(hierarchy.isInSynchronizedCall) }
 }

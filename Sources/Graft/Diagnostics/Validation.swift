@@ -122,17 +122,6 @@ extension Container {
         return result
     }
 
-    /// This container, then its parent, and so on (views count as their container).
-    var selfAndAncestors: [Container] {
-        var chain: [Container] = []
-        var level: Container? = viewed ?? self
-        while let current = level {
-            chain.append(current)
-            level = current.parent.map { $0.viewed ?? $0 }
-        }
-        return chain
-    }
-
     /// Resolves every registration of this container and its ancestors that needs no arguments,
     /// and reports every failure (not only the first), the warnings its graph deserves, and the
     /// graph itself.
@@ -171,7 +160,7 @@ extension Container {
                 entries.append(entry)
             }
         }
-        entries.sort { Hierarchy.label($0) < Hierarchy.label($1) }
+        entries.sort { SharedState.label($0) < SharedState.label($1) }
         // A main-actor registration is tried on the main actor only (elsewhere it fails by
         // design); an async one through resolveAsync only.
         let onMainThread = Platform.isOnMainActor()
@@ -188,20 +177,20 @@ extension Container {
         var skipped: [String] = []
         hierarchy.beginValidation(recorder)
         // Each registration's own failure goes to the report; what its factories' `resolve` calls
-        // meet is written as it happens (see `Hierarchy.explain(_:)`).
+        // meet is written as it happens (see `SharedState.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
         for entry in entries {
             if entry.kind == .async {
-                skipped.append(Hierarchy.label(entry) + " (async: its factory runs through resolveAsync)")
+                skipped.append(SharedState.label(entry) + " (async: its factory runs through resolveAsync)")
                 continue
             }
             if !onMainThread && entry.kind == .mainActor {
-                skipped.append(Hierarchy.label(entry) + " (main actor: validate on the main actor to try it)")
+                skipped.append(SharedState.label(entry) + " (main actor: validate on the main actor to try it)")
                 continue
             }
             if entry.argumentsKey != noArgumentsKey {
                 skipped.append(
-                    Hierarchy.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
+                    SharedState.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
                 continue
             }
             _ = recorder.node(for: entry)
@@ -255,13 +244,13 @@ final class ValidationRecorder {
     }
 
     /// A resolution with arguments reached `entry`.
-    func observe(_ entry: AnyServiceEntry, in hierarchy: Hierarchy) {
+    func observe(_ entry: AnyServiceEntry, in hierarchy: SharedState) {
         guard let from = hierarchy.resolution.innermostEntry, from !== entry else { return }
-        add(from: node(for: from), to: node(for: entry), requested: Hierarchy.label(entry), key: nil)
+        add(from: node(for: from), to: node(for: entry), requested: SharedState.label(entry), key: nil)
     }
 
     /// A resolution without arguments through the validation's resolver, before it runs.
-    func observeRequest(_ key: ServiceKey, from container: Container, isWrapper: Bool, in hierarchy: Hierarchy) {
+    func observeRequest(_ key: ServiceKey, from container: Container, isWrapper: Bool, in hierarchy: SharedState) {
         guard let from = hierarchy.resolution.innermostEntry else { return }
         let requested = serviceLabel(key.serviceType, name: key.name)
         if let slot = container.slot(for: key), let entry = slot.pointee.entry {
@@ -272,10 +261,10 @@ final class ValidationRecorder {
     }
 
     /// The factory of `outer` was handed the failure of `failed`, a resolution it made, and may go
-    /// on without it (see ``Hierarchy/confineFailure(of:from:)``); noted once per pair and reason.
+    /// on without it (see ``SharedState/confineFailure(of:from:)``); noted once per pair and reason.
     func observeHandledFailure(_ error: ResolutionError, of failed: AnyServiceEntry, by outer: AnyServiceEntry) {
-        let service = Hierarchy.label(outer)
-        let dependency = Hierarchy.label(failed)
+        let service = SharedState.label(outer)
+        let dependency = SharedState.label(failed)
         guard handledSet.insert(service + "\u{0}" + dependency + "\u{0}" + error.message).inserted else { return }
         handled.append(
             ValidationWarning(
@@ -289,7 +278,7 @@ final class ValidationRecorder {
     private var handledSet = Set<String>()
 
     /// A resolution with arguments found nothing registered.
-    func observeMissing(_ requested: String, in hierarchy: Hierarchy) {
+    func observeMissing(_ requested: String, in hierarchy: SharedState) {
         guard let from = hierarchy.resolution.innermostEntry else { return }
         add(from: node(for: from), to: nil, requested: requested, key: nil)
     }
@@ -310,7 +299,7 @@ final class ValidationRecorder {
 
     func report(failures: [ResolutionError], skipped: [String]) -> ValidationReport {
         // Nodes sorted by label; edges renumbered.
-        let order = entries.indices.sorted { Hierarchy.label(entries[$0]) < Hierarchy.label(entries[$1]) }
+        let order = entries.indices.sorted { SharedState.label(entries[$0]) < SharedState.label(entries[$1]) }
         var renumbered = [Int](repeating: 0, count: entries.count)
         for (position, old) in order.enumerated() { renumbered[old] = position }
         let nodes = order.enumerated().map { position, old in
@@ -334,18 +323,19 @@ final class ValidationRecorder {
             guard let to = edge.to else { continue }
             let from = entries[edge.from]
             let target = entries[to]
-            if cyclePairs.contains(Hierarchy.label(from) + "\u{0}" + Hierarchy.label(target)) {
+            if cyclePairs.contains(SharedState.label(from) + "\u{0}" + SharedState.label(target)) {
                 graphEdges[position].isInCycle = true
             }
             if isSingleton(from) && (kind(of: target) == .transient || kind(of: target) == .graph) {
                 graphEdges[position].warning = .captiveDependency
                 warnings.append(
                     ValidationWarning(
-                        kind: .captiveDependency, service: Hierarchy.label(from), dependency: Hierarchy.label(target),
+                        kind: .captiveDependency, service: SharedState.label(from),
+                        dependency: SharedState.label(target),
                         description:
-                            "captive dependency: \(Hierarchy.label(from)) (scope \(from.objectScope)) resolves "
-                            + "\(Hierarchy.label(target)) (scope \(target.objectScope)), which then lives as long as "
-                            + "\(Hierarchy.label(from)). Make \(Hierarchy.label(target)) longer-lived, or resolve it "
+                            "captive dependency: \(SharedState.label(from)) (scope \(from.objectScope)) resolves "
+                            + "\(SharedState.label(target)) (scope \(target.objectScope)), which then lives as long as "
+                            + "\(SharedState.label(from)). Make \(SharedState.label(target)) longer-lived, or resolve it "
                             + "when needed through a Provider."))
             }
         }
@@ -387,14 +377,14 @@ final class ValidationRecorder {
                         let overrides = owner.slot(for: key) != nil
                         warnings.append(
                             ValidationWarning(
-                                kind: .parentCapturesChild, service: Hierarchy.label(singleton),
-                                dependency: Hierarchy.label(target),
-                                description: "parent captures child: \(Hierarchy.label(singleton)) (scope "
+                                kind: .parentCapturesChild, service: SharedState.label(singleton),
+                                dependency: SharedState.label(target),
+                                description: "parent captures child: \(SharedState.label(singleton)) (scope "
                                     + "\(singleton.objectScope), registered \(level: home)) was made, through a child "
-                                    + "container, with \(Hierarchy.label(target)) registered \(level: targetLevel)"
+                                    + "container, with \(SharedState.label(target)) registered \(level: targetLevel)"
                                     + (overrides ? ", which overrides the registration its own container sees" : "")
                                     + ". The instance kept depends on which child resolves it first; register "
-                                    + "\(Hierarchy.label(singleton)) in the child, or \(Hierarchy.label(target)) in the parent."
+                                    + "\(SharedState.label(singleton)) in the child, or \(SharedState.label(target)) in the parent."
                             ))
                     } else if !isSingleton(target) {
                         stack.append(to)

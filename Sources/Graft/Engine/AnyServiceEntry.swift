@@ -61,7 +61,7 @@ protocol AnyServiceEntry: AnyObject {
     func resetKeptInstance()
     /// Moves the current graph's instance out, so another graph can be resolved meanwhile.
     func takeGraphInstance() -> Any?
-    func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy)
+    func restoreGraphInstance(_ instance: Any?, in hierarchy: SharedState)
     /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
     func entryDescription(for key: ServiceKey) -> String
     var entryDescription: String { get }
@@ -130,7 +130,7 @@ extension ServiceEntry: AnyServiceEntry {
     /// The instance made the last time this graph was resolved, if still alive; if so it is the
     /// current graph's instance again.
     @inline(never)
-    func recall(from record: GraphRecord, in hierarchy: Hierarchy) -> Bool {
+    func recall(from record: GraphRecord, in hierarchy: SharedState) -> Bool {
         guard let object = record.object(for: self), let instance = object as? Service else { return false }
         setGraphInstance(instance, in: hierarchy)
         hierarchy.holdsGraphInstance(self, cell: cell)
@@ -145,7 +145,7 @@ extension ServiceEntry: AnyServiceEntry {
     }
 
     @usableFromInline
-    func restoreGraphInstance(_ instance: Any?, in hierarchy: Hierarchy) {
+    func restoreGraphInstance(_ instance: Any?, in hierarchy: SharedState) {
         if cell.graphSlotIsOccupied { displaceGraphSlot(in: hierarchy) }
         cell.isListedInGraph = storage != nil
         if let instance = instance as? Service { cell.setGraphInstance(instance) }

@@ -86,7 +86,7 @@ extension ServiceEntry {
         let hierarchy = container.hierarchy
         if hierarchy.diagnostics.isValidating { observeForValidation(in: container, arguments: arguments) }
         if kind == .mainActor && !Platform.isOnMainActor() {
-            refuse(MainActorServiceError(service: Hierarchy.label(self)), in: hierarchy)
+            refuse(MainActorServiceError(service: SharedState.label(self)), in: hierarchy)
             return false
         }
         return true
@@ -95,7 +95,7 @@ extension ServiceEntry {
     /// Fails this resolution with `refusal` as a construction whose factory threw it fails: the
     /// request it opens (or the nested resolution) fails with the registration on the path, logged
     /// once; nothing is made or kept.
-    func refuse(_ refusal: some RefusedResolution, in hierarchy: Hierarchy) {
+    func refuse(_ refusal: some RefusedResolution, in hierarchy: SharedState) {
         let construction: Construction
         do {
             construction = try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
@@ -148,7 +148,7 @@ extension ServiceEntry {
 
     @_transparent
     func resolveInstance(
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
@@ -177,7 +177,7 @@ extension ServiceEntry {
 
     /// Constructs an instance: the two halves of a construction around the factory's call.
     func construct(
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver,
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
@@ -196,7 +196,7 @@ extension ServiceEntry {
     /// `construct` for a factory that may throw: the same halves.
     @inline(never)
     func constructWithThrowingFactory(
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver,
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
@@ -212,7 +212,7 @@ extension ServiceEntry {
     /// its end turned into the resolution's result.
     @_transparent
     func finish(
-        _ made: Service, _ construction: Construction, in hierarchy: Hierarchy, resolver: Resolver
+        _ made: Service, _ construction: Construction, in hierarchy: SharedState, resolver: Resolver
     ) throws(ResolutionFailed) -> Service {
         let end = finishConstruction(
             made, outerFrame: construction.outerFrame, request: construction.request, in: hierarchy, resolver: resolver,
@@ -228,7 +228,7 @@ extension ServiceEntry {
     /// construction may go on, and pushes the factory's frame. Throws (having failed the
     /// resolution) if the request has failed, or this would be a cycle or too deep.
     @inline(__always)
-    func beginConstruction(in hierarchy: Hierarchy, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
+    func beginConstruction(in hierarchy: SharedState, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
         let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
@@ -245,7 +245,7 @@ extension ServiceEntry {
         _ made: Service,
         outerFrame: Int,
         request: @autoclosure () -> ResolutionState.Request?,
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver,
         keepsGraphInline: Bool
     ) -> ConstructionEnd {
@@ -277,7 +277,7 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         outerFrame: Int,
         request: @autoclosure () -> ResolutionState.Request?,
-        in hierarchy: Hierarchy
+        in hierarchy: SharedState
     ) throws(ResolutionFailed) -> Service {
         let marks = hierarchy.marks
         do {
@@ -297,14 +297,14 @@ extension ServiceEntry {
     /// closing that request if not.
     @inline(__always)
     func openConstruction(
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> ResolutionState.Request? {
         let request: ResolutionState.Request?
         if opensRequest {
-            request = hierarchy.beginRequest(resolving: Hierarchy.label(self))
+            request = hierarchy.beginRequest(resolving: SharedState.label(self))
         } else {
-            hierarchy.checkNestedCall(resolving: Hierarchy.label(self))
+            hierarchy.checkNestedCall(resolving: SharedState.label(self))
             request = nil
         }
         guard canConstruct(in: hierarchy) else {
@@ -315,7 +315,7 @@ extension ServiceEntry {
     }
 
     @inline(__always)
-    func canConstruct(in hierarchy: Hierarchy) -> Bool {
+    func canConstruct(in hierarchy: SharedState) -> Bool {
         // The request in flight has failed: it will return nil and keep nothing, so running more
         // factories for it is wasted work (and, keeping nothing, a graph would be rebuilt for
         // every later resolution in it: exponential on a diamond-shaped graph).
@@ -327,7 +327,7 @@ extension ServiceEntry {
             failCycle(in: hierarchy)
             return false
         }
-        if hierarchy.frameCount >= Hierarchy.maximumDepth {
+        if hierarchy.frameCount >= SharedState.maximumDepth {
             failTooDeep(in: hierarchy)
             return false
         }
@@ -339,7 +339,7 @@ extension ServiceEntry {
     /// - Returns: Whether the scope had kept an instance while the factory ran (a circular
     ///   `initCompleted` made one), which is then the result.
     @inline(__always)
-    func settle(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) -> Bool {
+    func settle(_ made: Service, in hierarchy: SharedState, resolver: Resolver) -> Bool {
         guard !hierarchy.resolution.hasFailed else { return false }
         if scopeKind == .transient {  // keeps nothing: no call to ask or keep
             if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
@@ -369,7 +369,7 @@ extension ServiceEntry {
     /// instance, and the request ended.
     @inline(never) @usableFromInline
     func finishWithKeptInstance(
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         request: ResolutionState.Request?
     ) throws(ResolutionFailed) -> Service {
         let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
@@ -381,9 +381,9 @@ extension ServiceEntry {
     // `construct`, which every level of a deep chain keeps on the stack.
 
     @inline(never)
-    func failCycle(in hierarchy: Hierarchy) {
+    func failCycle(in hierarchy: SharedState) {
         let chain = hierarchy.resolution.chain(reentering: self)
-        let label = Hierarchy.label(self)
+        let label = SharedState.label(self)
         let advice =
             hierarchy.frameCount - factoryFrame == 1
             ? "The factory of \(label) resolves \(label) again while it runs. If the recursion ends on its own "
@@ -401,8 +401,8 @@ extension ServiceEntry {
     }
 
     @inline(never)
-    func failTooDeep(in hierarchy: Hierarchy) {
-        let levels = "Graft: resolution deeper than \(Hierarchy.maximumDepth) levels"
+    func failTooDeep(in hierarchy: SharedState) {
+        let levels = "Graft: resolution deeper than \(SharedState.maximumDepth) levels"
         let error: ResolutionError
         if let cycle = hierarchy.resolution.repeatingCycle(reentering: self) {
             let advice =
@@ -412,12 +412,12 @@ extension ServiceEntry {
                     + "instance being made."
                 : " A recursion that should end did not: check the condition that stops it."
             error = ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [Hierarchy.label(self)],
+                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)],
                 message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
                 shownPath: cycle.shownPath)
         } else {
             error = ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [Hierarchy.label(self)],
+                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)],
                 message: "\(levels): \(hierarchy.resolution.chain(reentering: self))")
         }
         hierarchy.fail(error)
@@ -428,7 +428,7 @@ extension ServiceEntry {
     /// A construction refused by its checks, nested in a running factory: the failure is the
     /// nested resolution's own (nothing was made yet), and the factory goes on. At the request's
     /// base (a request this construction opened, or a custom storage's) the request ends with it.
-    func confineNestedFailure(in hierarchy: Hierarchy) {
+    func confineNestedFailure(in hierarchy: SharedState) {
         if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
     }
 
@@ -440,14 +440,14 @@ extension ServiceEntry {
     /// The failure is recorded with the factory's frame still on the path, then the frame is
     /// popped and the request the construction opened is ended; a construction nested in a
     /// running factory instead drops what it made since `marks` and hands the failure to that
-    /// factory (``Hierarchy/confineFailure(of:from:)``). Every construction whose factory throws
+    /// factory (``SharedState/confineFailure(of:from:)``). Every construction whose factory throws
     /// ends this way, whichever path began it.
     func failConstruction(
         throwing thrown: any Error,
         outerFrame: Int,
         request: ResolutionState.Request?,
         marks: ResolutionState.Marks,
-        in hierarchy: Hierarchy
+        in hierarchy: SharedState
     ) {
         failThrown(thrown, in: hierarchy)
         hierarchy.popFactory(self)
@@ -459,7 +459,7 @@ extension ServiceEntry {
         }
     }
 
-    func failThrown(_ thrown: any Error, in hierarchy: Hierarchy) {
+    func failThrown(_ thrown: any Error, in hierarchy: SharedState) {
         if let error = thrown as? ResolutionError {
             // A failure a nested `require` handed this factory, thrown on: not handled here.
             if !hierarchy.handedFailures.isEmpty { hierarchy.takeBackHandedFailure(error) }
@@ -473,13 +473,13 @@ extension ServiceEntry {
             hierarchy.fail(
                 ResolutionError(
                     .factoryFailed(thrown), path: hierarchy.resolution.path,  // with this factory still on the path
-                    message: "Graft: resolution failed: the factory of \(Hierarchy.label(self)) threw \(thrown)"))
+                    message: "Graft: resolution failed: the factory of \(SharedState.label(self)) threw \(thrown)"))
         }
         // The factory's frame is still pushed: the call that ran it is one level up.
         hierarchy.logFailure(level: hierarchy.frameCount - 1)
     }
 
-    func runInitCompleted(_ made: Service, in hierarchy: Hierarchy, resolver: Resolver) {
+    func runInitCompleted(_ made: Service, in hierarchy: SharedState, resolver: Resolver) {
         let actions = initCompletedActions  // a local copy: an action may add more
         hierarchy.runCompletion(self) {
             withUnsafePointer(to: made) { instance in

@@ -27,7 +27,7 @@
 @usableFromInline
 final class FirstAccess<Service> {
     /// Whose mutex guards the first access, and whose failures are counted.
-    @usableFromInline let hierarchy: Hierarchy
+    @usableFromInline let hierarchy: SharedState
     // `resolver` and `kept` are guarded as the policy's ``FirstAccessIsolation`` says. They are
     // read by inlinable code in other modules, where each access to a class's stored property
     // would otherwise be checked dynamically for exclusivity (half of a first access); debug builds
@@ -50,7 +50,7 @@ final class FirstAccess<Service> {
     /// Inlinable, so `@Injected` allocates the component with its module's cached metadata for
     /// `FirstAccess<Service>` (not a runtime lookup per object made).
     @inlinable
-    init(in hierarchy: Hierarchy, capturing resolver: SynchronizedResolver?, name: String?) {
+    init(in hierarchy: SharedState, capturing resolver: SynchronizedResolver?, name: String?) {
         self.hierarchy = hierarchy
         self.resolver = resolver
         self.name = name
@@ -264,7 +264,7 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
 /// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
 /// service that is not registered, and a failure is tried again on the next access. Under the
 /// hierarchy's mutex, or on the one thread a plain container is used from.
-func mayKeep(failuresBefore failures: Int, in hierarchy: Hierarchy, isNone: @autoclosure () -> Bool) -> Bool {
+func mayKeep(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Bool {
     if hierarchy.diagnostics.isValidating { return false }
     return hierarchy.resolution.errorCount == failures || !isNone()  // the value is looked at only after a failure
 }

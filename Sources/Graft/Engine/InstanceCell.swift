@@ -228,7 +228,7 @@ struct InstanceCell {
     }
 
     /// A call the optimizer cannot look past: the store that empties the slot stays before the
-    /// release, whose `deinit` may read this cell (see `Hierarchy.laterReleases`).
+    /// release, whose `deinit` may read this cell (see `SharedState.laterReleases`).
     @inline(never)
     private static func release(_ reference: UnsafeRawPointer) {
         Unmanaged<AnyObject>.fromOpaque(reference).release()

@@ -7,7 +7,7 @@ extension ServiceEntry {
     /// Whether the scope already holds an instance for the resolution in flight. Asked before
     /// ``keptInstance(in:)`` rather than catching its error: a throw on every transient
     /// construction made it a third slower.
-    func isKeepingAnInstance(in hierarchy: Hierarchy) -> Bool {
+    func isKeepingAnInstance(in hierarchy: SharedState) -> Bool {
         switch scopeKind {
         case .transient: false
         case .graph: hasGraphInstance
@@ -21,14 +21,14 @@ extension ServiceEntry {
     /// counts as none). Out of line, and asked with `is`: a `Service?` here would cost every
     /// construction in unspecialized code a metadata lookup, custom scope or not.
     @inline(never)
-    func storageHoldsAnInstance(in hierarchy: Hierarchy) -> Bool {
+    func storageHoldsAnInstance(in hierarchy: SharedState) -> Bool {
         guard let stored = storage?.instance(inGraph: hierarchy.resolution.currentGraph) else { return false }
         return stored is Service
     }
 
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
     @inline(never)
-    func keptInstance(in hierarchy: Hierarchy) throws(ResolutionFailed) -> Service {
+    func keptInstance(in hierarchy: SharedState) throws(ResolutionFailed) -> Service {
         switch scopeKind {
         case .graph: if hasGraphInstance { return graphInstance }
         case .container: if hasInstance { return instance }
@@ -49,7 +49,7 @@ extension ServiceEntry {
     }
 
     /// Keeps a new instance as the scope says, noting it so a failed resolution can drop it.
-    func keep(_ made: Service, in hierarchy: Hierarchy) {
+    func keep(_ made: Service, in hierarchy: SharedState) {
         switch scopeKind {
         case .transient:
             return
@@ -86,15 +86,15 @@ extension ServiceEntry {
     /// top, the request) must exist before the storage is read.
     @inline(never)
     func resolveInStorage(
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
         let request: ResolutionState.Request?
         if hierarchy.isAtRequestBase {
-            request = hierarchy.beginRequest(resolving: Hierarchy.label(self))
+            request = hierarchy.beginRequest(resolving: SharedState.label(self))
         } else {
-            hierarchy.checkNestedCall(resolving: Hierarchy.label(self))
+            hierarchy.checkNestedCall(resolving: SharedState.label(self))
             request = nil
         }
         let result = Result { () throws(ResolutionFailed) -> Service in
@@ -110,7 +110,7 @@ extension ServiceEntry {
     /// owner) counts as none, as in Swinject: the factory runs and its instance replaces it.
     /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
     /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
-    func storedInstance(in hierarchy: Hierarchy) -> Service? {
+    func storedInstance(in hierarchy: SharedState) -> Service? {
         guard let stored = storage?.instance(inGraph: hierarchy.resolution.currentGraph) else { return nil }
         return stored as? Service
     }

@@ -88,7 +88,7 @@ extension ServiceEntry {
     /// path does before the factory runs (the resolution counted, the construction's first
     /// half), unless validation or a recalled graph needs the general path.
     @usableFromInline
-    func beginPlanned(in hierarchy: Hierarchy) -> PlannedStart {
+    func beginPlanned(in hierarchy: SharedState) -> PlannedStart {
         // Validation observes and rescopes; a recalled graph may hold this entry's instance.
         if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.recalled != nil) {
             return PlannedStart(.general)
@@ -106,7 +106,7 @@ extension ServiceEntry {
     func finishPlanned(
         _ made: Service,
         from start: PlannedStart,
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver
     ) -> ConstructionEnd {
         finishConstruction(
@@ -118,7 +118,7 @@ extension ServiceEntry {
     /// arguments), as the general path calls one: ``callThrowingFactory(_:arguments:outerFrame:request:in:)``.
     @usableFromInline
     func callPlannedThrowingFactory(
-        _ resolver: Resolver, from start: PlannedStart, in hierarchy: Hierarchy
+        _ resolver: Resolver, from start: PlannedStart, in hierarchy: SharedState
     ) throws(ResolutionFailed) -> Service {
         assert(!takesArguments, "ServiceEntry: a planned throwing factory that takes arguments")
         return try callThrowingFactory(
@@ -131,7 +131,7 @@ extension ServiceEntry {
     func finishPlannedInGraph(
         _ made: Service,
         from start: PlannedStart,
-        in hierarchy: Hierarchy,
+        in hierarchy: SharedState,
         resolver: Resolver
     ) -> ConstructionEnd {
         finishConstruction(

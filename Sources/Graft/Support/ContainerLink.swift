@@ -28,13 +28,13 @@
 @usableFromInline
 final class ContainerLink {
     private unowned(unsafe) let object: Container
-    let hierarchy: Hierarchy
+    let hierarchy: SharedState
     private var isAlive = true
     #if DEBUG
         private weak var shadow: Container?
     #endif
 
-    init(_ container: Container, hierarchy: Hierarchy) {
+    init(_ container: Container, hierarchy: SharedState) {
         self.object = container
         self.hierarchy = hierarchy
         #if DEBUG

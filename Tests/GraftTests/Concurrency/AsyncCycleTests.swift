@@ -10,7 +10,7 @@ private final class Gamma: Sendable {}
 private final class Xform: Sendable {}
 
 /// Yields until `condition` (read under the hierarchy's mutex) holds.
-private func until(_ hierarchy: Hierarchy, _ condition: @escaping () -> Bool) async {
+private func until(_ hierarchy: SharedState, _ condition: @escaping () -> Bool) async {
     while !hierarchy.locked(condition) { await Task.yield() }
 }
 

@@ -42,8 +42,8 @@ private final class DeinitError: Error, @unchecked Sendable {  // immutable; mad
     deinit { onDeinit() }
 }
 
-/// `Hierarchy.laterReleases`, read by reflection (it is private).
-private func laterReleaseCount(_ hierarchy: Hierarchy) -> Int {
+/// `SharedState.laterReleases`, read by reflection (it is private).
+private func laterReleaseCount(_ hierarchy: SharedState) -> Int {
     for child in Mirror(reflecting: hierarchy).children where child.label == "laterReleases" {
         return (child.value as? [Any])?.count ?? -1
     }
@@ -187,7 +187,7 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         let error = try #require(requireError { try container.require(Node.self, argument: 0) })
 
         guard case .tooDeep = error.reason else { Issue.record("reason \(error.reason)"); return }
-        #expect(error.path.count == Hierarchy.maximumDepth + 1)
+        #expect(error.path.count == SharedState.maximumDepth + 1)
         #expect(error.description.contains("resolution deeper than 200 levels"))
         #expect(container.hierarchy.resolution.depth == 0)
     }

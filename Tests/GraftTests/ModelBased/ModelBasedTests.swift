@@ -22,7 +22,7 @@ import Testing
     /// dropped its containers: nothing Graft records may hold what owns it.
     static func check(_ program: MProgram) -> (program: MProgram, difference: String?) {
         let modelled = ReferenceModel.run(program)
-        weak var hierarchy: Hierarchy?
+        weak var hierarchy: SharedState?
         var liveInstances: () -> Int = { 0 }
         let actual = ContainerInterpreter.run(modelled.program) {
             hierarchy = $0.hierarchy

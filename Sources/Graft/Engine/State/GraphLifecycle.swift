@@ -2,12 +2,12 @@
 
 /// The end of a graph and of a failed request: instances moved out of their cells, then released
 /// once the hierarchy is consistent; graphs set aside and resumed (`withObjectGraph`).
-extension Hierarchy {
+extension SharedState {
     // MARK: Teardown
 
     /// Undoes what `request` made: its graph instances and the instances it kept in other scopes.
     func rollBack(_ request: ResolutionState.Request, into teardown: inout ResolutionState.Teardown) {
-        assert(!resolution.isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
+        assert(!resolution.isMovingOut, "SharedState: teardown re-entered while moving instances out")
         resolution.isMovingOut = true
         let rolledBackGraph = resolution.graph
         resolution.finishGraphEntries(from: request.graphMark, into: &teardown)
@@ -36,7 +36,7 @@ extension Hierarchy {
             } else { nil }
         resolution.forgetGraph()
         if resolution.graphEntries.isEmpty { return }
-        assert(!resolution.isMovingOut, "Hierarchy: teardown re-entered while moving instances out")
+        assert(!resolution.isMovingOut, "SharedState: teardown re-entered while moving instances out")
         resolution.isMovingOut = true
         // Remembered before anything is released or can be displaced, and the record stored
         // before any user code runs: a `deinit` that resolves in this graph again finds them.
@@ -94,7 +94,7 @@ extension Hierarchy {
             return try body()
         }
 
-        assert(!resolution.isMovingOut, "Hierarchy: graph set aside while moving instances out")
+        assert(!resolution.isMovingOut, "SharedState: graph set aside while moving instances out")
         let outerGraph = resolution.graph
         let outerEscaped = resolution.graphEscaped
         let outerRecalled = resolution.recalled

@@ -4,7 +4,7 @@
 /// general checks (validating, or a main-actor registration was made), and the registrations made
 /// in child containers, for failure messages that name registrations a container cannot see.
 ///
-/// ``Hierarchy`` stores it in one field, unchecked in release builds: the validation fields are
+/// ``SharedState`` stores it in one field, unchecked in release builds: the validation fields are
 /// touched under the container's contract (one thread at a time, or the mutex), the child
 /// registrations under the mutex only; no access to them stays open across a call into user code
 /// (the path reads each byte once per entry).

@@ -5,11 +5,11 @@
 /// transitions that leave work behind (start a teardown, take the kept entries, finish the graph's
 /// entries, set a failure aside, replace the last error, forget or keep a graph), and what a
 /// transition leaves for its caller to do (release values, tell custom storages, log) it returns,
-/// for ``Hierarchy`` to do once every field here is consistent.
+/// for ``SharedState`` to do once every field here is consistent.
 ///
 /// Two nestings are tracked apart:
-/// - *frames*: entries whose factory or `initCompleted` actions are running (``Hierarchy/frameCount``,
-///   bounded by ``Hierarchy/maximumDepth``);
+/// - *frames*: entries whose factory or `initCompleted` actions are running (``SharedState/frameCount``,
+///   bounded by ``SharedState/maximumDepth``);
 /// - *requests*: a resolution started where no factory of the current request is running (by the
 ///   application, by a `withObjectGraph` closure, or by a `Lazy`). A request succeeds or fails on
 ///   its own: on failure everything it made is dropped, and the failure does not leak into the
@@ -17,7 +17,7 @@
 ///   ends when it returns to 0.
 ///
 /// The transitions and queries on the path of every construction (push and pop a frame, open and
-/// close a request, ``Hierarchy/frameCount``, ``Hierarchy/isAtRequestBase``…) are the
+/// close a request, ``SharedState/frameCount``, ``SharedState/isAtRequestBase``…) are the
 /// hierarchy's, over the stored fields here. As mutating methods of this struct, the optimizer
 /// keeps the struct's address live across the factory's call (9 instructions more on a graph of
 /// ten whose factories use `require`); as computed properties of it, a debug build copies the
@@ -27,7 +27,7 @@
 /// Every field is touched only by the resolution in flight: one thread at a time by the
 /// container's contract, or under the hierarchy's mutex. One exception, on purpose: `depth` and
 /// `requestThread` are read by a thread that may not own them (``stopIfAnotherThreadResolves(_:)``,
-/// ``Hierarchy/checkNestedCall(resolving:)``, ``Hierarchy/claimRequests(resolving:)``) to detect
+/// ``SharedState/checkNestedCall(resolving:)``, ``SharedState/claimRequests(resolving:)``) to detect
 /// two threads in one plain container and stop with a message; a torn read there can only fail
 /// to detect it. Hence no dynamic exclusivity checks on
 /// them in release builds (the hierarchy's one field holding this state is unchecked there); no
@@ -43,7 +43,7 @@ struct ResolutionState {
     var completionFrame = -1
     /// The thread whose requests are in flight: set by the first request or graph scope to open
     /// (``depth`` 0), compared by every call the path finds nested in them
-    /// (``Hierarchy/claimRequests(resolving:)``, ``Hierarchy/checkNestedCall(resolving:)``). Meaningless at depth 0.
+    /// (``SharedState/claimRequests(resolving:)``, ``SharedState/checkNestedCall(resolving:)``). Meaningless at depth 0.
     var requestThread: UInt = 0
     /// The frame count at which a resolution is a request of its own.
     var requestBase = 0
@@ -153,8 +153,8 @@ struct ResolutionState {
     func chain(reentering entry: AnyServiceEntry) -> String {
         let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
         let names =
-            (start..<stack.count).map { Hierarchy.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
-            + [Hierarchy.label(entry)]
+            (start..<stack.count).map { SharedState.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
+            + [SharedState.label(entry)]
         return names.joined(separator: " -> ")
     }
 
@@ -174,18 +174,18 @@ struct ResolutionState {
         let repeats = (entries.count - start - 1) / period
         guard repeats >= 2 else { return nil }
         let cycle = entries[previous...]
-        let labels = cycle.map { Hierarchy.label($0) }
+        let labels = cycle.map { SharedState.label($0) }
         let isTransient = cycle.allSatisfy { $0.scopeKind == .transient } && completionFrame >= previous
-        let lead = entries[..<start].map { Hierarchy.label($0) }
+        let lead = entries[..<start].map { SharedState.label($0) }
         let shown =
-            (lead + entries[start...(start + period)].map { Hierarchy.label($0) }).joined(separator: " -> ")
+            (lead + entries[start...(start + period)].map { SharedState.label($0) }).joined(separator: " -> ")
             + " -> ... (\(labels.dropLast().joined(separator: " -> ")) \(repeats) times)"
         return (labels.joined(separator: " -> "), isTransient, shown)
     }
 
     /// The services whose factories (or `initCompleted` actions) are running, outermost first.
     var path: [String] {
-        (0..<stack.count).map { Hierarchy.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
+        (0..<stack.count).map { SharedState.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
     }
 
     // MARK: The thread of the requests in flight
@@ -194,7 +194,7 @@ struct ResolutionState {
     /// container used from two threads at once when another thread's requests are in flight
     /// (the likely cause), rather than with the internal check's message.
     func stopIfAnotherThreadResolves(_ event: @autoclosure () -> String) {
-        if depth > 0 && requestThread != Platform.currentThread() { Hierarchy.stopOnTwoThreads(event()) }
+        if depth > 0 && requestThread != Platform.currentThread() { SharedState.stopOnTwoThreads(event()) }
     }
 
     // MARK: Requests
@@ -218,7 +218,7 @@ struct ResolutionState {
     // MARK: Failures
 
     /// Sets aside the failure of the request in flight, if it has failed; see
-    /// ``Hierarchy/setFailureAside()``.
+    /// ``SharedState/setFailureAside()``.
     mutating func setFailureAside() -> Bool {
         guard hasFailed, let failure else { return false }
         suspendedFailures.append(failure)

@@ -4,7 +4,7 @@
 /// this thread, the log messages held until the outermost releases it, and (debug builds) the
 /// calls on a view that took it first.
 ///
-/// ``Hierarchy`` stores it in one field beside the mutex, unchecked in release builds: every
+/// ``SharedState`` stores it in one field beside the mutex, unchecked in release builds: every
 /// field is touched only by the thread holding the mutex (or on a plain container's one thread),
 /// and no access to them stays open across a call into user code (the held messages are
 /// delivered after the mutex is released). The mutex itself stays a `let` of the hierarchy: read

@@ -12,7 +12,7 @@
 /// and released only once every list here is consistent, so a `deinit` run by the release may
 /// start a resolution of its own. Lists that user code can reach are walked as local copies.
 @usableFromInline
-final class Hierarchy {
+final class SharedState {
     /// The mutex the hierarchy's synchronized views lock.
     let mutex = RecursiveMutex()
     /// What `mutex` guards for the synchronized calls that hold it. One field, unchecked in release

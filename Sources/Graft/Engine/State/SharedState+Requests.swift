@@ -1,7 +1,7 @@
 // Graft — MIT License.
 
 /// Frames and requests: how a resolution nests, and what a request undoes when it fails.
-extension Hierarchy {
+extension SharedState {
     // MARK: Frames
 
     @inline(__always)
@@ -9,7 +9,7 @@ extension Hierarchy {
         #if DEBUG
             if resolution.isMovingOut {
                 resolution.stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
-                assertionFailure("Hierarchy: a factory ran while instances were being moved out")
+                assertionFailure("SharedState: a factory ran while instances were being moved out")
             }
         #endif
         assertUserCodeMayRun("a factory or initCompleted action")
@@ -25,7 +25,7 @@ extension Hierarchy {
                     != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
             {
                 resolution.stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
-                assertionFailure("Hierarchy: frame popped by an entry that did not push it")
+                assertionFailure("SharedState: frame popped by an entry that did not push it")
             }
         #endif
         resolution.stack.pop()

@@ -1,0 +1,38 @@
+// Graft — MIT License.
+
+// The parent/child relation: a lookup walks from a container to its ancestors, and the nearest
+// registration of a key answers. (What a root and its descendants share, the mutex and the
+// resolution in flight, is `SharedState`.)
+
+extension Container {
+    /// The slot of `key` in this container or the nearest ancestor that has one; valid until a
+    /// registration changes. Inlined: the hash of a key without a name folds to a few
+    /// instructions, and a hit in this container's own table takes no call.
+    @inlinable @inline(__always)
+    func slot(for key: ServiceKey) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
+        let hash = RegistrationTable.hash(key)
+        if let slot = services.slot(for: key, hash: hash) { return slot }
+        return parent == nil ? nil : slotInAncestors(for: key, hash: hash)
+    }
+
+    @usableFromInline
+    func slotInAncestors(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
+        var level = parent
+        while let container = level {
+            if let slot = container.services.slot(for: key, hash: hash) { return slot }
+            level = container.parent
+        }
+        return nil
+    }
+
+    /// This container, then its parent, and so on (views count as their container).
+    var selfAndAncestors: [Container] {
+        var chain: [Container] = []
+        var level: Container? = viewed ?? self
+        while let current = level {
+            chain.append(current)
+            level = current.parent.map { $0.viewed ?? $0 }
+        }
+        return chain
+    }
+}
