@@ -92,22 +92,6 @@ extension ServiceEntry {
         return true
     }
 
-    /// Fails this resolution with `refusal` as a construction whose factory threw it fails: the
-    /// request it opens (or the nested resolution) fails with the registration on the path, logged
-    /// once; nothing is made or kept.
-    func refuse(_ refusal: some RefusedResolution, in hierarchy: SharedState) {
-        let construction: Construction
-        do {
-            construction = try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
-        } catch {
-            return  // refused already: a cycle, too deep, or the request has failed
-        }
-        let marks = hierarchy.marks
-        failConstruction(
-            throwing: refusal, outerFrame: construction.outerFrame, request: construction.request, marks: marks,
-            in: hierarchy)
-    }
-
     /// ``resolveForwarded(as:in:resolver:arguments:)`` unwrapped, out of line: the `Optional`'s
     /// metadata is looked up on the path of a forwarded type only.
     @inline(never)
@@ -375,108 +359,6 @@ extension ServiceEntry {
         let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return try kept.get()
-    }
-
-    // The failure paths, out of line: message building would otherwise enlarge the stack frame of
-    // `construct`, which every level of a deep chain keeps on the stack.
-
-    @inline(never)
-    func failCycle(in hierarchy: SharedState) {
-        let chain = hierarchy.resolution.chain(reentering: self)
-        let label = SharedState.label(self)
-        let advice =
-            hierarchy.frameCount - factoryFrame == 1
-            ? "The factory of \(label) resolves \(label) again while it runs. If the recursion ends on its own "
-                + "(a counter, a tree of nodes), pass its state as an argument: a registration with arguments may "
-                + "resolve itself again. If the factory wants the instance it is making, keep the .graph scope and "
-                + "inject a Lazy<\(serviceType)>, read after the factory returns."
-            : "Each factory needs the next to be made first; break the cycle by injecting one side in "
-                + "`initCompleted`, or through a Lazy."
-        let error = ResolutionError(
-            .circularDependency, path: hierarchy.resolution.path + [label],
-            message: "Graft: circular dependency: \(chain). " + advice)
-        hierarchy.fail(error)
-        hierarchy.logFailure()
-        confineNestedFailure(in: hierarchy)
-    }
-
-    @inline(never)
-    func failTooDeep(in hierarchy: SharedState) {
-        let levels = "Graft: resolution deeper than \(SharedState.maximumDepth) levels"
-        let error: ResolutionError
-        if let cycle = hierarchy.resolution.repeatingCycle(reentering: self) {
-            let advice =
-                cycle.isTransientThroughInitCompleted
-                ? " Each pass makes new transient instances, whose initCompleted actions resolve the next again, "
-                    + "without end: make one of them .graph (or .container), so that the cycle closes on the "
-                    + "instance being made."
-                : " A recursion that should end did not: check the condition that stops it."
-            error = ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)],
-                message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
-                shownPath: cycle.shownPath)
-        } else {
-            error = ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)],
-                message: "\(levels): \(hierarchy.resolution.chain(reentering: self))")
-        }
-        hierarchy.fail(error)
-        hierarchy.logFailure()
-        confineNestedFailure(in: hierarchy)
-    }
-
-    /// A construction refused by its checks, nested in a running factory: the failure is the
-    /// nested resolution's own (nothing was made yet), and the factory goes on. At the request's
-    /// base (a request this construction opened, or a custom storage's) the request ends with it.
-    func confineNestedFailure(in hierarchy: SharedState) {
-        if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
-    }
-
-    /// The factory threw (or the construction was refused, ``refuse(_:in:)``): the resolution fails
-    /// with that error (a `ResolutionError` from a nested `require`, unchanged) or `.factoryFailed`
-    /// with the path to this factory. Logged unless logged already, or the call that ran this
-    /// factory hands its failure to its caller.
-    ///
-    /// The failure is recorded with the factory's frame still on the path, then the frame is
-    /// popped and the request the construction opened is ended; a construction nested in a
-    /// running factory instead drops what it made since `marks` and hands the failure to that
-    /// factory (``SharedState/confineFailure(of:from:)``). Every construction whose factory throws
-    /// ends this way, whichever path began it.
-    func failConstruction(
-        throwing thrown: any Error,
-        outerFrame: Int,
-        request: ResolutionState.Request?,
-        marks: ResolutionState.Marks,
-        in hierarchy: SharedState
-    ) {
-        failThrown(thrown, in: hierarchy)
-        hierarchy.popFactory(self)
-        factoryFrame = outerFrame
-        if let request {
-            _ = hierarchy.endRequest(request)
-        } else if !hierarchy.isAtRequestBase {
-            hierarchy.confineFailure(of: self, from: marks)
-        }
-    }
-
-    func failThrown(_ thrown: any Error, in hierarchy: SharedState) {
-        if let error = thrown as? ResolutionError {
-            // A failure a nested `require` handed this factory, thrown on: not handled here.
-            if !hierarchy.handedFailures.isEmpty { hierarchy.takeBackHandedFailure(error) }
-            hierarchy.fail(error)
-        } else if let refusal = thrown as? any RefusedResolution {
-            hierarchy.fail(
-                ResolutionError(
-                    refusal.reason, path: hierarchy.resolution.path,  // the registration's frame is on the path
-                    message: "Graft: resolution failed: \(refusal.description)"))
-        } else if !hierarchy.resolution.hasFailed {
-            hierarchy.fail(
-                ResolutionError(
-                    .factoryFailed(thrown), path: hierarchy.resolution.path,  // with this factory still on the path
-                    message: "Graft: resolution failed: the factory of \(SharedState.label(self)) threw \(thrown)"))
-        }
-        // The factory's frame is still pushed: the call that ran it is one level up.
-        hierarchy.logFailure(level: hierarchy.frameCount - 1)
     }
 
     func runInitCompleted(_ made: Service, in hierarchy: SharedState, resolver: Resolver) {
