@@ -27,17 +27,35 @@ final class RegistrationTable {
         @usableFromInline var directCell: InstanceCell?
     }
 
-    /// Each slot's hash with the lowest bit set, or 0 when the slot is empty.
-    @exclusivity(unchecked) @usableFromInline private(set) var hashes: UnsafeMutablePointer<Int>
-    @exclusivity(unchecked) @usableFromInline private(set) var slots: UnsafeMutablePointer<Slot>
-    @exclusivity(unchecked) @usableFromInline private(set) var capacity: Int
-    @exclusivity(unchecked) private(set) var count = 0
-    /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
-    @exclusivity(unchecked) private var isChanging = false
+    /// The table's buffers and their bookkeeping, in one field so the choice between dynamic
+    /// exclusivity checks and none is made once (below).
+    @usableFromInline
+    struct Buffers {
+        /// Each slot's hash with the lowest bit set, or 0 when the slot is empty.
+        @usableFromInline var hashes: UnsafeMutablePointer<Int>
+        @usableFromInline var slots: UnsafeMutablePointer<Slot>
+        @usableFromInline var capacity: Int
+        var count = 0
+        /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
+        var isChanging = false
+    }
+    // Read on every resolution at every level of the hierarchy, where a dynamic exclusivity check
+    // per access would cost more than the probe. Touched by one thread at a time (a container's
+    // contract; a view's calls hold the hierarchy's mutex), and no access is open while user code
+    // runs (see the type's comment): unchecked in release builds, checked in debug builds.
+    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        @usableFromInline private(set) var buffers: Buffers
+    #else
+        @exclusivity(unchecked) @usableFromInline private(set) var buffers: Buffers
+    #endif
+    @inlinable var hashes: UnsafeMutablePointer<Int> { buffers.hashes }
+    @inlinable var slots: UnsafeMutablePointer<Slot> { buffers.slots }
+    @inlinable var capacity: Int { buffers.capacity }
+    var count: Int { buffers.count }
 
     init() {
-        capacity = 16
-        (hashes, slots) = Self.allocate(capacity)
+        let (hashes, slots) = Self.allocate(16)
+        buffers = Buffers(hashes: hashes, slots: slots, capacity: 16)
     }
 
     deinit {
@@ -184,7 +202,7 @@ final class RegistrationTable {
         }
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
-        count += 1
+        buffers.count += 1
         endChange()
     }
 
@@ -199,8 +217,8 @@ final class RegistrationTable {
     /// moves its slots fewer times), moving (not copying) every slot to its place in the new buffers.
     private func grow() {
         let old = (hashes: hashes, slots: slots, capacity: capacity)
-        capacity *= capacity < 1_024 ? 4 : 2
-        (hashes, slots) = Self.allocate(capacity)
+        buffers.capacity *= capacity < 1_024 ? 4 : 2
+        (buffers.hashes, buffers.slots) = Self.allocate(capacity)
         for position in 0..<old.capacity where old.hashes[position] != 0 {
             let index = freeIndex(for: old.hashes[position])
             hashes[index] = old.hashes[position]
@@ -216,9 +234,8 @@ final class RegistrationTable {
     func removeAll() {
         beginChange()
         let old = (hashes: hashes, slots: slots, capacity: capacity)
-        capacity = 16
-        (hashes, slots) = Self.allocate(capacity)
-        count = 0
+        let (hashes, slots) = Self.allocate(16)
+        buffers = Buffers(hashes: hashes, slots: slots, capacity: 16, isChanging: true)
         endChange()
         Self.release(old.hashes, old.slots, old.capacity)
     }
@@ -248,8 +265,8 @@ final class RegistrationTable {
         // registered into from two threads at once, which corrupts the buffers). Checked in every
         // build, so such a program stops with what to do instead; an unsynchronized read, it
         // catches the overlaps it sees, not every one.
-        if _slowPath(isChanging) { Self.stopChangeFromTwoThreads() }
-        isChanging = true
+        if _slowPath(buffers.isChanging) { Self.stopChangeFromTwoThreads() }
+        buffers.isChanging = true
     }
 
     @inline(never)
@@ -263,7 +280,7 @@ final class RegistrationTable {
 
     @inline(__always)
     private func endChange() {
-        isChanging = false
+        buffers.isChanging = false
         assert(checkInvariants())
     }
 
