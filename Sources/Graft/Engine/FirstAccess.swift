@@ -32,7 +32,8 @@ final class FirstAccess<Service> {
     // read by inlinable code in other modules, where each access to a class's stored property
     // would otherwise be checked dynamically for exclusivity (half of a first access); debug builds
     // keep the checks. Written only by `keep(_:failuresBefore:)`, which runs no user code inside a
-    // store.
+    // store. Two fields rather than one struct of both: grouped, an `@Injected` object made and
+    // read once measured 5 instructions more.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         /// The resolver `@Injected` or `@MainInjected` captured, held until a value is kept; `nil`
         /// for `Lazy` and `Provider`, which reach their container through a link that does not

@@ -120,6 +120,23 @@ import Testing
         register(rounds + 1)
         #expect(try await view.resolveAsync(Service.self).serial == rounds + 1)
     }
+
+    /// An optional service whose factory returned `nil` is built: the `nil` is the instance, read
+    /// by both `resolveAsync` and `resolve`, and the factory does not run again.
+    @Test func anOptionalServiceBuiltAsNilIsBuiltOnce() async throws {
+        let container = Container()
+        let view = container.synchronize()
+        let builds = LockedBox<Int>()
+        view.registerAsync(Int?.self) { _ in
+            builds.value = (builds.value ?? 0) + 1
+            return nil
+        }
+        #expect(try await view.resolveAsync(Int?.self) == .some(nil))
+        #expect(try await view.resolveAsync(Int?.self) == .some(nil))
+        #expect(view.resolve(Int?.self) == .some(nil))
+        #expect(builds.value == 1)
+        #expect(container.registrations.first { $0.serviceType == Int?.self }?.instanceCount == 1)
+    }
 }
 
 private final class Flag: @unchecked Sendable {

@@ -85,8 +85,8 @@ private final class Departing {
         #expect(try await view.resolveAsync(Cog.self) === (try await view.resolveAsync(Cog.self)))
     }
 
-    /// `AsyncServiceEntry.built` and `hasBuilt` (unchecked in release builds): the built
-    /// instance's `deinit`, run by a reset, reads them through a synchronous resolution and adds an
+    /// `AsyncServiceEntry.built` (unchecked in release builds): the built
+    /// instance's `deinit`, run by a reset, reads it through a synchronous resolution and adds an
     /// async registration while the reset is still in progress.
     @Test func deinitOfABuiltAsyncServiceResolvesAndRegistersDuringItsReset() async throws {
         final class Reporter: Sendable {

@@ -22,15 +22,15 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     let factory: @Sendable (SynchronizedResolver) async throws -> Service
     let link: ContainerLink
     fileprivate(set) var isTransient = false
+    /// The instance built, if any (`.some(nil)` for an optional service built as `nil`).
     // Read by the inlinable `resolveAsync` in other modules, where every access to a class's
     // stored property would otherwise be checked dynamically for exclusivity (a third of that
-    // path). Guarded by the hierarchy's mutex like the rest; debug builds keep the checks.
+    // path). Guarded by the hierarchy's mutex like the rest, and no user code runs inside a store
+    // to it (a dropped instance is released after); debug builds keep the checks.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline private(set) var built: Service?
-        @usableFromInline private(set) var hasBuilt = false
     #else
         @exclusivity(unchecked) @usableFromInline private(set) var built: Service?
-        @exclusivity(unchecked) @usableFromInline private(set) var hasBuilt = false
     #endif
     /// How many instances its factory returned (for `Container.registrations`; the resolutions
     /// are counted by its entry in the table). Guarded by the mutex like the rest.
@@ -75,7 +75,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     func builtInstance() -> Service? {
         lockState()
         defer { unlockState() }
-        return hasBuilt ? built : nil
+        return built
     }
 
     /// The hierarchy's mutex, which guards this entry's state.
@@ -94,7 +94,6 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         generation &+= 1
         let dropped = built
         built = nil
-        hasBuilt = false
         build = nil
         withExtendedLifetime(dropped) {}
     }
@@ -105,7 +104,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.locked {
-            if hasBuilt, let built { return .done(built) }
+            if let built { return .done(built) }
             if isTransient {
                 // Built inline, in the caller's task: a transient that is already being built
                 // further up this same inline chain would recurse forever.
@@ -170,7 +169,6 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             if case .success = result { instanceCount &+= 1 }
             if case .success(let instance) = result, finished.generation == generation {
                 built = instance
-                hasBuilt = true
             }
             return finished.complete(with: result)
         }

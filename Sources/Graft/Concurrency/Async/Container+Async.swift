@@ -75,7 +75,7 @@ extension Container {
         let registration = unsafeDowncast(
             entry.extras.unsafelyUnwrapped.state.asyncRegistration.unsafelyUnwrapped,  // every async entry has one
             to: AsyncServiceEntry<Service>.self)
-        let built = registration.hasBuilt ? registration.built : nil
+        let built = registration.built
         // Counted last: a store through the cell's pointer may alias anything, and read before it,
         // the entry, its extras and its registration need not be retained.
         cell.countResolution()
