@@ -109,12 +109,35 @@ public final class ServiceEntry<Service> {
         @inline(__always) get { state.instanceCount }
         @inline(__always) set { state.instanceCount = newValue }
     }
+    /// How the path keeps this entry's instances; set only by ``setScope(_:keptAs:)`` (and, for a
+    /// validation's duration, ``setKindWhileValidating(_:)``).
     @inlinable var scopeKind: ObjectScope.Kind {
         @inline(__always) get { state.scopeKind }
-        set {
-            state.scopeKind = newValue
-            updatePlan()
-        }
+    }
+
+    /// The one writer of the entry's scope after `init`: the scope as set (``scope``), how the
+    /// path keeps its instances (``scopeKind``, and a custom scope's ``storage``, which the cell
+    /// notes), and the plan derived from them, all at once, so none of them can disagree.
+    func setScope(_ scope: ObjectScopeProtocol, keptAs kept: (kind: ObjectScope.Kind, storage: InstanceStorage?)) {
+        state.scope = scope
+        keep(as: kept.kind, in: kept.storage)
+    }
+
+    /// ``setScope(_:keptAs:)`` without the scope, for an async entry: its scope is its
+    /// registration's (``AsyncServiceEntry``), and the entry reads what the registration built.
+    @inline(__always)
+    func keep(as kind: ObjectScope.Kind, in storage: InstanceStorage?) {
+        state.scopeKind = kind
+        self.storage = storage
+        updatePlan()
+    }
+
+    /// `validate()` resolves every scope but `.transient` as `.graph`, then sets the kind back:
+    /// what the real scopes keep is left alone.
+    @usableFromInline
+    func setKindWhileValidating(_ kind: ObjectScope.Kind) {
+        state.scopeKind = kind
+        updatePlan()
     }
     @inlinable var hasInitCompletedActions: Bool {
         @inline(__always) get { state.hasInitCompletedActions }
@@ -139,8 +162,9 @@ public final class ServiceEntry<Service> {
         return made
     }
 
-    /// A custom scope's storage (`nil` for the built-in scopes).
-    @usableFromInline var storage: InstanceStorage? {
+    /// A custom scope's storage (`nil` for the built-in scopes); set with the scope
+    /// (``setScope(_:keptAs:)``).
+    @usableFromInline private(set) var storage: InstanceStorage? {
         get { extras?.state.storage }
         set {
             if newValue != nil || extras != nil { madeExtras.state.storage = newValue }
@@ -287,8 +311,7 @@ public final class ServiceEntry<Service> {
             let graphInstance: Any? = hasGraphInstance ? cell.takeGraphSlot(Service.self) : nil
             let replaced = (instance, graphInstance, storage, scope)
             keptGeneration &+= 1
-            state.scope = objectScope
-            (scopeKind, storage) = newStorage
+            setScope(objectScope, keptAs: newStorage)
             weakInstance = nil
             return replaced
         }

@@ -171,7 +171,9 @@ extension Container {
         recorder.originalKinds = Dictionary(
             uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
         // An async registration's synchronous resolution reads what its builds made, and is left so.
-        for entry in entries where entry.scopeKind != .transient && entry.kind != .async { entry.scopeKind = .graph }
+        for entry in entries where entry.scopeKind != .transient && entry.kind != .async {
+            entry.setKindWhileValidating(.graph)
+        }
 
         var failures: [ResolutionError] = []
         var skipped: [String] = []
@@ -205,7 +207,7 @@ extension Container {
         hierarchy.endValidation()
         hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
-            entry.scopeKind = kind  // unless a factory changed the scope meanwhile
+            entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile
         }
         for (entry, (resolutions, instances)) in zip(entries, counts) {
             entry.cell.resolutionCount = resolutions

@@ -13,7 +13,9 @@ protocol AnyServiceEntry: AnyObject {
     /// The scope this entry keeps its own instances in (an async entry reads its registration's
     /// built instance as a custom storage, whatever the registration's scope).
     var scope: ObjectScopeProtocol { get }
-    var scopeKind: ObjectScope.Kind { get set }
+    var scopeKind: ObjectScope.Kind { get }
+    /// ``ServiceEntry/setKindWhileValidating(_:)``.
+    func setKindWhileValidating(_ kind: ObjectScope.Kind)
     var factoryFrame: Int { get }
     var argumentsKey: UInt { get }
     var argumentTypeNames: () -> [String] { get }
@@ -179,8 +181,7 @@ extension ServiceEntry {
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
             container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
             argumentFactory: argumentFactory, throwingFactory: throwingFactory, kind: kind)
-        copy.state.scope = scope
-        (copy.scopeKind, copy.storage) = ObjectScope.storage(for: scope)
+        copy.setScope(scope, keptAs: ObjectScope.storage(for: scope))
         copy.initCompletedActions = initCompletedActions
         copy.hasInitCompletedActions = hasInitCompletedActions
         return copy

@@ -37,8 +37,7 @@ extension Container {
             argumentFactory: nil, throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) },
             kind: .async)
         entry.madeExtras.state.asyncRegistration = registration
-        entry.scopeKind = .custom
-        entry.storage = AsyncBuiltInstance(registration)
+        entry.keep(as: .custom, in: AsyncBuiltInstance(registration))
         return entry
     }
 
