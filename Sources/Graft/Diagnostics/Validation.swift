@@ -168,6 +168,7 @@ extension Container {
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
         let scopes = entries.map { ($0.scope, $0.scopeKind) }
+        let generations = entries.map(\.keptGeneration)
         recorder.originalKinds = Dictionary(
             uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
         // An async registration's synchronous resolution reads what its builds made, and is left so.
@@ -208,6 +209,13 @@ extension Container {
         hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile
+        }
+        // A factory that set an entry's scope (or reset it) during the validation gave it the real
+        // scope for the rest of it, in which instances made then were kept: they are dropped, so
+        // the validation keeps nothing.
+        for (entry, generation) in zip(entries, generations)
+        where entry.kind != .async && entry.keptGeneration != generation {
+            entry.resetKeptInstance()
         }
         for (entry, (resolutions, instances)) in zip(entries, counts) {
             entry.cell.resolutionCount = resolutions

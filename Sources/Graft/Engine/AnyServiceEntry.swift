@@ -17,6 +17,8 @@ protocol AnyServiceEntry: AnyObject {
     /// ``ServiceEntry/setKindWhileValidating(_:)``.
     func setKindWhileValidating(_ kind: ObjectScope.Kind)
     var factoryFrame: Int { get }
+    /// Moves on with every instance kept beyond a graph, reset and change of scope.
+    var keptGeneration: Int { get }
     var argumentsKey: UInt { get }
     var argumentTypeNames: () -> [String] { get }
     var link: ContainerLink { get }

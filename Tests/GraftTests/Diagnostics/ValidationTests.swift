@@ -250,4 +250,32 @@ private final class Calls { var count = 0 }
         #expect(environment.settings === singleton)
         #expect(lazy.instance === singleton)
     }
+    /// A factory run by `validate()` that sets another registration's scope, even to the scope it
+    /// has (`.container` again, or a custom scope again, which makes a new storage): what that
+    /// registration then made during the validation is not kept, and its counts are as before.
+    @Test(arguments: [
+        ObjectScope.container, ObjectScope(storageFactory: PermanentStorage.init, description: "session"),
+    ])
+    func aScopeSetByAFactoryDuringValidationKeepsNothingMadeThen(scope: ObjectScope) {
+        final class Late {}
+        final class Early {}
+        let container = Container()
+        var made = 0
+        let late = container.register(Late.self) { _ in
+            made += 1
+            return Late()
+        }.inObjectScope(scope)
+        // Validated first (sorted by label), so Late is validated after its scope was set again.
+        container.register(Early.self) { _ in
+            late.inObjectScope(scope)
+            return Early()
+        }
+        #expect(container.validate().isValid)
+        let madeByValidation = made
+        #expect(madeByValidation >= 1)
+        let first = container.resolve(Late.self)
+        #expect(made == madeByValidation + 1, "the validation's instance was kept")
+        #expect(container.resolve(Late.self) === first)
+        #expect(container.registrations.first { $0.serviceType == Late.self }?.instanceCount == 1)
+    }
 }
