@@ -120,13 +120,13 @@ public final class ServiceEntry<Service> {
     /// notes), and the plan derived from them, all at once, so none of them can disagree.
     func setScope(_ scope: ObjectScopeProtocol, keptAs kept: (kind: ObjectScope.Kind, storage: InstanceStorage?)) {
         state.scope = scope
-        keep(as: kept.kind, in: kept.storage)
+        setKeeping(kept.kind, storage: kept.storage)
     }
 
     /// ``setScope(_:keptAs:)`` without the scope, for an async entry: its scope is its
     /// registration's (``AsyncServiceEntry``), and the entry reads what the registration built.
     @inline(__always)
-    func keep(as kind: ObjectScope.Kind, in storage: InstanceStorage?) {
+    func setKeeping(_ kind: ObjectScope.Kind, storage: InstanceStorage?) {
         state.scopeKind = kind
         self.storage = storage
         updatePlan()
@@ -363,7 +363,8 @@ struct ServiceEntryState {
     @usableFromInline var factoryFrame: Int32
     /// Instances this entry's factory made (for `Container.registrations`).
     @usableFromInline var instanceCount: Int
-    /// The kind of `scope`; set through ``ServiceEntry/scopeKind``, which updates the plan.
+    /// The kind of `scope`; set through ``ServiceEntry/setScope(_:keptAs:)`` (or
+    /// ``ServiceEntry/setKindWhileValidating(_:)``), which updates the plan.
     @usableFromInline var scopeKind: ObjectScope.Kind
     /// Set through ``ServiceEntry/hasInitCompletedActions``, which updates the plan.
     @usableFromInline var hasInitCompletedActions: Bool

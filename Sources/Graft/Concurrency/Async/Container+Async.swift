@@ -37,7 +37,7 @@ extension Container {
             argumentFactory: nil, throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) },
             kind: .async)
         entry.madeExtras.state.asyncRegistration = registration
-        entry.keep(as: .custom, in: AsyncBuiltInstance(registration))
+        entry.setKeeping(.custom, storage: AsyncBuiltInstance(registration))
         return entry
     }
 
