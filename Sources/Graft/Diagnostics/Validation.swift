@@ -212,15 +212,16 @@ extension Container {
         }
         // A factory that set an entry's scope (or reset it) during the validation gave it the real
         // scope for the rest of it, in which instances made then were kept: they are dropped, so
-        // the validation keeps nothing.
-        for (entry, generation) in zip(entries, generations)
-        where entry.kind != .async && entry.keptGeneration != generation {
-            entry.resetKeptInstance()
+        // the validation keeps nothing. Chosen first, and dropped after the counts are restored:
+        // a `deinit` run by a drop may resolve, and what it keeps and counts is its own.
+        let keptDuringValidation = zip(entries, generations).filter { entry, generation in
+            entry.kind != .async && entry.keptGeneration != generation
         }
         for (entry, (resolutions, instances)) in zip(entries, counts) {
             entry.cell.resolutionCount = resolutions
             entry.instanceCount = instances
         }
+        for (entry, _) in keptDuringValidation { entry.resetKeptInstance() }
         return recorder.report(failures: failures, skipped: skipped)
     }
 }

@@ -278,4 +278,30 @@ private final class Calls { var count = 0 }
         #expect(container.resolve(Late.self) === first)
         #expect(container.registrations.first { $0.serviceType == Late.self }?.instanceCount == 1)
     }
+    /// What a `deinit` run by that drop resolves is its own: kept and counted after `validate()`.
+    @Test func aDeinitRunWhenValidationDropsWhatItKeptResolvesForReal() {
+        final class Zed {}
+        final class Late {
+            let onDeinit: () -> Void
+            init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Early {}
+        let container = Container()
+        var zedFromDeinit: Zed?
+        let late = container.register(Late.self) { _ in
+            Late { zedFromDeinit = container.resolve(Zed.self) }
+        }.inObjectScope(.container)
+        container.register(Early.self) { _ in
+            late.inObjectScope(.container)
+            return Early()
+        }
+        container.register(Zed.self) { _ in Zed() }.inObjectScope(.container)
+        #expect(container.validate().isValid)
+        #expect(zedFromDeinit != nil)
+        #expect(container.resolve(Zed.self) === zedFromDeinit, "the deinit's singleton was dropped")
+        let zed = container.registrations.first { $0.serviceType == Zed.self }
+        #expect(zed?.instanceCount == 1)
+        #expect(zed?.resolutionCount == 2)
+    }
 }
