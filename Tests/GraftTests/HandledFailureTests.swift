@@ -18,6 +18,15 @@ private final class HFHolder {
     init(logger: HFLogger?) { self.logger = logger }
 }
 private final class HFPart {}
+private final class HFOther {}
+private final class HFFront {
+    let tail: HFBack?
+    init(tail: HFBack?) { self.tail = tail }
+}
+private final class HFBack {
+    let head: HFFront?
+    init(head: HFFront?) { self.head = head }
+}
 private final class HFShared {}
 private final class HFOuter {
     let shared: HFShared
@@ -205,25 +214,61 @@ private final class HFCounter: @unchecked Sendable {
         #expect(parts.count == 2)  // the failed resolution's HFPart was dropped from the graph
     }
 
-    @Test func circularDependencyHandledByAnOuterFactoryLetsTheOuterResolutionStand() {
+    @Test func circularDependencyThroughOptionalsFailsTheWholeRequest() throws {
         let log = LogCapture()
         let container = Container()
         container.register(HFHead.self) { r in HFHead(tail: r.resolve(HFTail.self)) }
         container.register(HFTail.self) { r in HFTail(head: r.resolve(HFHead.self)) }
 
         let head = log.capturing { container.resolve(HFHead.self) }
-        #expect(head != nil)
-        #expect(head?.tail != nil)
-        #expect(head?.tail?.head == nil)
+        #expect(head == nil)
         #expect(log.messages(mentioning: "circular dependency: HFHead -> HFTail -> HFHead").count == 1)
+        let error = try #require(throws: ResolutionError.self) { try container.require(HFHead.self) }
+        guard case .circularDependency = error.reason else {
+            Issue.record("expected a circular dependency, got \(error.reason)")
+            return
+        }
+        #expect(error.path == ["HFHead", "HFTail", "HFHead"])
     }
 
-    @Test func failureHandledDeepInARecursionEndsIt() {
+    /// Nothing a request with a cycle made stays, in any scope, and no factory runs once the
+    /// cycle is found.
+    @Test(arguments: [ObjectScope.graph, .container, .transient, .weak])
+    func circularDependencyKeepsNothingAndRunsNoFurtherFactory(_ scope: ObjectScope) {
+        let container = Container()
+        let madeAfterTheCycle = Box(0)
+        let kept = Box(0)
+        container.register(HFPart.self) { _ in
+            kept.value += 1
+            return HFPart()
+        }.inObjectScope(scope === ObjectScope.weak ? ObjectScope.container : scope)
+        container.register(HFFront.self) { r in
+            _ = r.resolve(HFPart.self)
+            let head = HFFront(tail: r.resolve(HFBack.self) ?? nil)
+            if r.resolve(HFOther.self) != nil { madeAfterTheCycle.value += 1 }
+            return head
+        }.inObjectScope(scope)
+        container.register(HFBack.self) { r in HFBack(head: try? r.require(HFFront.self)) }.inObjectScope(scope)
+        container.register(HFOther.self) { _ in
+            madeAfterTheCycle.value += 1
+            return HFOther()
+        }
+        #expect(container.resolve(HFFront.self) == nil)
+        #expect(madeAfterTheCycle.value == 0)
+        _ = container.resolve(HFPart.self)
+        #expect(kept.value == 2)  // the failed request kept no HFPart
+        // The instances made before the cycle was found were counted, but none is kept.
+        #expect(container.resolve(HFFront.self) == nil)
+        #expect(kept.value == (scope === ObjectScope.transient || scope === ObjectScope.graph ? 3 : 2))
+    }
+
+    @Test(arguments: [false, true])
+    func depthLimitMetThroughOptionalsFailsTheWholeRequest(synchronized: Bool) {
         let container = Container()
         container.register(HFNode.self) { r in HFNode(next: r.resolve(HFNode.self)) }
-        let node = container.resolve(HFNode.self)
-        #expect(node != nil)
-        #expect(node?.next == nil)
+        let resolver: Resolver = synchronized ? container.synchronize() : container
+        #expect(resolver.resolve(HFNode.self) == nil)
+        #expect(container.hierarchy.resolution.depth == 0)
     }
 
     @Test func validateListsAHandledFailureAsAWarningOnTheOuterRegistration() {

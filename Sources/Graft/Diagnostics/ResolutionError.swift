@@ -85,3 +85,18 @@ extension ResolutionError.Reason: CustomStringConvertible {
 func serviceLabel(_ type: Any.Type, name: String?) -> String {
     name.map { "\(type) (name: \"\($0)\")" } ?? "\(type)"
 }
+
+extension ResolutionError.Reason {
+    /// Whether a failure of this kind belongs to the whole request rather than to one dependency:
+    /// a cycle or the depth limit is a mistake in the wiring, so no factory may handle it (with an
+    /// `Optional`, `??`, `try?`) and go on with a half-made object. The request the application
+    /// started fails, and keeps nothing it made. A dependency's own failure (its factory threw, it
+    /// is not registered, it is of the wrong type, it is refused off the main actor) may be
+    /// handled by the factory that asked.
+    var failsTheWholeRequest: Bool {
+        switch self {
+        case .circularDependency, .tooDeep: true
+        case .notRegistered, .factoryFailed, .notOnMainActor, .wrongType: false
+        }
+    }
+}

@@ -236,7 +236,14 @@ extension ServiceEntry {
         hierarchy.popFactory(self)
         factoryFrame = outerFrame
         instanceCount &+= 1
-        if keepsGraphInline && scopeKind == .graph && !hierarchy.resolution.hasFailed && !hasInitCompletedActions {
+        // The request failed while the factory ran: nothing is kept, and the caller gets `nil`,
+        // also when it is a factory of the same request (a cycle below this factory failed the
+        // whole request: what was made has a hole in it).
+        if _slowPath(hierarchy.resolution.hasFailed) {
+            if let request = request() { _ = hierarchy.endRequest(request) }
+            return .failed
+        }
+        if keepsGraphInline && scopeKind == .graph && !hasInitCompletedActions {
             if hasGraphInstance { return .kept }
             setGraphInstance(made, in: hierarchy)
             hierarchy.holdsGraphInstance(self, cell: cell)
@@ -318,13 +325,12 @@ extension ServiceEntry {
         return true
     }
 
-    /// After the factory: keeps the instance per scope and runs `initCompleted`, unless the
-    /// request has failed meanwhile.
+    /// After the factory, in a request that has not failed: keeps the instance per scope and runs
+    /// `initCompleted`.
     /// - Returns: Whether the scope had kept an instance while the factory ran (a circular
     ///   `initCompleted` made one), which is then the result.
     @inline(__always)
     func settle(_ made: Service, in hierarchy: SharedState, resolver: Resolver) -> Bool {
-        guard !hierarchy.resolution.hasFailed else { return false }
         if scopeKind == .transient {  // keeps nothing: no call to ask or keep
             if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
             return false

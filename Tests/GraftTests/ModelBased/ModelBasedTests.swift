@@ -142,8 +142,8 @@ import Testing
             ])
         let trace = ReferenceModel.run(program).trace
         #expect(trace[2] == [.new, .new, .same(1)])
-        // B's factory handles the cycle it meets: its `resolve(A)` is nil, and A and its B are made.
-        #expect(trace[4] == [.new, .new, .same(4)])
+        // B's factory meets a cycle: the whole request fails, whatever B's factory does with `nil`.
+        #expect(trace[4] == [.none])
     }
 }
 

@@ -5,7 +5,9 @@
 //     is running with no `initCompleted` in between;
 //   - a resolution that fails is that resolution's failure only: made by a factory (or an
 //     `initCompleted` action), it returns `nil` there and the factory goes on, the request
-//     unfailed; a request (a top-level resolution) that fails returns nil;
+//     unfailed; a request (a top-level resolution) that fails returns nil; a cycle is the whole
+//     request's failure: every factory still running gets `nil` for what it asks, and the
+//     request fails;
 //   - a failed resolution keeps no instance it made since it started, in any scope (also inside
 //     `withObjectGraph`); what was made before it stays;
 //   - graph memory: a graph-scoped instance is found again when its graph is re-entered (a `Lazy`,
@@ -124,6 +126,9 @@ struct ModelContext {
     var topLevelGraph: Int?
     var frames: [(entry: Int, completion: Bool)] = []
     var failed = false
+    /// The failure is the whole request's (a constructor cycle): no factory handles it, and the
+    /// request the step started fails, keeping nothing it made.
+    var failedWhole = false
     var undo: [ModelUndo] = []
     /// A factory whose instances' `deinit` shows in the trace ran in this request (if the request
     /// fails, Graft's factories still made instances, which die while the resolution unwinds).
@@ -933,7 +938,7 @@ public struct ReferenceModel {
             context.ranVisibleDeinitFactory = context.ranVisibleDeinitFactory || outerVisible
             context.ranCompletingFactory = context.ranCompletingFactory || outerCompleting
         }
-        guard context.failed else { return value }
+        guard context.failed, !context.failedWhole else { return value }
         // What the failed resolution made dies where it failed, inside the resolution.
         if context.ranVisibleDeinitFactory {
             throw Unmodelable("deinit: a failed nested resolution made objects with actions")
@@ -1029,7 +1034,8 @@ public struct ReferenceModel {
         {
             let completion = context.frames.lastIndex(where: { $0.completion }) ?? -1
             if completion < factory {
-                context.failed = true  // a constructor cycle
+                context.failed = true  // a constructor cycle: the whole request fails
+                context.failedWhole = true
                 resolutionCountsUnknown = true
                 return .none
             }

@@ -53,11 +53,20 @@ struct ResolutionState {
     var keptEntries: [KeptMember] = []
     /// Why the current request failed, once it has.
     var failure: ResolutionError? {
-        didSet { hasFailed = failure != nil }
+        didSet {
+            hasFailed = failure != nil
+            failureEndsRequest = failure?.reason.failsTheWholeRequest ?? false
+        }
     }
     /// `failure != nil`, as one byte: the path asks it on every construction, and reading the
     /// optional error would copy (and, in a debug build, give stack space to) the whole struct.
     var hasFailed = false
+    /// Whether ``failure`` is the whole request's (a cycle, the depth limit), which no factory can
+    /// handle: it is not confined to the construction that met it, not set aside for a wrapper
+    /// read in a factory, and a request nested in a running factory hands it on to the request
+    /// around it, so the outermost request fails and keeps nothing. Every factory still running
+    /// gets `nil` at once for what it asks.
+    var failureEndsRequest = false
     /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
     /// resolved inside a failing factory).
     var suspendedFailures: [ResolutionError] = []
@@ -220,7 +229,7 @@ struct ResolutionState {
     /// Sets aside the failure of the request in flight, if it has failed; see
     /// ``SharedState/setFailureAside()``.
     mutating func setFailureAside() -> Bool {
-        guard hasFailed, let failure else { return false }
+        guard hasFailed, !failureEndsRequest, let failure else { return false }
         suspendedFailures.append(failure)
         self.failure = nil  // a copy is on the list: releases nothing
         return true

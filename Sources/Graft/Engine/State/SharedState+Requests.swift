@@ -119,21 +119,22 @@ extension SharedState {
     func beginRequest(resolving label: @autoclosure () -> String) -> ResolutionState.Request {
         claimRequests(resolving: label())
         assertUserCodeMayRun("a resolution")
-        let suspends = resolution.hasFailed
-        if suspends { suspendFailureOfEnclosingRequest() }
+        let suspends = resolution.hasFailed && suspendFailureOfEnclosingRequest()
         resolution.depth += 1
         return ResolutionState.Request(
             keptMark: resolution.keptEntries.count, graphMark: resolution.graphEntries.count,
             suspendsFailure: suspends)
     }
 
-    /// Sets aside the failure of the request that encloses one opening now. Not inlined: the
-    /// store through `failure`'s observer, inlined on the path of every request, makes the
-    /// optimizer keep the state's address in a register across the factory's call (spilled and
-    /// reloaded).
+    /// Sets aside the failure of the request that encloses one opening now, unless it is the
+    /// whole request's (a cycle, the depth limit): then the new request starts failed, and hands
+    /// that failure back when it ends. Not inlined: the store through `failure`'s observer,
+    /// inlined on the path of every request, makes the optimizer keep the state's address in a
+    /// register across the factory's call (spilled and reloaded).
+    /// - Returns: Whether a failure was set aside.
     @inline(never)
-    func suspendFailureOfEnclosingRequest() {
-        _ = resolution.setFailureAside()
+    func suspendFailureOfEnclosingRequest() -> Bool {
+        resolution.setFailureAside()
     }
 
     /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
@@ -163,11 +164,15 @@ extension SharedState {
             record(failure)
         }
         // A request that succeeded and set no failure aside leaves `failure` as it found it,
-        // `nil`: most requests, which then copy no optional error.
-        let changesFailure = !succeeded || request.suspendsFailure
+        // `nil`: most requests, which then copy no optional error. A failure of the whole request
+        // (a cycle, the depth limit) met in a request nested in a running factory stays: the
+        // request around it fails too, up to the one the application started.
+        let handsFailureOn = !succeeded && resolution.failureEndsRequest && frameCount > 0
+        let changesFailure = (!succeeded && !handsFailureOn) || request.suspendsFailure
         let ended =
             changesFailure
             ? uncheckedSection { () -> ResolutionError? in
+                if handsFailureOn { return resolution.suspendedFailures.removeLast() }
                 defer {
                     resolution.failure = request.suspendsFailure ? resolution.suspendedFailures.removeLast() : nil
                 }
@@ -186,7 +191,7 @@ extension SharedState {
         if resolution.depth == 0 { detachGraph(into: &teardown) }
         let errors = resolution.errorCount
         finish(&teardown)
-        if !succeeded { recordAgainAfterTeardown(ended, since: errors) }
+        if !succeeded { recordAgainAfterTeardown(handsFailureOn ? resolution.failure : ended, since: errors) }
         if changesFailure { Self.release(ended) }
         forgetLastErrorUnlessRead()
         return succeeded
@@ -218,7 +223,8 @@ extension SharedState {
     /// recorded for `require`, is logged once (now if its call logs, else when the request ends
     /// unless a factory throws it on), and the request in flight goes on unfailed.
     func confineFailure(of entry: AnyServiceEntry, from marks: ResolutionState.Marks) {
-        guard let failure = resolution.failure else { return }
+        // A failure of the whole request is never confined: the request ends with it.
+        guard !resolution.failureEndsRequest, let failure = resolution.failure else { return }
         if _slowPath(diagnostics.isValidating), let outer = resolution.innermostEntry {
             diagnostics.validation?.observeHandledFailure(failure, of: entry, by: outer)
         }
