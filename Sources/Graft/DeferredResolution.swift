@@ -56,8 +56,14 @@ struct DeferredResolution<Service> {
         let errors = hierarchy.resolution.errorCount
         let outer = hierarchy.beginCallHandingFailureToCaller()
         let made: Service?
+        var failure: ResolutionError?
         if let graph {
-            made = container.withObjectGraph(graph) { _ in resolve(container, resolver) }
+            // Read inside the scope: its end forgets the last failure.
+            made = container.withObjectGraph(graph) { _ in
+                let made = resolve(container, resolver)
+                if made == nil { failure = hierarchy.failure(since: errors) }
+                return made
+            }
         } else {
             let setAside = hierarchy.setFailureAside()
             made = resolve(container, resolver)
@@ -65,7 +71,7 @@ struct DeferredResolution<Service> {
         }
         hierarchy.endCallHandingFailureToCaller(outer)
         if let made { return made }
-        throw hierarchy.failure(since: errors)
+        throw failure ?? hierarchy.failure(since: errors)
             ?? ResolutionError(
                 .notRegistered, path: hierarchy.resolution.path + ["\(Service.self)"],
                 message: "Graft: resolution failed: \(Service.self) is not registered (any more).")

@@ -265,9 +265,16 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
 /// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
 /// service that is not registered, and a failure is tried again on the next access. Under the
 /// hierarchy's mutex, or on the one thread a plain container is used from.
+///
+/// A value kept inside a factory (a `Lazy` read there) is handed out for good, so what the requests
+/// in flight made up to now is final: the value may be an instance one of them kept (a singleton
+/// it found made) or hold one, and a later failure of those requests must not take it back.
 func mayKeep(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Bool {
     if hierarchy.diagnostics.isValidating { return false }
-    return hierarchy.resolution.errorCount == failures || !isNone()  // the value is looked at only after a failure
+    // The value is looked at only after a failure.
+    guard hierarchy.resolution.errorCount == failures || !isNone() else { return false }
+    if hierarchy.resolution.depth > 0 { hierarchy.resolution.fixWhatRequestsMade() }
+    return true
 }
 
 /// Whether `value` is the `nil` of an optional type.

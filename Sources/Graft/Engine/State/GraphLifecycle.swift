@@ -10,8 +10,15 @@ extension SharedState {
         assert(!resolution.isMovingOut, "SharedState: teardown re-entered while moving instances out")
         resolution.isMovingOut = true
         let rolledBackGraph = resolution.graph
-        resolution.finishGraphEntries(from: request.graphMark, into: &teardown)
-        for kept in resolution.keptEntries[request.keptMark...] {
+        resolution.finishGraphEntries(from: max(request.graphMark, resolution.fixedGraph), into: &teardown)
+        teardown.rolledBackMembers = teardown.members.count
+        // The graph itself goes on: a custom scope's storage is told that it ended once, at its
+        // end, so its entry stays listed (its instance is cleared below, with the kept ones).
+        for member in teardown.members where member.cell.entryHasStorage {
+            member.cell.isListedInGraph = true
+            resolution.graphEntries.append(member)
+        }
+        for kept in resolution.keptEntries[max(request.keptMark, resolution.fixedKept)...] {
             if let storage = kept.entry.moveKeptInstance(into: &teardown.values, generation: kept.generation) {
                 teardown.storages.append((storage, rolledBackGraph))
             }
@@ -57,7 +64,9 @@ extension SharedState {
             // A class instance in a cell whose entry has no custom storage: released here, with no
             // call into the entry (the common case); otherwise through the entry.
             if InstanceCell.releaseFinishedReference(at: teardown.members[index].cell.base) { continue }
-            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance() {
+            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance(),
+                index >= teardown.rolledBackMembers
+            {
                 teardown.storages.append((storage, nil))
             }
         }
@@ -67,6 +76,7 @@ extension SharedState {
         }
         teardown.values.removeAll(keepingCapacity: true)
         teardown.members.removeAll(keepingCapacity: true)
+        teardown.rolledBackMembers = 0
         teardown.entries.removeAll(keepingCapacity: true)
         resolution.keepBuffers(of: &teardown)
         // Released by the outermost resolution only: by then nothing of this one is in flight.
@@ -100,6 +110,8 @@ extension SharedState {
         let outerRecalled = resolution.recalled
         var outerEntries: [GraphMember] = []
         swap(&outerEntries, &resolution.graphEntries)  // the inner graph starts with an empty list
+        let outerFixed = resolution.fixedGraph
+        resolution.fixedGraph = 0
         let outerInstances = outerEntries.map { $0.entry.takeGraphInstance() }
         resolution.graph = identifier
         resolution.graphEscaped = true
@@ -112,11 +124,14 @@ extension SharedState {
             resolution.graphEscaped = outerEscaped
             resolution.recalled = outerRecalled
             resolution.graphEntries = outerEntries
+            resolution.fixedGraph = outerFixed
             for (member, instance) in zip(outerEntries, outerInstances) {
                 member.entry.restoreGraphInstance(instance, in: self)
             }
             if resolution.depth == 0 { resolution.takeKeptEntries(from: 0, into: &teardown) }
             finish(&teardown)
+            // Each call in the scope that hands its failure to its caller has read it there.
+            forgetLastErrorUnlessRead(aCallMayRead: false)
         }
         return try body()
     }

@@ -51,6 +51,13 @@ struct ResolutionState {
     var graphEntries: [GraphMember] = []
     /// Entries that kept a new instance beyond the graph (undone if their request fails).
     var keptEntries: [KeptMember] = []
+    /// How many of ``keptEntries`` and ``graphEntries`` no failure takes back: a wrapper (`Lazy`,
+    /// `@Injected`) kept a value while they were in flight, and that value may be one of them or
+    /// hold them. Taking them back would leave the wrapper with an instance its scope no longer
+    /// has (a second singleton, a second instance in one graph). A rollback starts at or above
+    /// these; what the requests make afterwards is taken back as usual.
+    var fixedKept = 0
+    var fixedGraph = 0
     /// Why the current request failed, once it has.
     var failure: ResolutionError? {
         didSet {
@@ -256,6 +263,9 @@ struct ResolutionState {
         var entries: [AnyServiceEntry]
         /// Graph members whose values are marked finished, to release.
         var members: [GraphMember] = []
+        /// How many of `members`, from the first, a failure took back while their graph goes on:
+        /// their custom storages are not told that the graph ended.
+        var rolledBackMembers = 0
         var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
     }
 
@@ -275,12 +285,20 @@ struct ResolutionState {
         guard start < keptEntries.count else { return }
         for kept in keptEntries[start...] { teardown.entries.append(kept.entry) }
         keptEntries.removeSubrange(start...)  // releases nothing: the teardown holds each entry
+        fixedKept = min(fixedKept, start)
+    }
+
+    /// A wrapper kept a value while requests are in flight: what they made so far is final.
+    mutating func fixWhatRequestsMade() {
+        fixedKept = keptEntries.count
+        fixedGraph = graphEntries.count
     }
 
     /// Marks the values of `graphEntries[start...]` finished (a flag in each cell: no call, no
     /// user code) and moves those members into the teardown, which releases the values.
     mutating func finishGraphEntries(from start: Int, into teardown: inout Teardown) {
         guard start < graphEntries.count else { return }
+        fixedGraph = min(fixedGraph, start)
         graphEntries.withUnsafeBufferPointer { members in
             for index in start..<members.count { InstanceCell.finishGraph(at: members[index].cell.base) }
         }

@@ -193,18 +193,20 @@ extension SharedState {
         finish(&teardown)
         if !succeeded { recordAgainAfterTeardown(handsFailureOn ? resolution.failure : ended, since: errors) }
         if changesFailure { Self.release(ended) }
-        forgetLastErrorUnlessRead()
+        forgetLastErrorUnlessRead(aCallMayRead: !succeeded)
         return succeeded
     }
 
     /// Releases ``ResolutionState/lastError`` once no call is left to read it: the outermost resolution has ended
     /// and no call that hands its failure to its caller (`require`, a `Lazy`, `validate()`) is
-    /// open. The error may hold what owns this hierarchy (a factory's error holding its resolver,
-    /// or a `Lazy`): kept past its call, it would keep the hierarchy alive for good. The calls
-    /// that read it release it once read (``failure(since:)``).
-    func forgetLastErrorUnlessRead() {
+    /// open, or one is but will not read it (`aCallMayRead` false: its request succeeded, or the
+    /// `withObjectGraph` scope whose calls read theirs inside it has ended). The error may hold
+    /// what owns this hierarchy (a factory's error holding its resolver, or a `Lazy`): kept past
+    /// its call, it would keep the hierarchy alive for good. The calls that read it release it
+    /// once read (``failure(since:)``).
+    func forgetLastErrorUnlessRead(aCallMayRead: Bool = true) {
         guard
-            resolution.depth == 0 && resolution.quietLevel == -1 && !diagnostics.isValidating
+            resolution.depth == 0 && (resolution.quietLevel == -1 || !aCallMayRead) && !diagnostics.isValidating
                 && resolution.lastError != nil
         else { return }
         let forgotten = uncheckedSection { () -> ResolutionError? in
