@@ -195,6 +195,17 @@ func dropEveryShape() async {
     _ = try? failing().synchronize().require(Connection.self)
     _ = failing().resolve(Service.self, name: "handled")
     _ = failing().validate()
+    // The same failures inside `withObjectGraph`, and handled inside a `require`, a `Lazy` and a
+    // `Provider` that succeed: nothing is left to read the failure there.
+    failing().withObjectGraph(GraphIdentifier()) { r in _ = r.resolve(Connection.self) }
+    failing().synchronize().withObjectGraph(GraphIdentifier()) { r in _ = r.resolve(Connection.self, name: "lazy") }
+    _ = try? failing().require(Service.self, name: "handled")
+    do {
+        let container = failing()
+        _ = container.resolve(Lazy<Service>.self, name: "handled")?.instance
+        let view = failing().synchronize()
+        _ = view.resolve(Provider<Service>.self, name: "handled")?.instance
+    }
     // Many of them, so a leak per hierarchy is a leak LeakSanitizer cannot miss.
     for _ in 0..<1_000 {
         let root = makeRoot()
