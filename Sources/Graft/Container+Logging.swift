@@ -49,13 +49,21 @@ extension Container {
     }
 
     /// Why nothing is registered for a request, with what is registered nearby. `arguments` is
-    /// the request's key component of its argument types (``argumentsKey(_:)``).
+    /// the request's key component of its argument types (``argumentsKey(_:)``). A `Lazy` or
+    /// `Provider` needs no registration of its own: the message is about the service it wraps.
     func resolutionFailureMessage(
         _ serviceType: Any.Type,
         name: String?,
         arguments: UInt,
         argumentTypeNames: [String]
     ) -> String {
+        var asked = serviceType
+        var through = ""
+        while let deferred = asked as? any DeferredWrapper.Type {
+            through = " (asked for as \(serviceType))"
+            asked = deferred.wrappedType
+        }
+        let serviceType = asked
         var request = "\(serviceType)"
         if let name { request += " named \"\(name)\"" }
         request +=
@@ -107,7 +115,7 @@ extension Container {
             elsewhere.append("    { \(other.description) } in \(place.text), not visible from here")
         }
         elsewhere = Array(Set(elsewhere))
-        var lines = ["Graft: resolution failed: no registration of \(request)."]
+        var lines = ["Graft: resolution failed: no registration of \(request)\(through)."]
         if hierarchy.isUnboundPlaceholder { lines.append(ResolverBinding.howToBind) }
         if let name {
             let near = namesTakingTheArguments.filter { $0 != name && isNear($0, name) }.sorted()

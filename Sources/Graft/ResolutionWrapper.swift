@@ -19,6 +19,9 @@ protocol DeferredWrapper: ResolutionWrapper {
 }
 
 extension DeferredWrapper {
+    /// The service resolved later, which a message about a missing registration names.
+    static var wrappedType: Any.Type { Service.self }
+
     static func wrap<each Argument>(
         from container: Container,
         resolver: Resolver,

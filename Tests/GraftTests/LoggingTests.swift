@@ -66,6 +66,29 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(log.messages(mentioning: "named \"refunds\"").first?.contains("Did you mean") == false)
     }
 
+    /// A `Lazy` or `Provider` needs no registration of its own: a mistyped name through one is
+    /// explained for the service it wraps, with the same suggestions.
+    @Test func mistypedNameThroughALazyOrProviderNamesTheServiceAndSuggestsNearNames() throws {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Wallet.self, name: "payments") { _ in Wallet() }
+
+        #expect(log.capturing { container.resolve(Lazy<Wallet>.self, name: "paymnets") } == nil)
+        let logged = log.messages(mentioning: "named \"paymnets\"").first ?? ""
+        #expect(
+            logged.contains(
+                "no registration of Wallet named \"paymnets\" taking no arguments (asked for as Lazy<Wallet>)."))
+        #expect(logged.contains("Did you mean `payments`?"))
+        #expect(logged.contains("Registrations of Wallet that exist:"))
+        let error = try #require(
+            #expect(throws: ResolutionError.self) {
+                try container.synchronize().require(Provider<Wallet>.self, name: "paymnets")
+            })
+        #expect(error.description.contains("no registration of Wallet named \"paymnets\""))
+        #expect(error.description.contains("(asked for as Provider<Wallet>)"))
+        #expect(error.description.contains("Did you mean `payments`?"))
+    }
+
     @Test func nearNameRegisteredOnlyWithOtherArgumentsIsNotSuggestedButExplained() throws {
         let container = Container()
         container.register(Wallet.self, name: "payments") { (_: Resolver, _: Int) in Wallet() }
