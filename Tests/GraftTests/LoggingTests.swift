@@ -73,18 +73,18 @@ private final class Door { init(_ hinge: Hinge?) {} }
         let container = Container()
         container.register(Wallet.self, name: "payments") { _ in Wallet() }
 
-        #expect(log.capturing { container.resolve(Lazy<Wallet>.self, name: "paymnets") } == nil)
-        let logged = log.messages(mentioning: "named \"paymnets\"").first ?? ""
+        #expect(log.capturing { container.resolve(Lazy<Wallet>.self, name: "paymints") } == nil)
+        let logged = log.messages(mentioning: "named \"paymints\"").first ?? ""
         #expect(
             logged.contains(
-                "no registration of Wallet named \"paymnets\" taking no arguments (asked for as Lazy<Wallet>)."))
+                "no registration of Wallet named \"paymints\" taking no arguments (asked for as Lazy<Wallet>)."))
         #expect(logged.contains("Did you mean `payments`?"))
         #expect(logged.contains("Registrations of Wallet that exist:"))
         let error = try #require(
             #expect(throws: ResolutionError.self) {
-                try container.synchronize().require(Provider<Wallet>.self, name: "paymnets")
+                try container.synchronize().require(Provider<Wallet>.self, name: "paymints")
             })
-        #expect(error.description.contains("no registration of Wallet named \"paymnets\""))
+        #expect(error.description.contains("no registration of Wallet named \"paymints\""))
         #expect(error.description.contains("(asked for as Provider<Wallet>)"))
         #expect(error.description.contains("Did you mean `payments`?"))
     }

@@ -168,7 +168,6 @@ extension Container {
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
         let scopes = entries.map { ($0.scope, $0.scopeKind) }
-        let generations = entries.map(\.keptGeneration)
         recorder.originalKinds = Dictionary(
             uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
         // An async registration's synchronous resolution reads what its builds made, and is left so.
@@ -210,18 +209,21 @@ extension Container {
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile
         }
-        // A factory that set an entry's scope (or reset it) during the validation gave it the real
-        // scope for the rest of it, in which instances made then were kept: they are dropped, so
-        // the validation keeps nothing. Chosen first, and dropped after the counts are restored:
-        // a `deinit` run by a drop may resolve, and what it keeps and counts is its own.
-        let keptDuringValidation = zip(entries, generations).filter { entry, generation in
-            entry.kind != .async && entry.keptGeneration != generation
-        }
         for (entry, (resolutions, instances)) in zip(entries, counts) {
             entry.cell.resolutionCount = resolutions
             entry.instanceCount = instances
         }
-        for (entry, _) in keptDuringValidation { entry.resetKeptInstance() }
+        // What a scope kept anyway (an entry a factory gave its real scope meanwhile, one of a
+        // container outside this one's ancestors that a factory captured) is dropped, so the
+        // validation keeps nothing. Dropped after the counts are restored: a `deinit` run by a
+        // drop may resolve, and what it keeps and counts is its own.
+        var dropped: [Any] = []
+        let storages = hierarchy.uncheckedSection {
+            recorder.kept.compactMap { $0.entry.moveKeptInstance(into: &dropped, generation: $0.generation) }
+        }
+        recorder.kept = []
+        for storage in storages { storage.instance = nil }  // user code: a custom scope's storage
+        withExtendedLifetime(dropped) {}
         return recorder.report(failures: failures, skipped: skipped)
     }
 }
@@ -230,6 +232,9 @@ extension Container {
 /// report. Used only under the validation, on its thread (or under the hierarchy's mutex).
 final class ValidationRecorder {
     private let chain: [Container]
+    /// What the validation's requests kept beyond their graph, in any container of the hierarchy:
+    /// dropped when it ends.
+    var kept: [KeptMember] = []
     private var entries: [AnyServiceEntry] = []
     private var index: [ObjectIdentifier: Int] = [:]
     private var edges: [DependencyGraph.Edge] = []

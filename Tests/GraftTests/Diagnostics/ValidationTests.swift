@@ -304,4 +304,29 @@ private final class Calls { var count = 0 }
         #expect(zed?.instanceCount == 1)
         #expect(zed?.resolutionCount == 2)
     }
+
+    /// A factory that resolves through a child container it captured: what the child's scopes keep
+    /// during `validate()` is dropped too, and the child makes its singleton afresh afterwards.
+    @Test(arguments: [false, true])
+    func aSingletonOfACapturedChildIsNotKept(throughAView: Bool) {
+        final class Session {}
+        final class Screen {}
+        let container = Container()
+        let child = Container(parent: container)
+        var made = 0
+        child.register(Session.self) { _ in
+            made += 1
+            return Session()
+        }.inObjectScope(.container)
+        let captured: Resolver = throughAView ? child.synchronize() : child
+        container.register(Screen.self) { _ in
+            _ = captured.resolve(Session.self)
+            return Screen()
+        }
+        #expect(container.validate().isValid)
+        #expect(made == 1)
+        let first = child.resolve(Session.self)
+        #expect(made == 2, "the validation's singleton was kept")
+        #expect(child.resolve(Session.self) === first)
+    }
 }

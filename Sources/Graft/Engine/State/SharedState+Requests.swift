@@ -183,7 +183,10 @@ extension SharedState {
         if succeeded {
             // What a request that succeeded kept is final: no enclosing request rolls it back (a
             // `Lazy` resolved inside a factory that later fails keeps its instance, and so does
-            // the container).
+            // the container). A validation's requests keep nothing: it drops them at its end.
+            if _slowPath(diagnostics.isValidating), request.keptMark < resolution.keptEntries.count {
+                diagnostics.validation?.kept += resolution.keptEntries[request.keptMark...]
+            }
             resolution.takeKeptEntries(from: request.keptMark, into: &teardown)
         } else {
             rollBack(request, into: &teardown)
