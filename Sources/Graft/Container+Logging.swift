@@ -29,6 +29,36 @@ extension Container {
         set { logSink.function = newValue }
     }
 
+    /// Whether a failure nobody handled is written to standard error when no ``loggingFunction``
+    /// is set: a request the application started that failed because a factory threw, a cycle,
+    /// or the depth limit, where the call does not hand the failure to its caller (`resolve`
+    /// returns `nil`; `require` throws it instead, and a `Lazy` stops with it). A first `!` on
+    /// that `nil` then comes with its reason. Never a missing registration: an optional
+    /// dependency's absence is deliberate. `true` in debug builds of Graft, `false` in release
+    /// builds; a ``loggingFunction``, once set, receives these failures instead.
+    ///
+    /// ```swift
+    /// Container.printsUnhandledFailures = false   // quiet, as release builds are
+    /// ```
+    public static var printsUnhandledFailures: Bool {
+        get { logSink.printsUnhandledFailures }
+        set { logSink.printsUnhandledFailures = newValue }
+    }
+
+    /// Writes `failure` to standard error if ``printsUnhandledFailures`` asks for it and no
+    /// logging function received it.
+    static func printUnhandled(_ failure: ResolutionError) {
+        switch failure.reason {
+        case .notRegistered: return
+        case .factoryFailed, .circularDependency, .tooDeep, .notOnMainActor, .wrongType: break
+        }
+        guard logSink.printsUnhandledFailuresWithoutFunction else { return }
+        Platform.writeToStandardError(
+            failure.description
+                + "\n(Graft prints a failure no caller handled in debug builds: set Container.loggingFunction to "
+                + "receive it, or Container.printsUnhandledFailures = false.)")
+    }
+
     private static let logSink = LogSink()
 
     /// Builds the message only when someone will read it.
@@ -238,6 +268,11 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
     private var storedFunction: Container.LoggingFunctionType?
     /// Whether `storedFunction` is the default one, which writes to standard error.
     private var storedFunctionWritesToStandardError = false
+    #if DEBUG
+        private var storedPrintsUnhandledFailures = true
+    #else
+        private var storedPrintsUnhandledFailures = false
+    #endif
 
     init() {
         if Platform.environmentValue("GRAFT_LOGGING_ENABLED") == "1" {
@@ -247,6 +282,15 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
     }
 
     var writesToStandardError: Bool { mutex.withLock { storedFunctionWritesToStandardError } }
+
+    var printsUnhandledFailures: Bool {
+        get { mutex.withLock { storedPrintsUnhandledFailures } }
+        set { mutex.withLock { storedPrintsUnhandledFailures = newValue } }
+    }
+
+    var printsUnhandledFailuresWithoutFunction: Bool {
+        mutex.withLock { storedPrintsUnhandledFailures && storedFunction == nil }
+    }
 
     var function: Container.LoggingFunctionType? {
         get { mutex.withLock { storedFunction } }

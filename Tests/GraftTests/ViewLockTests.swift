@@ -139,7 +139,8 @@ private struct APILine: Hashable {
 @Suite struct ViewLockTests {
     /// The members of `Container` and `Resolver`, one call each. Not here: the initializer (it
     /// makes a container, it is not called on one), `LoggingFunctionType` (a type) and the static
-    /// `loggingFunction` (process-wide, of no container); see `excludedContainerMembers`.
+    /// `loggingFunction` and `printsUnhandledFailures` (process-wide, of no container); see
+    /// `excludedContainerMembers`.
     @MainActor private static let containerCalls: [ViewCall] = [
         ViewCall("removeAll()") { $0.view.removeAll() },
         ViewCall("resetObjectScope(_:)", "(Graft.ObjectScope)") { $0.view.resetObjectScope(.container) },
@@ -211,6 +212,7 @@ private struct APILine: Hashable {
 
     private static let excludedContainerMembers: Set<String> = [
         "init(parent:defaultObjectScope:behaviors:registeringClosure:)", "LoggingFunctionType", "loggingFunction",
+        "printsUnhandledFailures",
     ]
 
     /// The members of `Resolver` (the protocol's requirements and its extensions), called on the

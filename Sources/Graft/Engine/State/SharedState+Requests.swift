@@ -162,6 +162,10 @@ extension SharedState {
             // it): the request's own `resolve` returns `nil` for it now.
             logFailure()
             record(failure)
+            // The request the application started failed, and its call returns `nil`.
+            if frameCount == 0 && !handsFailureToCaller && !diagnostics.isValidating {
+                Container.printUnhandled(failure)
+            }
         }
         // A request that succeeded and set no failure aside leaves `failure` as it found it,
         // `nil`: most requests, which then copy no optional error. A failure of the whole request
