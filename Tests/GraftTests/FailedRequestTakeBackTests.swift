@@ -206,4 +206,36 @@ private final class TBHolder {
         #expect(freedAfterRequire)
         #expect(freedAfterWrappers)
     }
+
+    /// A `deinit` run when a failed request drops what it made may resolve, successfully: the
+    /// `require` waiting on the failure still throws it, not a missing registration.
+    @Test(arguments: [false, true])
+    func aDeinitThatResolvesWhileAFailureIsTakenBackLeavesTheFailureToItsCaller(cycle: Bool) throws {
+        final class Cache {}
+        final class Dying {
+            let resolve: () -> Void
+            init(_ resolve: @escaping () -> Void) { self.resolve = resolve }
+            deinit { resolve() }
+        }
+        final class Front {}
+        final class Back {}
+        let container = Container()
+        container.register(Cache.self) { _ in Cache() }
+        container.register(Dying.self) { _ in Dying { _ = container.resolve(Cache.self) } }.inObjectScope(.container)
+        container.register(Front.self) { r in
+            _ = r.resolve(Dying.self)
+            if cycle { _ = r.resolve(Back.self) } else { throw TBBoom() }
+            return Front()
+        }
+        container.register(Back.self) { r in
+            _ = r.resolve(Front.self)
+            return Back()
+        }
+        let error = try #require(#expect(throws: ResolutionError.self) { try container.require(Front.self) })
+        switch error.reason {
+        case .circularDependency: #expect(cycle)
+        case .factoryFailed: #expect(!cycle)
+        default: Issue.record("unexpected reason: \(error)")
+        }
+    }
 }

@@ -264,10 +264,11 @@ extension SharedState {
     }
 
     /// A teardown releases instances whose `deinit`s may resolve, and record failures of their
-    /// own: the failure of the request that ended is recorded again after them, so the `require`
-    /// (or `Lazy`) waiting on it reads its own failure, not one of theirs.
+    /// own or (a request of theirs that succeeded) forget the last one: the failure of the request
+    /// that ended is recorded again after them, so the `require` (or `Lazy`) waiting on it reads
+    /// its own failure, not one of theirs, nor none.
     private func recordAgainAfterTeardown(_ failure: ResolutionError?, since errors: Int) {
-        guard resolution.errorCount != errors, let failure else { return }
+        guard resolution.errorCount != errors || resolution.lastError == nil, let failure else { return }
         record(failure)
     }
 
