@@ -61,7 +61,9 @@ struct DeferredResolution<Service> {
             // Read inside the scope: its end forgets the last failure.
             made = container.withObjectGraph(graph) { _ in
                 let made = resolve(container, resolver)
-                if made == nil { failure = hierarchy.failure(since: errors) }
+                if made == nil {
+                    failure = hierarchy.failure(since: errors, resolving: serviceLabel(Service.self, name: name))
+                }
                 return made
             }
         } else {
@@ -71,7 +73,7 @@ struct DeferredResolution<Service> {
         }
         hierarchy.endCallHandingFailureToCaller(outer)
         if let made { return made }
-        throw failure ?? hierarchy.failure(since: errors)
+        throw failure ?? hierarchy.failure(since: errors, resolving: serviceLabel(Service.self, name: name))
             ?? ResolutionError(
                 .notRegistered, path: hierarchy.resolution.path + ["\(Service.self)"],
                 message: "Graft: resolution failed: \(Service.self) is not registered (any more).")

@@ -262,6 +262,27 @@ private final class HFCounter: @unchecked Sendable {
         #expect(kept.value == (scope === ObjectScope.transient || scope === ObjectScope.graph ? 3 : 2))
     }
 
+    /// A `require` in a factory after a cycle failed its request throws a refusal: the cycle's
+    /// reason, the path of the service asked, the cycle under it.
+    @Test func requireAfterACycleFailedTheRequestThrowsItsOwnPathWithTheCyclesReason() {
+        let container = Container()
+        let thrown = Box<ResolutionError?>(nil)
+        container.register(HFFront.self) { r in
+            let head = HFFront(tail: r.resolve(HFBack.self))
+            do { _ = try r.require(HFOther.self) } catch { thrown.value = error as? ResolutionError }
+            return head
+        }
+        container.register(HFBack.self) { r in HFBack(head: r.resolve(HFFront.self)) }
+        container.register(HFOther.self) { _ in HFOther() }
+        #expect(container.resolve(HFFront.self) == nil)
+        let error = thrown.value
+        #expect(error?.reason.failsTheWholeRequest == true)
+        #expect(error?.path == ["HFFront", "HFOther"])
+        #expect(
+            error?.description.contains("HFOther was not resolved: the resolution it is part of had failed") == true)
+        #expect(error?.description.contains("Path: HFFront -> HFBack -> HFFront)") == true)
+    }
+
     @Test(arguments: [false, true])
     func depthLimitMetThroughOptionalsFailsTheWholeRequest(synchronized: Bool) {
         let container = Container()

@@ -28,6 +28,11 @@ private final class Gate {
     let wanderer: Wanderer
     init(wanderer: Wanderer) { self.wanderer = wanderer }
 }
+private final class SendableWanderer: Sendable {}
+private final class SendableGate: Sendable {
+    let wanderer: SendableWanderer
+    init(wanderer: SendableWanderer) { self.wanderer = wanderer }
+}
 private final class Yard {
     let gate: Gate
     init(gate: Gate) { self.gate = gate }
@@ -177,6 +182,41 @@ private func makeContainer() -> Container {
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("r~> could not resolve Wanderer while making Gate"))
         #expect(stderr.contains("Path: Yard -> Gate -> Wanderer\n"))
+    }
+
+    /// In an async factory the message names the service being built and its path, as the error
+    /// of its request would.
+    @Test func unresolvableDependencyInAnAsyncFactoryStopsNamingTheServiceBeingBuilt() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = Container()
+            container.registerAsync(SendableGate.self) { r in SendableGate(wanderer: r~>) }
+            _ = try? await container.synchronize().resolveAsync(SendableGate.self)
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("r~> could not resolve SendableWanderer while making SendableGate"))
+        #expect(stderr.contains("Path: SendableGate -> SendableWanderer\n"))
+    }
+
+    /// A `~>` run after its request failed (a cycle below its factory) says so, with its own path,
+    /// and the earlier failure under it.
+    @Test func aDependencyAskedAfterTheRequestFailedStopsSayingSo() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = Container()
+            container.register(Yard.self) { r in
+                _ = r.resolve(Gate.self)
+                return Yard(gate: r ~> Gate.self)
+            }
+            container.register(Gate.self) { r in
+                _ = r.resolve(Yard.self)
+                return Gate(wanderer: Wanderer())
+            }
+            _ = container.resolve(Yard.self)
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("r ~> Gate.self could not resolve Gate while making Yard"))
+        #expect(stderr.contains("Gate was not resolved: the resolution it is part of had failed (circular dependency"))
+        #expect(stderr.contains("Path: Yard -> Gate -> Yard)"))
+        #expect(stderr.contains("Path: Yard -> Gate\n"))
     }
 
     @Test func unresolvableServiceOutsideAFactoryStopsNamingIt() async throws {

@@ -237,13 +237,20 @@ func stopOnOperatorFailure(
     // The frames still running are those of the factory that used the operator (the failed
     // resolution has ended); under the mutex, as a view's frames may be another thread's otherwise.
     let container = resolver as? Container
-    let building = container.flatMap { container in
+    var building = container.flatMap { container in
         container.hierarchy.locked { container.hierarchy.resolution.path.last }
+    }
+    // In an async factory: the builds it runs in lead the path, as they do for the error its
+    // request throws.
+    var shown = error
+    for node in AsyncBuildContext.current?.inlineChain ?? [] {
+        building = building ?? node.label
+        shown = shown.prefixed(by: node.label)
     }
     stop(
         "Graft: \(form.text(for: serviceType)) could not resolve \(serviceType)"
             + (building.map { " while making \($0)" } ?? "") + "; `~>` cannot report a failure, so it stops.\n"
-            + error.description
+            + shown.description
             + "\nRegister what is missing; or, to have the failure returned by resolve, thrown by require and "
             + "listed by validate(), resolve it with `try r.require(\(serviceType).self)` in a factory that "
             + "throws, or autoregister the service.")

@@ -162,7 +162,9 @@ extension Container {
         arguments: UInt,
         argumentTypeNames: [String]
     ) -> ResolutionError {
-        if let error = hierarchy.failure(since: errors) { return error }
+        if let error = hierarchy.failure(since: errors, resolving: serviceLabel(serviceType, name: name)) {
+            return error
+        }
         return ResolutionError(
             .notRegistered, path: hierarchy.resolution.path + [serviceLabel(serviceType, name: name)],
             message: resolutionFailureMessage(

@@ -294,15 +294,21 @@ extension SharedState {
         one.message == other.message && one.path == other.path
     }
 
-    /// Why a resolution started when ``ResolutionState/errorCount`` was `errors` returned `nil`: the failure
-    /// recorded since (a failed request, a wrong type), else the failure of the request in flight
-    /// (a resolution refused because its request had failed); `nil` for a missing registration.
-    func failure(since errors: Int) -> ResolutionError? {
+    /// Why a resolution of `label` started when ``ResolutionState/errorCount`` was `errors`
+    /// returned `nil`: the failure recorded since (a failed request, a wrong type), else the
+    /// refusal of a resolution whose request had failed already (that failure's reason, this
+    /// resolution's path, and the failure under it); `nil` for a missing registration.
+    func failure(since errors: Int, resolving label: @autoclosure () -> String) -> ResolutionError? {
         if resolution.errorCount != errors, let lastError = resolution.lastError {
             defer { forgetLastErrorUnlessRead() }
             return lastError
         }
-        return resolution.failure
+        guard let failure = resolution.failure else { return nil }
+        let earlier = failure.message.hasPrefix("Graft: ") ? String(failure.message.dropFirst(7)) : failure.message
+        return ResolutionError(
+            failure.reason, path: resolution.path + [label()],
+            message: "Graft: \(label()) was not resolved: the resolution it is part of had failed (\(earlier)"
+                + (failure.path.count > 1 ? " Path: \(failure.path.joined(separator: " -> ")))" : ")"))
     }
 
     /// Sets aside the failure of the request in flight, if it has failed, for a resolution that
