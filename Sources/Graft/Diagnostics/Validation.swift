@@ -22,7 +22,21 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     /// Whether every registration tried resolved.
     public var isValid: Bool { failures.isEmpty }
 
-    /// A summary, then each failure, warning and skipped registration.
+    /// Dependencies that are not registered, which a registration that resolved went on without
+    /// (an `Optional` asked for, `r.resolve(X.self) ?? fallback`), as `Service -> Dependency`.
+    /// Not failures nor warnings: an optional dependency may be absent on purpose. Listed so that
+    /// a registration made under another name or type can be found. (A registered dependency that
+    /// failed is a ``ValidationWarning/Kind/handledFailure`` warning instead.)
+    public var absentDependencies: [String] {
+        let failed = Set(failures.compactMap(\.path.first))
+        let absent = graph.edges.compactMap { edge -> String? in
+            let service = graph.nodes[edge.from].label
+            return edge.to == nil && !failed.contains(service) ? "\(service) -> \(edge.requested)" : nil
+        }
+        return Array(Set(absent)).sorted()
+    }
+
+    /// A summary, then each failure, warning and skipped registration, and the absent dependencies.
     public var description: String {
         var lines = [
             "Validation: \(graph.nodes.count) registrations, \(failures.count) failures, "
@@ -31,6 +45,7 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
         for failure in failures { lines.append("FAILURE " + failure.description) }
         for warning in warnings { lines.append("WARNING " + warning.description) }
         for label in skipped { lines.append("SKIPPED " + label) }
+        for absent in absentDependencies { lines.append("ABSENT " + absent + " (not registered; resolved without it)") }
         return lines.joined(separator: "\n")
     }
 }

@@ -329,4 +329,29 @@ private final class Calls { var count = 0 }
         #expect(made == 2, "the validation's singleton was kept")
         #expect(child.resolve(Session.self) === first)
     }
+
+    /// A fallback over a dependency that is not registered is no warning: the dependency is listed
+    /// as absent. A registered dependency that fails, taken the same way, is a warning.
+    @Test func aFallbackOverAnUnregisteredDependencyIsListedAsAbsentNotAsAWarning() {
+        final class Clock {}
+        final class Service {}
+        final class Mailer {}
+        final class Notifier {}
+        struct Down: Error {}
+        let container = Container()
+        container.register(Service.self) { r in
+            _ = r.resolve(Clock.self) ?? Clock()
+            return Service()
+        }
+        container.register(Mailer.self) { (_: Resolver) throws -> Mailer in throw Down() }
+        container.register(Notifier.self) { r in
+            _ = r.resolve(Mailer.self)
+            return Notifier()
+        }
+        let report = container.validate()
+        #expect(report.absentDependencies == ["Service -> Clock"])
+        #expect(report.warnings.map(\.kind) == [.handledFailure])
+        #expect(report.warnings.first?.service == "Notifier")
+        #expect(report.description.contains("ABSENT Service -> Clock"))
+    }
 }
