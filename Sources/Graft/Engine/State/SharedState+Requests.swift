@@ -157,16 +157,7 @@ extension SharedState {
     func endRequestInGeneral(_ request: ResolutionState.Request) -> Bool {
         if resolution.mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
         let succeeded = !resolution.hasFailed
-        if !succeeded, let failure = resolution.failure {
-            // A failure no call has logged yet (each handed it to its caller, and a factory caught
-            // it): the request's own `resolve` returns `nil` for it now.
-            logFailure()
-            record(failure)
-            // The request the application started failed, and its call returns `nil`.
-            if frameCount == 0 && !handsFailureToCaller && !diagnostics.isValidating {
-                Container.printUnhandled(failure)
-            }
-        }
+        if !succeeded { reportFailureOfEndingRequest() }
         // A request that succeeded and set no failure aside leaves `failure` as it found it,
         // `nil`: most requests, which then copy no optional error. A failure of the whole request
         // (a cycle, the depth limit) met in a request nested in a running factory stays: the
@@ -188,9 +179,7 @@ extension SharedState {
             // What a request that succeeded kept is final: no enclosing request rolls it back (a
             // `Lazy` resolved inside a factory that later fails keeps its instance, and so does
             // the container). A validation's requests keep nothing: it drops them at its end.
-            if _slowPath(diagnostics.isValidating), request.keptMark < resolution.keptEntries.count {
-                diagnostics.validation?.kept += resolution.keptEntries[request.keptMark...]
-            }
+            if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
             resolution.takeKeptEntries(from: request.keptMark, into: &teardown)
         } else {
             rollBack(request, into: &teardown)
@@ -202,6 +191,26 @@ extension SharedState {
         if changesFailure { Self.release(ended) }
         forgetLastErrorUnlessRead(aCallMayRead: !succeeded)
         return succeeded
+    }
+
+    /// The request ending has failed: its failure is logged (unless a call logged it, or hands it
+    /// to its caller), recorded for the `require` or `Lazy` that waits on it, and printed if it is
+    /// the request the application started and its call returns `nil`. Out of line: the path of a
+    /// request that succeeds carries none of it.
+    @inline(never)
+    func reportFailureOfEndingRequest() {
+        guard let failure = resolution.failure else { return }
+        logFailure()
+        record(failure)
+        if frameCount == 0 && !handsFailureToCaller && !diagnostics.isValidating { Container.printUnhandled(failure) }
+    }
+
+    /// What the validation's requests keep it drops at its end: noted before the request that
+    /// succeeded makes it final.
+    @inline(never)
+    func noteKeptForValidation(from mark: Int) {
+        guard mark < resolution.keptEntries.count else { return }
+        diagnostics.validation?.kept += resolution.keptEntries[mark...]
     }
 
     /// Releases ``ResolutionState/lastError`` once no call is left to read it: the outermost resolution has ended
