@@ -38,6 +38,8 @@ final class RegistrationTable {
         var count = 0
         /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
         var isChanging = false
+        /// Registrations inserted or removed so far: a change since a moment shows as a new count.
+        var changes = 0
     }
     // Read on every resolution at every level of the hierarchy, where a dynamic exclusivity check
     // per access would cost more than the probe. Touched by one thread at a time (a container's
@@ -196,6 +198,7 @@ final class RegistrationTable {
             let replaced = slots[index].entry
             slots[index].entry = entry
             slots[index].directCell = directCell
+            buffers.changes &+= 1
             endChange()
             withExtendedLifetime(replaced) {}
             return
@@ -203,6 +206,7 @@ final class RegistrationTable {
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         buffers.count += 1
+        buffers.changes &+= 1
         endChange()
     }
 
@@ -235,7 +239,7 @@ final class RegistrationTable {
         beginChange()
         let old = (hashes: hashes, slots: slots, capacity: capacity)
         let (hashes, slots) = Self.allocate(16)
-        buffers = Buffers(hashes: hashes, slots: slots, capacity: 16, isChanging: true)
+        buffers = Buffers(hashes: hashes, slots: slots, capacity: 16, isChanging: true, changes: buffers.changes &+ 1)
         endChange()
         Self.release(old.hashes, old.slots, old.capacity)
     }
@@ -301,6 +305,19 @@ final class RegistrationTable {
         var types = Set<ObjectIdentifier>(minimumCapacity: count)
         for index in 0..<capacity where hashes[index] != 0 { types.insert(slots[index].key.service) }
         return types
+    }
+
+    var changes: Int { buffers.changes }
+
+    /// Makes the table hold `registrations` again (taken from ``registrations`` when it had
+    /// `changes`), if it changed since: what was registered since is removed (released once the
+    /// table is consistent), and what was replaced is back.
+    func restore(_ registrations: [(key: ServiceKey, entry: AnyServiceEntry)], from changes: Int) {
+        guard self.changes != changes else { return }
+        removeAll()
+        for (key, entry) in registrations {
+            insert(entry, for: key, directCell: entry.directCell(forKeyWith: key.service))
+        }
     }
 
     /// Every registration, in no particular order.

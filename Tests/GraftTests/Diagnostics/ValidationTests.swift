@@ -354,4 +354,28 @@ private final class Calls { var count = 0 }
         #expect(report.warnings.first?.service == "Notifier")
         #expect(report.description.contains("ABSENT Service -> Clock"))
     }
+
+    /// A factory that registers while `validate()` runs (a new key, or its own key again) leaves
+    /// no trace: afterwards the container holds the registrations it held before, and the
+    /// registration replaced keeps its singleton.
+    @Test(arguments: [false, true])
+    func registrationsAFactoryMakesDuringValidationAreUndone(throughAView: Bool) {
+        final class Stray {}
+        final class Settings {}
+        final class Screen {}
+        let container = Container()
+        let registering: Container = throughAView ? container.synchronize() : container
+        container.register(Settings.self) { _ in Settings() }.inObjectScope(.container)
+        let settings = container.resolve(Settings.self)
+        container.register(Screen.self) { _ in
+            registering.register(Stray.self) { _ in Stray() }
+            registering.register(Settings.self) { _ in Settings() }.inObjectScope(.container)
+            return Screen()
+        }
+        let before = container.registrations.count
+        #expect(container.validate().isValid)
+        #expect(container.resolve(Stray.self) == nil)
+        #expect(container.registrations.count == before)
+        #expect(container.resolve(Settings.self) === settings)
+    }
 }
