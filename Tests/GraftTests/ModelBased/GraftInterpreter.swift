@@ -61,6 +61,7 @@ class ModelNodeObject {
 /// `makeMainInjected` step).
 class InjectedHolder {
     func read() -> ModelNodeObject? { nil }
+    var isMain: Bool { false }
 }
 
 #if !INTERPRET_SWINJECT
@@ -88,6 +89,7 @@ class InjectedHolder {
     /// (`ProgramFeatures.mainActor`), and the model never reads one on another thread.
     final class MainInjectedHandle<T>: InjectedHolder {
         let object: MainInjectedObject<T>
+        override var isMain: Bool { true }
 
         init(name: String?) {
             object = MainActor.assumeIsolated { MainInjectedObject<T>(name: name) }
@@ -717,9 +719,17 @@ public final class ContainerInterpreter {
 
     /// What a factory does first, on its registration's container (if the program still holds it).
     private func runFactoryAction(_ registration: MRegistration) {
+        if registration.factoryAction == .readInjected {
+            // The `@Injected` of the newest slot as the step started (made outside a resolution).
+            let index = slotsAtStepStart - 1
+            if index >= 0, index < slots.count, case .injected(let holder) = slots[index], !holder.isMain {
+                _ = holder.read()
+            }
+            return
+        }
         guard let container = containers[registration.container] else { return }
         switch registration.factoryAction {
-        case .none: break
+        case .none, .readInjected: break
         case .resetContainerScope: container.resetObjectScope(.container)
         case .resetGraphScope: container.resetObjectScope(.graph)
         case .reregister: _ = register(registration, into: container)

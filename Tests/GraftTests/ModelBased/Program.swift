@@ -194,9 +194,11 @@ public enum MDeinit: Int, CaseIterable, Sendable {
 
 /// What a factory does before it makes its instance: nothing, `resetObjectScope(.container)` or
 /// `resetObjectScope(.graph)` on its registration's container, or register its own registration
-/// again (so the next resolution finds a new entry).
+/// again (so the next resolution finds a new entry), or read the `@Injected` of the newest slot
+/// (made before the step, outside any resolution), whose first access then runs inside the
+/// factory's request.
 public enum MFactoryAction: Int, CaseIterable, Sendable {
-    case none, resetContainerScope, resetGraphScope, reregister
+    case none, resetContainerScope, resetGraphScope, reregister, readInjected
 }
 
 public struct MRegistration: Hashable, Sendable {
@@ -462,6 +464,7 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         case .resetContainerScope: body += "c\(r.container).resetObjectScope(.container); "
         case .resetGraphScope: body += "c\(r.container).resetObjectScope(.graph); "
         case .reregister: body += "c\(r.container).register(same again); "
+        case .readInjected: body += "_ = newestSlot.service; "
         }
         body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
         if r.service != .cls(r.makes) { body += " as \(r.service)" }
@@ -698,7 +701,59 @@ public enum ProgramGenerator {
         // First-access blocks too: a seed's program without one is the program it gives without them.
         var firstAccessRandom = SplitMix64(seed: seed ^ 0x6669_7273_7441_6363)
         addFirstAccesses(to: &program, using: &firstAccessRandom, features: features)
+        // And the block of an `@Injected` read inside a request that then fails.
+        var failingReadRandom = SplitMix64(seed: seed ^ 0x7265_6164_4661_696C)
+        addInjectedReadInAFailingRequest(to: &program, using: &failingReadRandom, features: features)
         return program
+    }
+
+    /// In three programs in ten, a block at a random place: a singleton `S` (`.container` or
+    /// `.weak`), an `@Injected var service: S?` made outside any resolution, and a request for `O`
+    /// whose factory resolves `S` (the request keeps it), then `X`, whose factory reads that
+    /// `@Injected` (which finds the `S` the request kept) and then, most of the time, asks for `O`
+    /// again: a cycle, so the whole request fails. Then `S` is resolved and the `@Injected` read
+    /// again: the one instance, which the failure must not take back.
+    static func addInjectedReadInAFailingRequest<Source: ChoiceSource>(
+        to program: inout MProgram, using random: inout Source, features: ProgramFeatures
+    ) {
+        guard features.contains(.graftAPI) && random.chance(30) else { return }
+        let container = random.below(program.parents.count)
+        let classes = MClass.allCases
+        let single = MRegistration(
+            container: container, service: .cls(random.pick(classes)), makes: .a, name: makeName(&random),
+            args: .none, scope: random.pick([.container, .container, .weak, .customPermanent]), dependencies: [],
+            completions: [], forwards: [], onDeinit: .none)
+        var singleton = single
+        if case .cls(let made) = single.service { singleton.makes = made }
+        let outer = MRegistration(
+            container: container, service: .cls(random.pick(classes)), makes: .a, name: .y, args: .none,
+            scope: random.pick([.transient, .graph]), dependencies: [], completions: [], forwards: [],
+            onDeinit: .none)
+        var outerService = outer
+        if case .cls(let made) = outer.service { outerService.makes = made }
+        let readerClass = random.pick(classes)
+        let reader = MRegistration(
+            container: container, service: .cls(readerClass), makes: readerClass, name: .x, args: .none,
+            scope: .transient,
+            dependencies: random.chance(80)
+                ? [MRequest(type: outerService.service, name: outerService.name, args: .none, wrapper: .optional)] : [],
+            completions: [], forwards: [], onDeinit: .none, factoryAction: .readInjected)
+        outerService.dependencies = [
+            MRequest(type: singleton.service, name: singleton.name, args: .none, wrapper: .plain),
+            MRequest(
+                type: reader.service, name: reader.name, args: .none, wrapper: random.pick([.optional, .fallback])),
+        ]
+        let requestOfSingleton = MRequest(type: singleton.service, name: singleton.name, args: .none, wrapper: .plain)
+        let block: [MStep] = [
+            .register(singleton), .register(reader), .register(outerService),
+            .makeInjected(bindings: [.resolver(container: container)], requestOfSingleton),
+            .resolve(
+                container: container,
+                MRequest(type: outerService.service, name: outerService.name, args: .none, wrapper: .plain)),
+            .resolve(container: container, requestOfSingleton),
+            .readRecent(back: 2, offMain: false),
+        ]
+        program.steps.insert(contentsOf: block, at: random.below(program.steps.count + 1))
     }
 
     /// A program decoded from fuzzer bytes: every byte string is a valid program.
@@ -707,6 +762,7 @@ public enum ProgramGenerator {
         var program = generate(using: &source, maxSteps: maxSteps, features: features)
         addBehavior(to: &program, using: &source, features: features)
         addFirstAccesses(to: &program, using: &source, features: features)
+        addInjectedReadInAFailingRequest(to: &program, using: &source, features: features)
         return program
     }
 
@@ -1212,7 +1268,11 @@ public enum ProgramGenerator {
         let actionRoll = random.below(100)
         let factoryAction: MFactoryAction =
             actionRoll < 4
-            ? .resetContainerScope : actionRoll < 8 ? .resetGraphScope : actionRoll < 12 ? .reregister : .none
+            ? .resetContainerScope
+            : actionRoll < 8
+                ? .resetGraphScope
+                : actionRoll < 12
+                    ? .reregister : actionRoll < 18 && features.contains(.graftAPI) ? .readInjected : .none
         return MRegistration(
             container: random.below(containers), service: service, makes: makes, name: makeName(&random),
             args: isMain ? .none : makeArgs(&random), scope: scope, dependencies: dependencies,

@@ -130,6 +130,10 @@ struct ModelContext {
     /// request the step started fails, keeping nothing it made.
     var failedWhole = false
     var undo: [ModelUndo] = []
+    /// How many of `undo`, from the first, no failure takes back: an `@Injected` of this hierarchy
+    /// kept a value inside the request when there were that many, and the value may be one of
+    /// them (or hold one).
+    var fixedUndo = 0
     /// A factory whose instances' `deinit` shows in the trace ran in this request (if the request
     /// fails, Graft's factories still made instances, which die while the resolution unwinds).
     var ranVisibleDeinitFactory = false
@@ -589,7 +593,7 @@ public struct ReferenceModel {
                 }
                 if context.ranCompletingFactory { liveCountUnknown = true }
                 releasedMidStep = true
-                rollBack(context.undo)
+                rollBack(Array(context.undo[context.fixedUndo...]))
                 firstAccesses.failed[node.wrapper, default: 0] += 1
                 return ModelField.none  // a failure is not kept: the next access resolves again
             }
@@ -846,7 +850,7 @@ public struct ReferenceModel {
             }
             if context.ranCompletingFactory { liveCountUnknown = true }
             releasedMidStep = true
-            rollBack(context.undo)
+            rollBack(Array(context.undo[context.fixedUndo...]))
             return .none
         }
         return value
@@ -945,8 +949,9 @@ public struct ReferenceModel {
         }
         if context.ranCompletingFactory { liveCountUnknown = true }
         if nodes.count > nodesBefore || context.undo.count > undoMark { releasedMidStep = true }
-        rollBack(Array(context.undo[undoMark...]))
+        rollBack(Array(context.undo[max(undoMark, context.fixedUndo)...]))
         context.undo.removeSubrange(undoMark...)
+        context.fixedUndo = min(context.fixedUndo, undoMark)
         context.failed = false
         return .none
     }
@@ -1010,8 +1015,59 @@ public struct ReferenceModel {
         case .resetContainerScope: reset(container: container, scope: .container, service: nil)
         case .resetGraphScope: reset(container: container, scope: .graph, service: nil)
         case .reregister: _ = try register(registration, in: container)
+        case .readInjected: return  // `readInjectedInFactory`, which needs the request
         }
         releasedMidStep = true
+    }
+
+    /// The factory reads the `@Injected` held in the newest slot as the step started. Its first
+    /// access is a request of its own, in a graph of its own, nested in this one: in the same
+    /// hierarchy it shares the frames (a cycle through them fails this request too); once it keeps
+    /// a value, what this request made so far is final, as the value may be one of those
+    /// instances or hold one.
+    mutating func readInjectedInFactory(_ context: inout ModelContext) throws {
+        let index = slotsAtStepStart - 1
+        guard index >= 0, index < slots.count, case .node(let wrapper) = slots[index],
+            nodes[wrapper].kind == .injected, !nodes[wrapper].isResolved
+        else { return }
+        if nodes[wrapper].isMain { throw Unmodelable("factory: reads an @MainInjected") }
+        if context.failed { throw Unmodelable("factory: reads an @Injected after its request failed") }
+        releasedMidStep = true
+        let node = nodes[wrapper]
+        let sameHierarchy = root(of: node.container) == root(of: context.resolver)
+        let key = ModelKey(type: node.requested, name: node.name?.canonical, args: .none)
+        guard let entry = lookup(key, from: node.container) else {
+            nodes[wrapper].isResolved = true  // the nil of a service not registered is kept
+            if sameHierarchy { context.fixedUndo = context.undo.count }
+            return
+        }
+        var inner = ModelContext(graph: newGraph(), resolver: node.container, topLevelGraph: nil)
+        inner.offMain = context.offMain
+        if sameHierarchy { inner.frames = context.frames }
+        let value = try resolveEntry(entry, as: node.requested, &inner)
+        if inner.ranVisibleDeinitFactory { context.ranVisibleDeinitFactory = true }
+        if inner.ranCompletingFactory { context.ranCompletingFactory = true }
+        if inner.failed {
+            if inner.ranVisibleDeinitFactory { throw Unmodelable("deinit: a failed request made objects with actions") }
+            if inner.ranCompletingFactory { liveCountUnknown = true }
+            rollBack(Array(inner.undo[inner.fixedUndo...]))
+            if inner.failedWhole && sameHierarchy {
+                context.failed = true  // a cycle through this request's frames is this request's
+                context.failedWhole = true
+            }
+            return
+        }
+        guard case .node(let made) = value else { return }  // another type: not kept
+        nodes[wrapper].isResolved = true
+        nodes[wrapper].cached = made
+        retain(.node(made))
+        if sameHierarchy { context.fixedUndo = context.undo.count }
+    }
+
+    func root(of container: Int) -> Int {
+        var level = container
+        while parents[level] >= 0 { level = parents[level] }
+        return level
     }
 
     mutating func resolveEntry(_ entry: Int, as type: MType, _ context: inout ModelContext) throws -> ModelField {
@@ -1044,6 +1100,14 @@ public struct ReferenceModel {
         if registration.onDeinit.isVisible { context.ranVisibleDeinitFactory = true }
         if !registration.completions.isEmpty { context.ranCompletingFactory = true }
         try runFactoryAction(entries[entry].source ?? registration)
+        if (entries[entry].source ?? registration).factoryAction == .readInjected {
+            try readInjectedInFactory(&context)
+            if context.failed {
+                context.frames.removeLast()
+                entries[entry].made += 1
+                return .none
+            }
+        }
         var fields: [ModelField] = []
         for dependency in registration.dependencies {
             fields.append(try resolve(dependency, &context))
