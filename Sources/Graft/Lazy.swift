@@ -13,7 +13,8 @@
 /// The instance is resolved in the object graph the `Lazy` was created in, so graph-scoped
 /// services that graph made (and that are still alive) are shared with it. A `Lazy` made outside
 /// any resolution and first read by a factory resolves in a graph of its own, as a request of its
-/// own: a failure of the factory's request does not take back what the `Lazy` keeps. Like Swinject, it keeps
+/// own: a failure of the factory's request does not take back what the `Lazy` keeps, nor what that
+/// request had made before the read (the value may be one of those instances). Like Swinject, it keeps
 /// the registration found when it was made. Resolving
 /// `Lazy<Service>` returns `nil` when nothing is registered for `Service` with that name and
 /// those arguments. The name and arguments given when resolving the `Lazy` are used for `Service`.
