@@ -45,14 +45,20 @@ private final class TBHolder {
         }
     }
 
-    @Test(arguments: Shape.allCases, [false, true])
-    func aSingletonALazyHandedOutInAFailedRequestStaysTheOne(_ shape: Shape, synchronized: Bool) {
+    /// A container whose `TBDatabase` is a singleton, and how many its factory made.
+    private static func containerWithASingleton() -> (Container, Box<Int>) {
         let container = Container()
         let made = Box(0)
         container.register(TBDatabase.self) { _ in
             made.value += 1
             return TBDatabase()
         }.inObjectScope(.container)
+        return (container, made)
+    }
+
+    @Test(arguments: Shape.allCases, [false, true])
+    func aSingletonALazyHandedOutInAFailedRequestStaysTheOne(_ shape: Shape, synchronized: Bool) {
+        let (container, made) = Self.containerWithASingleton()
         let resolver: Resolver = synchronized ? container.synchronize() : container
         let lazy = resolver.resolve(Lazy<TBDatabase>.self)!
         let handedOut = Box<TBDatabase?>(nil)
@@ -65,12 +71,7 @@ private final class TBHolder {
 
     @Test(arguments: Shape.allCases)
     func aSingletonAnInjectedHandedOutInAFailedRequestStaysTheOne(_ shape: Shape) {
-        let container = Container()
-        let made = Box(0)
-        container.register(TBDatabase.self) { _ in
-            made.value += 1
-            return TBDatabase()
-        }.inObjectScope(.container)
+        let (container, made) = Self.containerWithASingleton()
         let view = container.synchronize()
         let holder = withResolver(view) { TBHolder() }
         Self.register(shape, in: container) { _ = holder.database }
