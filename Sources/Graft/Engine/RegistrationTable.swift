@@ -236,10 +236,27 @@ final class RegistrationTable {
     /// is consistent before any entry is released, so a `deinit` run by a release may register
     /// again (into the new buffers, never the old ones).
     func removeAll() {
+        replaceAll(with: [])
+    }
+
+    /// Makes the table hold exactly `registrations` (each key once): new buffers filled with them,
+    /// then the old ones released, so a `deinit` run by a release finds the new contents.
+    private func replaceAll(with registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
         beginChange()
         let old = (hashes: hashes, slots: slots, capacity: capacity)
-        let (hashes, slots) = Self.allocate(16)
-        buffers = Buffers(hashes: hashes, slots: slots, capacity: 16, isChanging: true, changes: buffers.changes &+ 1)
+        var capacity = 16
+        while registrations.count * 4 > capacity * 3 { capacity *= 2 }  // at most 3/4 full
+        let (hashes, slots) = Self.allocate(capacity)
+        buffers = Buffers(
+            hashes: hashes, slots: slots, capacity: capacity, count: registrations.count, isChanging: true,
+            changes: buffers.changes &+ 1)
+        for (key, entry) in registrations {
+            let hash = Self.hash(key)
+            let index = freeIndex(for: hash)
+            hashes[index] = hash
+            (slots + index).initialize(
+                to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service)))
+        }
         endChange()
         Self.release(old.hashes, old.slots, old.capacity)
     }
@@ -310,14 +327,11 @@ final class RegistrationTable {
     var changes: Int { buffers.changes }
 
     /// Makes the table hold `registrations` again (taken from ``registrations`` when it had
-    /// `changes`), if it changed since: what was registered since is removed (released once the
-    /// table is consistent), and what was replaced is back.
+    /// `changes`), if it changed since: what was registered since is removed and what was
+    /// replaced is back, at once (what goes is released once the table holds them all).
     func restore(_ registrations: [(key: ServiceKey, entry: AnyServiceEntry)], from changes: Int) {
         guard self.changes != changes else { return }
-        removeAll()
-        for (key, entry) in registrations {
-            insert(entry, for: key, directCell: entry.directCell(forKeyWith: key.service))
-        }
+        replaceAll(with: registrations)
     }
 
     /// Every registration, in no particular order.

@@ -378,4 +378,36 @@ private final class Calls { var count = 0 }
         #expect(container.registrations.count == before)
         #expect(container.resolve(Settings.self) === settings)
     }
+
+    /// A `deinit` run when validation releases what a factory registered sees the container as it
+    /// was before validation: its registrations and singletons are back already.
+    @Test func aDeinitRunByUndoingARegistrationSeesTheRestoredContainer() {
+        final class Settings {}
+        final class Screen {}
+        final class Stray {}
+        final class Witness {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let container = Container()
+        container.register(Settings.self) { _ in Settings() }.inObjectScope(.container)
+        let settings = container.resolve(Settings.self)
+        let seen = Box<(sameSettings: Bool, registered: Bool)?>(nil)
+        container.register(Screen.self) { [unowned container] _ in
+            let witness = Witness {
+                seen.value = (
+                    container.resolve(Settings.self) === settings, container.hasAnyRegistration(of: Settings.self)
+                )
+            }
+            container.register(Stray.self) { _ in
+                withExtendedLifetime(witness) {}
+                return Stray()
+            }
+            return Screen()
+        }
+        #expect(container.validate().isValid)
+        #expect(seen.value?.sameSettings == true)
+        #expect(seen.value?.registered == true)
+    }
 }
