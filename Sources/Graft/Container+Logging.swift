@@ -49,8 +49,8 @@ extension Container {
     /// logging function received it.
     static func printUnhandled(_ failure: ResolutionError) {
         switch failure.reason {
-        case .notRegistered: return
-        case .factoryFailed, .circularDependency, .tooDeep, .notOnMainActor, .wrongType: break
+        case .factoryFailed, .circularDependency, .tooDeep: break
+        case .notRegistered, .notOnMainActor, .wrongType: return
         }
         guard logSink.printsUnhandledFailuresWithoutFunction else { return }
         Platform.writeToStandardError(

@@ -283,6 +283,26 @@ private final class HFCounter: @unchecked Sendable {
         #expect(error?.description.contains("Path: HFFront -> HFBack -> HFFront)") == true)
     }
 
+    /// A `Lazy` first read in a factory after a cycle failed its request stops with the refusal:
+    /// its own service and path, the cycle under it.
+    @Test func aLazyReadAfterACycleFailedTheRequestStopsWithTheRefusal() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = Container()
+            container.register(HFFront.self) { r in
+                let front = HFFront(tail: r.resolve(HFBack.self))
+                _ = r.resolve(Lazy<HFOther>.self)?.instance
+                return front
+            }
+            container.register(HFBack.self) { r in HFBack(head: r.resolve(HFFront.self)) }
+            container.register(HFOther.self) { _ in HFOther() }
+            _ = container.resolve(HFFront.self)
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(
+            stderr.contains("HFOther was not resolved: the resolution it is part of had failed (circular dependency"))
+        #expect(stderr.contains("Path: HFFront -> HFOther\n"))
+    }
+
     @Test(arguments: [false, true])
     func depthLimitMetThroughOptionalsFailsTheWholeRequest(synchronized: Bool) {
         let container = Container()
