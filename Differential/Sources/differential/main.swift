@@ -18,8 +18,8 @@ import SwinjectRunner
 let intended: [String: String] = [
     "constructor-cycle":
         "Swinject recurses to 200 levels and stops the process (the interpreter cuts it short); "
-        + "Graft fails the re-entered resolution at the first re-entry, and the factory that asked gets nil: "
-        + "handling it, it makes its instance; throwing it on, it fails too",
+        + "Graft fails at the first re-entry, and the cycle fails the whole request the application started "
+        + "(whatever Optional, ??, try? or ~> stood between): it returns nil and keeps nothing it made",
     "failed-resolution-rollback":
         "Graft keeps nothing a failed resolution made; in Swinject only cyclic resolutions fail, "
         + "so this shows up as constructor-cycle",
