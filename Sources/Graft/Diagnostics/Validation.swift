@@ -169,7 +169,7 @@ extension Container {
                 + "call it where no resolution of this container hierarchy is running")
         let recorder = ValidationRecorder(container: self)
         // A factory may register while it runs: the tables are put back as they were after.
-        let tables = selfAndAncestors.map { ($0.services, $0.services.registrations, $0.services.changes) }
+        let tables = selfAndAncestors.map { ($0.services, $0.services.registrations) }
         var entries: [AnyServiceEntry] = []
         var seen = Set<ObjectIdentifier>()
         for container in selfAndAncestors {
@@ -226,7 +226,7 @@ extension Container {
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile
         }
-        for (table, registrations, changes) in tables { table.restore(registrations, from: changes) }
+        for (table, registrations) in tables { table.restore(registrations) }
         for (entry, (resolutions, instances)) in zip(entries, counts) {
             entry.cell.resolutionCount = resolutions
             entry.instanceCount = instances

@@ -38,8 +38,6 @@ final class RegistrationTable {
         var count = 0
         /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
         var isChanging = false
-        /// Registrations inserted or removed so far: a change since a moment shows as a new count.
-        var changes = 0
     }
     // Read on every resolution at every level of the hierarchy, where a dynamic exclusivity check
     // per access would cost more than the probe. Touched by one thread at a time (a container's
@@ -198,7 +196,6 @@ final class RegistrationTable {
             let replaced = slots[index].entry
             slots[index].entry = entry
             slots[index].directCell = directCell
-            buffers.changes &+= 1
             endChange()
             withExtendedLifetime(replaced) {}
             return
@@ -206,7 +203,6 @@ final class RegistrationTable {
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         buffers.count += 1
-        buffers.changes &+= 1
         endChange()
     }
 
@@ -248,8 +244,7 @@ final class RegistrationTable {
         while registrations.count * 4 > capacity * 3 { capacity *= 2 }  // at most 3/4 full
         let (hashes, slots) = Self.allocate(capacity)
         buffers = Buffers(
-            hashes: hashes, slots: slots, capacity: capacity, count: registrations.count, isChanging: true,
-            changes: buffers.changes &+ 1)
+            hashes: hashes, slots: slots, capacity: capacity, count: registrations.count, isChanging: true)
         for (key, entry) in registrations {
             let hash = Self.hash(key)
             let index = freeIndex(for: hash)
@@ -324,13 +319,20 @@ final class RegistrationTable {
         return types
     }
 
-    var changes: Int { buffers.changes }
-
-    /// Makes the table hold `registrations` again (taken from ``registrations`` when it had
-    /// `changes`), if it changed since: what was registered since is removed and what was
-    /// replaced is back, at once (what goes is released once the table holds them all).
-    func restore(_ registrations: [(key: ServiceKey, entry: AnyServiceEntry)], from changes: Int) {
-        guard self.changes != changes else { return }
+    /// Makes the table hold `registrations` again (taken from ``registrations`` earlier), if it
+    /// changed since: what was registered since is removed and what was replaced is back, at once
+    /// (what goes is released once the table holds them all). A table left alone lists its
+    /// registrations in the same order, so comparing the two lists tells.
+    func restore(_ registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
+        let now = self.registrations
+        if now.count == registrations.count
+            && zip(now, registrations).allSatisfy({ now, then in
+                now.entry === then.entry && now.key.service == then.key.service
+                    && now.key.arguments == then.key.arguments && now.key.name == then.key.name
+            })
+        {
+            return
+        }
         replaceAll(with: registrations)
     }
 
