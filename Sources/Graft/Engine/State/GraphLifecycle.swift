@@ -11,13 +11,14 @@ extension SharedState {
         resolution.isMovingOut = true
         let rolledBackGraph = resolution.graph
         resolution.finishGraphEntries(from: max(request.graphMark, resolution.fixedGraph), into: &teardown)
-        teardown.rolledBackMembers = teardown.members.count
         // The graph itself goes on: a custom scope's storage is told that it ended once, at its
-        // end, so its entry stays listed (its instance is cleared below, with the kept ones).
+        // end, so its entry stays listed (its instance is cleared below, with the kept ones; its
+        // cell holds none).
         for member in teardown.members where member.cell.entryHasStorage {
             member.cell.isListedInGraph = true
             resolution.graphEntries.append(member)
         }
+        teardown.members.removeAll { $0.cell.entryHasStorage }
         for kept in resolution.keptEntries[max(request.keptMark, resolution.fixedKept)...] {
             if let storage = kept.entry.moveKeptInstance(into: &teardown.values, generation: kept.generation) {
                 teardown.storages.append((storage, rolledBackGraph))
@@ -64,9 +65,7 @@ extension SharedState {
             // A class instance in a cell whose entry has no custom storage: released here, with no
             // call into the entry (the common case); otherwise through the entry.
             if InstanceCell.releaseFinishedReference(at: teardown.members[index].cell.base) { continue }
-            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance(),
-                index >= teardown.rolledBackMembers
-            {
+            if let storage = teardown.members[index].entry.releaseFinishedGraphInstance() {
                 teardown.storages.append((storage, nil))
             }
         }
@@ -76,7 +75,6 @@ extension SharedState {
         }
         teardown.values.removeAll(keepingCapacity: true)
         teardown.members.removeAll(keepingCapacity: true)
-        teardown.rolledBackMembers = 0
         teardown.entries.removeAll(keepingCapacity: true)
         resolution.keepBuffers(of: &teardown)
         // Released by the outermost resolution only: by then nothing of this one is in flight.

@@ -263,9 +263,6 @@ struct ResolutionState {
         var entries: [AnyServiceEntry]
         /// Graph members whose values are marked finished, to release.
         var members: [GraphMember] = []
-        /// How many of `members`, from the first, a failure took back while their graph goes on:
-        /// their custom storages are not told that the graph ended.
-        var rolledBackMembers = 0
         var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
     }
 
