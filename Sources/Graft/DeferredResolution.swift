@@ -54,8 +54,6 @@ struct DeferredResolution<Service> {
         }
         let resolver: Resolver = synchronized ? SynchronizedResolver(container: container) : container
         let errors = hierarchy.resolution.errorCount
-        // The request in flight failed as a whole already: this resolution is refused for it.
-        let refused = hierarchy.resolution.failureEndsRequest
         let outer = hierarchy.beginCallHandingFailureToCaller()
         let made: Service?
         var failure: ResolutionError?
@@ -75,13 +73,6 @@ struct DeferredResolution<Service> {
         }
         hierarchy.endCallHandingFailureToCaller(outer)
         if let made { return made }
-        // The refusal (a request of its own records the enclosing failure again: not this one's).
-        if refused,
-            let refusal = hierarchy.failure(
-                since: hierarchy.resolution.errorCount, resolving: serviceLabel(Service.self, name: name))
-        {
-            throw refusal
-        }
         throw failure ?? hierarchy.failure(since: errors, resolving: serviceLabel(Service.self, name: name))
             ?? ResolutionError(
                 .notRegistered, path: hierarchy.resolution.path + ["\(Service.self)"],
