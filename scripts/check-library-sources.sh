@@ -21,3 +21,35 @@ if [ -n "$found" ]; then
     exit 1
 fi
 echo "PASS: library sources: no try? in Sources/Graft"
+
+# - The resolution state owns its transitions: every stored field of the state machine's types
+#   (ResolutionState, its graph GraphState, its FrameStack) is `private` or `private(set)`, so the
+#   compiler keeps every write to it inside that type's own file, in its transitions.
+found=$(python3 - <<'PY'
+import pathlib, re
+files = {"ResolutionState.swift": "ResolutionState", "GraphState.swift": "GraphState", "FrameStack.swift": "FrameStack"}
+for name, owner in files.items():
+    path = pathlib.Path("Sources/Graft/Engine/State") / name
+    inside = False
+    lines = path.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        if re.match(r"^\S", line):  # a declaration at file level opens or closes the type's body
+            inside = re.match(rf"^(?:@\w+\s+)*(?:\w+\s+)*struct {owner}\b", line) is not None
+            continue
+        member = re.match(r"^    (?!\s)((?:@\w+(?:\([^)]*\))?\s+)*)((?:\w+(?:\(set\))?\s+)*)(var|let)\s+\w+", line)
+        if not inside or not member or member.group(3) != "var" or "static" in member.group(2):
+            continue
+        body = line.split("=", 1)[0]
+        following = lines[number] if number < len(lines) else ""
+        if "{" in body and not re.search(r"\b(didSet|willSet)\b", body + following):
+            continue  # computed: `var x: T { ... }`
+        if not re.search(r"\bprivate(\(set\))?\s", member.group(2)):
+            print(f"{path}:{number}: {line.strip()}")
+PY
+)
+if [ -n "$found" ]; then
+    echo "$found"
+    echo "FAIL: library sources: a stored field of the resolution state is writable outside its file: make it private(set)"
+    exit 1
+fi
+echo "PASS: library sources: the resolution state's fields change only through its transitions"

@@ -141,7 +141,9 @@ extension ServiceEntry {
             if hasInstance { return instance }
         case .graph:
             if hasGraphInstance { return graphInstance }
-            if let record = hierarchy.resolution.recalled, recall(from: record, in: hierarchy) { return graphInstance }
+            if let record = hierarchy.resolution.graph.recalled, recall(from: record, in: hierarchy) {
+                return graphInstance
+            }
         case .weak:
             // As Swinject's composite of weak and graph storage: the shared instance, while alive,
             // comes before what an earlier resolution of a recalled graph left.
@@ -149,7 +151,9 @@ extension ServiceEntry {
             if weakInstance != nil {
                 do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
             }
-            if let record = hierarchy.resolution.recalled, recall(from: record, in: hierarchy) { return graphInstance }
+            if let record = hierarchy.resolution.graph.recalled, recall(from: record, in: hierarchy) {
+                return graphInstance
+            }
         case .transient:
             break
         case .custom:

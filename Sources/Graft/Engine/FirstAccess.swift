@@ -273,7 +273,7 @@ func mayKeep(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @a
     if hierarchy.diagnostics.isValidating { return false }
     // The value is looked at only after a failure.
     guard hierarchy.resolution.errorCount == failures || !isNone() else { return false }
-    if hierarchy.resolution.depth > 0 { hierarchy.resolution.fixWhatRequestsMade() }
+    hierarchy.resolution.fixWhatRequestsMade()
     return true
 }
 

@@ -90,7 +90,7 @@ extension ServiceEntry {
     @usableFromInline
     func beginPlanned(in hierarchy: SharedState) -> PlannedStart {
         // Validation observes and rescopes; a recalled graph may hold this entry's instance.
-        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.recalled != nil) {
+        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.graph.recalled != nil) {
             return PlannedStart(.general)
         }
         cell.countResolution()

@@ -5,57 +5,6 @@
 extension SharedState {
     // MARK: Teardown
 
-    /// Undoes what `request` made: its graph instances and the instances it kept in other scopes.
-    func rollBack(_ request: ResolutionState.Request, into teardown: inout ResolutionState.Teardown) {
-        assert(!resolution.isMovingOut, "SharedState: teardown re-entered while moving instances out")
-        resolution.isMovingOut = true
-        let rolledBackGraph = resolution.graph
-        resolution.finishGraphEntries(from: max(request.graphMark, resolution.fixedGraph), into: &teardown)
-        // The graph itself goes on: a custom scope's storage is told that it ended once, at its
-        // end, so its entry stays listed (its instance is cleared below, with the kept ones; its
-        // cell holds none).
-        for member in teardown.members where member.cell.entryHasStorage {
-            member.cell.isListedInGraph = true
-            resolution.graphEntries.append(member)
-        }
-        teardown.members.removeAll { $0.cell.entryHasStorage }
-        for kept in resolution.keptEntries[max(request.keptMark, resolution.fixedKept)...] {
-            if let storage = kept.entry.moveKeptInstance(into: &teardown.values, generation: kept.generation) {
-                teardown.storages.append((storage, rolledBackGraph))
-            }
-        }
-        resolution.takeKeptEntries(from: request.keptMark, into: &teardown)
-        resolution.isMovingOut = false
-    }
-
-    /// Ends the current graph: its instances are marked finished (and will be remembered weakly
-    /// if its identifier escaped), and the hierarchy is left with no graph.
-    func detachGraph() -> ResolutionState.Teardown {
-        var teardown = resolution.startTeardown()
-        detachGraph(into: &teardown)
-        return teardown
-    }
-
-    func detachGraph(into teardown: inout ResolutionState.Teardown) {
-        let identifier = resolution.graph
-        let record: GraphRecord? =
-            if resolution.graphEscaped, let identifier {
-                resolution.recalled ?? resolution.records[identifier] ?? GraphRecord()
-            } else { nil }
-        resolution.forgetGraph()
-        if resolution.graphEntries.isEmpty { return }
-        assert(!resolution.isMovingOut, "SharedState: teardown re-entered while moving instances out")
-        resolution.isMovingOut = true
-        // Remembered before anything is released or can be displaced, and the record stored
-        // before any user code runs: a `deinit` that resolves in this graph again finds them.
-        if let record, let identifier {
-            for member in resolution.graphEntries { member.entry.rememberGraphInstance(in: record) }
-            if record.hasLiveInstances { resolution.keep(record, for: identifier) }
-        }
-        resolution.finishGraphEntries(from: 0, into: &teardown)
-        resolution.isMovingOut = false
-    }
-
     /// Releases the finished graph's values (remembering them first if the graph escaped), tells
     /// custom storages, then releases what else was moved out: user code runs here, with the
     /// hierarchy consistent, and may resolve, register or remove.
@@ -85,8 +34,8 @@ extension SharedState {
         }
         // From the lists themselves, after every release; handed failures only where the hint
         // said there may be some (an access to that list is a call in optimized builds).
-        resolution.mayHaveLaterReleases =
-            !laterReleases.isEmpty || (resolution.mayHaveLaterReleases && !handedFailures.isEmpty)
+        resolution.settleGeneralEnd(
+            listsMayHoldValues: !laterReleases.isEmpty || (resolution.mayHaveLaterReleases && !handedFailures.isEmpty))
     }
 
     // MARK: Graphs
@@ -95,38 +44,18 @@ extension SharedState {
     /// meanwhile. Each resolution `body` starts is a request of its own.
     func withGraph<T>(_ identifier: GraphIdentifier, _ body: () throws -> T) rethrows -> T {
         claimRequests(resolving: "withObjectGraph")
-        let outerBase = resolution.requestBase
-        resolution.requestBase = frameCount
-        defer { resolution.requestBase = outerBase }
-        if resolution.depth > 0 && resolution.graph == identifier {
+        let scope = resolution.enterGraphScope(identifier)
+        guard let outer = scope.setsAside else {
+            defer { resolution.leaveGraphScope(scope) }
             return try body()
         }
-
-        assert(!resolution.isMovingOut, "SharedState: graph set aside while moving instances out")
-        let outerGraph = resolution.graph
-        let outerEscaped = resolution.graphEscaped
-        let outerRecalled = resolution.recalled
-        var outerEntries: [GraphMember] = []
-        swap(&outerEntries, &resolution.graphEntries)  // the inner graph starts with an empty list
-        let outerFixed = resolution.fixedGraph
-        resolution.fixedGraph = 0
-        let outerInstances = outerEntries.map { $0.entry.takeGraphInstance() }
-        resolution.graph = identifier
-        resolution.graphEscaped = true
-        resolution.recalled = resolution.records[identifier]
-        resolution.depth += 1
+        let outerInstances = outer.members.map { $0.entry.takeGraphInstance() }
         defer {
-            resolution.depth -= 1
-            var teardown = detachGraph()
-            resolution.graph = outerGraph
-            resolution.graphEscaped = outerEscaped
-            resolution.recalled = outerRecalled
-            resolution.graphEntries = outerEntries
-            resolution.fixedGraph = outerFixed
-            for (member, instance) in zip(outerEntries, outerInstances) {
+            var teardown = resolution.startTeardown()
+            uncheckedSection { resolution.leaveGraphScope(scope, into: &teardown) }
+            for (member, instance) in zip(outer.members, outerInstances) {
                 member.entry.restoreGraphInstance(instance, in: self)
             }
-            if resolution.depth == 0 { resolution.takeKeptEntries(from: 0, into: &teardown) }
             finish(&teardown)
             // Each call in the scope that hands its failure to its caller has read it there.
             forgetLastErrorUnlessRead(aCallMayRead: false)

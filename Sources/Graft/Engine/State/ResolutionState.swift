@@ -1,11 +1,15 @@
 // Graft — MIT License.
 
 /// The resolution in flight in a hierarchy: its frames, requests, graph and failure. A state
-/// machine with no lock and no logging, and no call into user code: its mutating methods are the
-/// transitions that leave work behind (start a teardown, take the kept entries, finish the graph's
-/// entries, set a failure aside, replace the last error, forget or keep a graph), and what a
-/// transition leaves for its caller to do (release values, tell custom storages, log) it returns,
-/// for ``SharedState`` to do once every field here is consistent.
+/// machine with no lock and no logging, and no call into user code. Its fields are `private(set)`
+/// (the compiler keeps every write here, and `scripts/check-library-sources.sh` keeps them so):
+/// they change only through its transitions, named for the events of a request (a request starts
+/// or ends, a factory is entered or left, a dependency fails, a failure is confined or set aside,
+/// a wrapper keeps a value, a graph scope opens or ends). The rules of a request are written once,
+/// in those transitions; what a transition leaves for its caller to do (release values, tell
+/// custom storages, log) it returns, for ``SharedState`` to do once every field here is
+/// consistent. The graph in flight is a sub-state with transitions of its own (``GraphState``),
+/// and so is the frame stack (``FrameStack``).
 ///
 /// Two nestings are tracked apart:
 /// - *frames*: entries whose factory or `initCompleted` actions are running (``SharedState/frameCount``,
@@ -16,13 +20,16 @@
 ///   requests that follow. ``depth`` counts open requests and `withObjectGraph` scopes; the graph
 ///   ends when it returns to 0.
 ///
-/// The transitions and queries on the path of every construction (push and pop a frame, open and
-/// close a request, ``SharedState/frameCount``, ``SharedState/isAtRequestBase``…) are the
-/// hierarchy's, over the stored fields here. As mutating methods of this struct, the optimizer
-/// keeps the struct's address live across the factory's call (9 instructions more on a graph of
-/// ten whose factories use `require`); as computed properties of it, a debug build copies the
-/// whole state to the stack at each call, and a deep chain of factories would not fit a small
-/// thread's stack.
+/// The queries on the path of every construction (``SharedState/frameCount``,
+/// ``SharedState/isAtRequestBase``…) are the hierarchy's, reading the fields here: as computed
+/// properties of this struct, a debug build would copy the whole state to the stack at each call,
+/// and a deep chain of factories would not fit a small thread's stack. The transitions on that
+/// path are inlined: a mutating method called out of line there makes the optimizer keep the
+/// struct's address live across the factory's call (spilled and reloaded, 2 instructions a
+/// request), so the one such step of a request's start, setting a failure aside, is reached
+/// through ``SharedState/setFailureAside()``. A request the application started that made nothing
+/// to keep or drop ends through its own transition, ``endPlainRequest()``, with no nesting
+/// bookkeeping.
 ///
 /// Every field is touched only by the resolution in flight: one thread at a time by the
 /// container's contract, or under the hierarchy's mutex. One exception, on purpose: `depth` and
@@ -35,31 +42,26 @@
 @usableFromInline
 struct ResolutionState {
     /// Open requests and `withObjectGraph` scopes; 0 between resolutions.
-    var depth = 0
+    private(set) var depth = 0
     /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
     /// each is held by the call that pushed it until that call pops it.
-    var stack = FrameStack()
+    private(set) var stack = FrameStack()
     /// Stack index of the innermost running `initCompleted` action, or -1.
-    var completionFrame = -1
+    private(set) var completionFrame = -1
     /// The thread whose requests are in flight: set by the first request or graph scope to open
-    /// (``depth`` 0), compared by every call the path finds nested in them
-    /// (``SharedState/claimRequests(resolving:)``, ``SharedState/checkNestedCall(resolving:)``). Meaningless at depth 0.
-    var requestThread: UInt = 0
+    /// (``depth`` 0), compared by every call the path finds nested in them. Meaningless at depth 0.
+    private(set) var requestThread: UInt = 0
     /// The frame count at which a resolution is a request of its own.
-    var requestBase = 0
-    /// Entries holding an instance for the current graph, with their cells.
-    var graphEntries: [GraphMember] = []
+    private(set) var requestBase = 0
+    /// The graph in flight, its members, and the escaped graphs remembered.
+    private(set) var graph = GraphState()
     /// Entries that kept a new instance beyond the graph (undone if their request fails).
-    var keptEntries: [KeptMember] = []
-    /// How many of ``keptEntries`` and ``graphEntries`` no failure takes back: a wrapper (`Lazy`,
-    /// `@Injected`) kept a value while they were in flight, and that value may be one of them or
-    /// hold them. Taking them back would leave the wrapper with an instance its scope no longer
-    /// has (a second singleton, a second instance in one graph). A rollback starts at or above
-    /// these; what the requests make afterwards is taken back as usual.
-    var fixedKept = 0
-    var fixedGraph = 0
+    private(set) var keptEntries: [KeptMember] = []
+    /// How many of ``keptEntries`` no failure takes back (and ``GraphState/fixed`` of the graph's
+    /// members): see ``fixWhatRequestsMade()``. A rollback starts at or above these.
+    private(set) var fixedKept = 0
     /// Why the current request failed, once it has.
-    var failure: ResolutionError? {
+    private(set) var failure: ResolutionError? {
         didSet {
             hasFailed = failure != nil
             failureEndsRequest = failure?.reason.failsTheWholeRequest ?? false
@@ -67,49 +69,39 @@ struct ResolutionState {
     }
     /// `failure != nil`, as one byte: the path asks it on every construction, and reading the
     /// optional error would copy (and, in a debug build, give stack space to) the whole struct.
-    var hasFailed = false
+    private(set) var hasFailed = false
     /// Whether ``failure`` is the whole request's (a cycle, the depth limit), which no factory can
     /// handle: it is not confined to the construction that met it, not set aside for a wrapper
     /// read in a factory, and a request nested in a running factory hands it on to the request
     /// around it, so the outermost request fails and keeps nothing. Every factory still running
     /// gets `nil` at once for what it asks.
-    var failureEndsRequest = false
+    private(set) var failureEndsRequest = false
     /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
     /// resolved inside a failing factory).
-    var suspendedFailures: [ResolutionError] = []
+    private var suspendedFailures: [ResolutionError] = []
     /// The latest failure recorded (a request that failed, or a resolution that returned `nil`
     /// for a reason other than a missing registration), and a count of them: `require` compares
     /// the count before and after its resolution to know whether the failure is its own.
-    var lastError: ResolutionError?
-    var errorCount = 0
-    /// The current graph's identifier, made only when someone asks for it.
-    var graph: GraphIdentifier?
-    /// Whether the current graph's identifier was handed out, so the graph may be resolved again.
-    var graphEscaped = false
-    /// What an earlier resolution of the current graph left alive, when it is resolved again.
-    var recalled: GraphRecord?
-    /// Escaped graphs whose instances may still be alive, with weak references to them.
-    var records: [GraphIdentifier: GraphRecord] = [:]
-    var sweepThreshold = 64
+    private(set) var lastError: ResolutionError?
+    private(set) var errorCount = 0
     /// Buffers kept between resolutions so a graph's end allocates nothing.
-    var spareEntries: [AnyServiceEntry] = []
-    var spareValues: [Any] = []
-    var spareMembers: [GraphMember] = []
+    private var spareEntries: [AnyServiceEntry] = []
+    private var spareValues: [Any] = []
     /// Whether a request's end must take the general path: set when `laterReleases` or
     /// `handedFailures` (two lists the hierarchy keeps with their dynamic checks) may be
-    /// non-empty, and when a failure is recorded inside a request (`lastError`, which the
+    /// non-empty, and when a failure is recorded inside a request (``lastError``, which the
     /// request's end must forget once no call is left to read it). For the end of every request
-    /// to test without a dynamic access check. Only a hint: a stale
-    /// `true` sends a request down the general path, which reads the lists themselves.
-    var mayHaveLaterReleases = false
+    /// to test without a dynamic access check. Only a hint: a stale `true` sends a request down
+    /// the general path, which reads the lists themselves.
+    private(set) var mayHaveLaterReleases = false
     /// The frame count of the innermost call that hands its failure to its caller instead of
     /// logging it (`require` throws it, a `Lazy` or `Provider` stops with it, `validate()`
     /// reports it), or -1. A failure met by a call at another level, such as a factory's own
     /// `resolve` returning `nil`, is logged.
-    var quietLevel = -1
+    private(set) var quietLevel = -1
     /// Set while instances are being moved out of cells, when no user code may run (written in
     /// every build, asserted on in debug builds).
-    var isMovingOut = false
+    private(set) var isMovingOut = false
 
     /// Frees the frame stack's buffer; only from the hierarchy's `deinit`.
     func deallocate() {
@@ -117,7 +109,7 @@ struct ResolutionState {
     }
 
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
-    var rememberedGraphCount: Int { records.count }
+    var rememberedGraphCount: Int { graph.records.count }
 
     /// The entry whose factory or `initCompleted` runs innermost, if any.
     var innermostEntry: AnyServiceEntry? {
@@ -127,42 +119,116 @@ struct ResolutionState {
     // MARK: Graphs
 
     var currentGraph: GraphIdentifier {
-        mutating get {
-            if let graph { return graph }
-            let made = GraphIdentifier()
-            graph = made
-            return made
-        }
+        mutating get { graph.current }
     }
 
     /// The identifier of the graph in flight, handed out to user code (a `Lazy`, a factory
     /// resolving `GraphIdentifier`), so its instances are remembered when it ends; `nil` between
     /// resolutions.
     var escapedGraph: GraphIdentifier? {
-        mutating get {
-            guard depth > 0 else { return nil }
-            graphEscaped = true
-            return currentGraph
-        }
+        mutating get { depth > 0 ? graph.escape() : nil }
     }
 
-    /// Leaves the graph in flight with no identifier, no record recalled, and not escaped.
+    /// A construction holds an instance for the graph in flight.
     @inline(__always)
-    mutating func forgetGraph() {
-        graph = nil
-        graphEscaped = false
-        recalled = nil
+    mutating func holdGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
+        graph.hold(entry, cell: cell)
     }
 
-    mutating func keep(_ record: GraphRecord, for identifier: GraphIdentifier) {
-        if records[identifier] == nil && records.count >= sweepThreshold {
-            records = records.filter { $0.value.hasLiveInstances }
-            sweepThreshold = max(64, records.count * 2)
+    /// A construction kept a new instance beyond the graph.
+    @inline(__always)
+    mutating func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
+        keptEntries.append(KeptMember(entry: entry, generation: generation))
+    }
+
+    /// A wrapper (`Lazy`, `@Injected`) kept a value while requests are in flight: what they made
+    /// so far is final. The value may be one of those instances or hold them, and taking them
+    /// back would leave the wrapper with an instance its scope no longer has (a second
+    /// singleton, a second instance in one graph); what the requests make afterwards is taken
+    /// back as usual.
+    mutating func fixWhatRequestsMade() {
+        guard depth > 0 else { return }
+        fixedKept = keptEntries.count
+        graph.fixMembers()
+    }
+
+    /// A `withObjectGraph` scope opens in `identifier`'s graph: each resolution its body starts is
+    /// a request of its own. Returns what ``leaveGraphScope(_:into:)`` restores; `setsAside` is
+    /// `nil` when `identifier`'s graph is the one in flight already (the scope resolves in it).
+    mutating func enterGraphScope(_ identifier: GraphIdentifier) -> GraphScope {
+        defer { requestBase = stack.count }
+        guard depth == 0 || graph.identifier != identifier else {
+            return GraphScope(requestBase: requestBase, setsAside: nil)
         }
-        records[identifier] = record
+        assert(!isMovingOut, "ResolutionState: graph set aside while moving instances out")
+        depth += 1
+        return GraphScope(requestBase: requestBase, setsAside: graph.enter(identifier))
+    }
+
+    /// The `withObjectGraph` scope `scope` opened ends: its graph ends into `teardown`, the graph
+    /// set aside resumes (its instances are the caller's to put back), and when no request is
+    /// left, what they kept is final.
+    mutating func leaveGraphScope(_ scope: GraphScope, into teardown: inout Teardown) {
+        leaveGraphScope(scope)
+        guard let outer = scope.setsAside else { return }
+        depth -= 1
+        endGraph(into: &teardown)
+        graph.resume(outer)
+        if depth == 0 { takeKeptEntries(from: 0, into: &teardown) }
+    }
+
+    /// A scope in the graph in flight already ends (it set no graph aside).
+    mutating func leaveGraphScope(_ scope: GraphScope) {
+        requestBase = scope.requestBase
+    }
+
+    struct GraphScope {
+        let requestBase: Int
+        let setsAside: GraphState.SetAside?
+    }
+
+    /// Ends the graph in flight into `teardown` (see ``GraphState/end(into:)``).
+    mutating func endGraph(into teardown: inout Teardown) {
+        assert(!isMovingOut, "ResolutionState: teardown re-entered while moving instances out")
+        isMovingOut = true
+        graph.end(into: &teardown.members)
+        isMovingOut = false
     }
 
     // MARK: Frames
+
+    /// A factory or `initCompleted` action of `entry` is entered; returns its frame.
+    @inline(__always)
+    mutating func enterFrame(_ entry: AnyServiceEntry) -> Int {
+        stack.push(Unmanaged.passUnretained(entry))
+        return stack.count - 1
+    }
+
+    /// The factory or `initCompleted` action of `entry` that entered last is left.
+    @inline(__always)
+    mutating func leaveFrame(_ entry: AnyServiceEntry) {
+        #if DEBUG
+            if stack.count == 0
+                || stack[stack.count - 1].toOpaque() != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
+            {
+                stopIfAnotherThreadResolves("\(SharedState.label(entry)) was resolved")
+                assertionFailure("ResolutionState: frame popped by an entry that did not push it")
+            }
+        #endif
+        stack.pop()
+    }
+
+    /// The frame `frame` runs `initCompleted` actions; returns the frame that did before.
+    @inline(__always)
+    mutating func enterCompletion(at frame: Int) -> Int {
+        defer { completionFrame = frame }
+        return completionFrame
+    }
+
+    @inline(__always)
+    mutating func leaveCompletion(_ outer: Int) {
+        completionFrame = outer
+    }
 
     /// `A -> B -> A`, from the innermost frame of `entry` (its `factoryFrame`) to the innermost
     /// frame of all.
@@ -206,6 +272,17 @@ struct ResolutionState {
 
     // MARK: The thread of the requests in flight
 
+    /// Claims the requests in flight for `thread`, before one opens: the first (at ``depth`` 0)
+    /// records the thread. Returns `false` when another thread's requests are in flight.
+    @inline(__always)
+    mutating func claimRequests(for thread: UInt) -> Bool {
+        if depth == 0 {
+            requestThread = thread
+            return true
+        }
+        return requestThread == thread
+    }
+
     /// In a check that found the path's state inconsistent: stops with the message for a plain
     /// container used from two threads at once when another thread's requests are in flight
     /// (the likely cause), rather than with the internal check's message.
@@ -231,10 +308,88 @@ struct ResolutionState {
         let graph: Int
     }
 
+    /// A request starts, with the failure of a request around it set aside (``setFailureAside()``)
+    /// or not: a whole request's failure is not, and the new request starts failed, handing that
+    /// failure back when it ends.
+    @inline(__always)
+    mutating func startRequest(suspendingFailure suspends: Bool) -> Request {
+        depth += 1
+        return Request(keptMark: keptEntries.count, graphMark: graph.members.count, suspendsFailure: suspends)
+    }
+
+    /// A request the application started ends having made nothing to keep or drop, and with no
+    /// failure or later release: the top-level request that needs no nesting bookkeeping (the
+    /// caller checks ``SharedState/endsAsPlainRequest``).
+    @inline(__always)
+    mutating func endPlainRequest() {
+        depth = 0
+        graph.forget()
+    }
+
+    /// A request that succeeded and set no failure aside ends: what it kept is final (no
+    /// enclosing request rolls it back: a `Lazy` resolved inside a factory that later fails keeps
+    /// its instance), and the graph ends with the last request. Its failure stays as it found it,
+    /// `nil`: most requests, which then copy no optional error.
+    @inline(__always)
+    mutating func endSucceededRequest(_ request: Request, into teardown: inout Teardown) {
+        depth -= 1
+        takeKeptEntries(from: request.keptMark, into: &teardown)
+        if depth == 0 { endGraph(into: &teardown) }
+    }
+
+    /// What the end of a failed request (or of one that set a failure aside) leaves its caller to do.
+    struct RequestEnd {
+        let succeeded: Bool
+        /// The failure that ended the request, for the caller to record again after the teardown
+        /// (its `deinit`s may record failures of their own).
+        let failure: ResolutionError?
+        /// What the transition took out of the state, for the caller to release.
+        let released: ResolutionError?
+    }
+
+    /// A request that failed, or set a failure aside, ends (its failure reported by the caller
+    /// already). One that failed takes back what it made, in every scope, and its failure ends
+    /// with it, unless it is the whole request's and the request is nested in a running factory:
+    /// then the request around it fails too, up to the one the application started. A failure set
+    /// aside when it started comes back (or, handing on a whole request's failure, is dropped).
+    mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
+        let end: RequestEnd
+        if hasFailed && failureEndsRequest && stack.count > 0 {
+            end = RequestEnd(
+                succeeded: false, failure: failure,
+                released: request.suspendsFailure ? suspendedFailures.removeLast() : nil)
+        } else {
+            end = RequestEnd(succeeded: !hasFailed, failure: failure, released: failure)
+            failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil
+        }
+        if end.succeeded {
+            endSucceededRequest(request, into: &teardown)
+        } else {
+            depth -= 1
+            rollBack(request, into: &teardown)
+            if depth == 0 { endGraph(into: &teardown) }
+        }
+        return end
+    }
+
     // MARK: Failures
 
-    /// Sets aside the failure of the request in flight, if it has failed; see
-    /// ``SharedState/setFailureAside()``.
+    /// The resolution in flight fails with `error`, unless it has failed already. Replaces `nil`:
+    /// releases nothing.
+    mutating func fail(_ error: ResolutionError) -> Bool {
+        guard !hasFailed else { return false }
+        failure = error
+        return true
+    }
+
+    /// The failure of the request in flight is logged (a flag changed in place: releases nothing).
+    mutating func markFailureLogged() {
+        failure?.isLogged = true
+    }
+
+    /// Sets aside the failure of the request in flight, if it has failed and a factory may handle
+    /// it (not the whole request's), for a request of its own or a resolution that is not refused
+    /// for it; pair with ``takeBackFailure()``.
     mutating func setFailureAside() -> Bool {
         guard hasFailed, !failureEndsRequest, let failure else { return false }
         suspendedFailures.append(failure)
@@ -242,15 +397,73 @@ struct ResolutionState {
         return true
     }
 
+    /// Gives back the failure ``setFailureAside()`` set aside; returns the one it replaces, for
+    /// the caller to release.
+    mutating func takeBackFailure() -> ResolutionError? {
+        defer { failure = suspendedFailures.removeLast() }
+        return failure
+    }
+
+    /// A construction nested in a running factory failed with a failure a factory may handle: what
+    /// it made since `marks` is taken back into `teardown`, in every scope, and the request in
+    /// flight goes on unfailed. Returns the failure, for the caller to record again after the
+    /// teardown and release; `nil` if there is none to confine (a whole request's failure never is).
+    mutating func confineFailure(from marks: Marks, into teardown: inout Teardown) -> ResolutionError? {
+        guard !failureEndsRequest, failure != nil else { return nil }
+        if marks.kept < keptEntries.count || marks.graph < graph.members.count {
+            rollBack(Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false), into: &teardown)
+        }
+        defer { failure = nil }
+        return failure
+    }
+
     /// Records `error` as the latest failure and returns the one it replaces, for the caller to
-    /// release once every field is consistent.
+    /// release once every field is consistent. Inside a request, its end must forget the record
+    /// once no call is left to read it.
     @inline(__always)
-    mutating func replaceLastError(with error: ResolutionError) -> ResolutionError? {
+    mutating func record(_ error: ResolutionError) -> ResolutionError? {
         defer {
             lastError = error
             errorCount &+= 1
+            if depth > 0 { mayHaveLaterReleases = true }
         }
         return lastError
+    }
+
+    /// Whether ``lastError`` may be forgotten: the outermost resolution has ended and no call that
+    /// hands its failure to its caller (`require`, a `Lazy`, `validate()`) is open, or one is but
+    /// will not read it (`aCallMayRead` false).
+    @inline(__always)
+    func mayForgetLastError(aCallMayRead: Bool) -> Bool {
+        depth == 0 && (quietLevel == -1 || !aCallMayRead) && lastError != nil
+    }
+
+    /// Forgets ``lastError``; returns it, for the caller to release.
+    mutating func forgetLastError() -> ResolutionError? {
+        defer { lastError = nil }
+        return lastError
+    }
+
+    /// The hierarchy put something on a list it keeps (`laterReleases`, `handedFailures`): the
+    /// request's end must take the general path.
+    mutating func expectGeneralEnd() {
+        mayHaveLaterReleases = true
+    }
+
+    /// A teardown finished: the hint is recomputed from the lists themselves.
+    mutating func settleGeneralEnd(listsMayHoldValues: Bool) {
+        mayHaveLaterReleases = listsMayHoldValues || lastError != nil && depth > 0
+    }
+
+    /// A call that hands its failure to its caller starts at the current frame count; returns the
+    /// level of the one around it, for ``endQuietCall(_:)``.
+    mutating func beginQuietCall() -> Int {
+        defer { quietLevel = stack.count }
+        return quietLevel
+    }
+
+    mutating func endQuietCall(_ outer: Int) {
+        quietLevel = outer
     }
 
     // MARK: Teardown
@@ -278,41 +491,38 @@ struct ResolutionState {
     /// Moves `keptEntries[start...]` into the teardown, which releases them later: removing them
     /// in place could release an entry's last reference, and its `deinit` (user code, through the
     /// instances it releases) could then change the list while it is being changed.
-    mutating func takeKeptEntries(from start: Int, into teardown: inout Teardown) {
+    @inline(__always)
+    private mutating func takeKeptEntries(from start: Int, into teardown: inout Teardown) {
         guard start < keptEntries.count else { return }
         for kept in keptEntries[start...] { teardown.entries.append(kept.entry) }
         keptEntries.removeSubrange(start...)  // releases nothing: the teardown holds each entry
         fixedKept = min(fixedKept, start)
     }
 
-    /// A wrapper kept a value while requests are in flight: what they made so far is final.
-    mutating func fixWhatRequestsMade() {
-        fixedKept = keptEntries.count
-        fixedGraph = graphEntries.count
-    }
-
-    /// Marks the values of `graphEntries[start...]` finished (a flag in each cell: no call, no
-    /// user code) and moves those members into the teardown, which releases the values.
-    mutating func finishGraphEntries(from start: Int, into teardown: inout Teardown) {
-        guard start < graphEntries.count else { return }
-        fixedGraph = min(fixedGraph, start)
-        graphEntries.withUnsafeBufferPointer { members in
-            for index in start..<members.count { InstanceCell.finishGraph(at: members[index].cell.base) }
+    /// Undoes what `request` made, above what no failure takes back: its graph instances (a custom
+    /// scope's member stays listed: its storage is told the graph ended once, at its end) and the
+    /// instances it kept in other scopes, moved out into `teardown`.
+    private mutating func rollBack(_ request: Request, into teardown: inout Teardown) {
+        assert(!isMovingOut, "ResolutionState: teardown re-entered while moving instances out")
+        isMovingOut = true
+        let rolledBackGraph = graph.identifier
+        graph.finishMembers(from: max(request.graphMark, graph.fixed), into: &teardown.members)
+        for member in teardown.members where member.cell.entryHasStorage { graph.relist(member) }
+        teardown.members.removeAll { $0.cell.entryHasStorage }
+        for kept in keptEntries[max(request.keptMark, fixedKept)...] {
+            if let storage = kept.entry.moveKeptInstance(into: &teardown.values, generation: kept.generation) {
+                teardown.storages.append((storage, rolledBackGraph))
+            }
         }
-        if start == 0 && teardown.members.isEmpty {
-            swap(&teardown.members, &graphEntries)
-            if graphEntries.capacity == 0 { swap(&graphEntries, &spareMembers) }
-        } else {
-            teardown.members.append(contentsOf: graphEntries[start...])
-            graphEntries.removeSubrange(start...)  // releases nothing: the teardown holds each entry
-        }
+        takeKeptEntries(from: request.keptMark, into: &teardown)
+        isMovingOut = false
     }
 
     /// Keeps the emptied buffers of a teardown that has released everything, for the next one.
     mutating func keepBuffers(of teardown: inout Teardown) {
         if spareValues.capacity == 0 { swap(&spareValues, &teardown.values) }
         if spareEntries.capacity == 0 { swap(&spareEntries, &teardown.entries) }
-        if spareMembers.capacity == 0 { swap(&spareMembers, &teardown.members) }
+        graph.keepBuffer(&teardown.members)
     }
 }
 
@@ -320,11 +530,4 @@ struct ResolutionState {
 struct KeptMember {
     let entry: AnyServiceEntry
     let generation: Int
-}
-
-/// An entry on the current graph's list, with its cell, so ending the graph can mark every value
-/// finished without a call into the entry.
-struct GraphMember {
-    let entry: AnyServiceEntry
-    let cell: InstanceCell
 }

@@ -13,31 +13,19 @@ extension SharedState {
             }
         #endif
         assertUserCodeMayRun("a factory or initCompleted action")
-        resolution.stack.push(Unmanaged.passUnretained(entry))
-        return resolution.stack.count - 1
+        return resolution.enterFrame(entry)
     }
 
     @inline(__always)
     func popFactory(_ entry: AnyServiceEntry) {
-        #if DEBUG
-            if resolution.stack.count == 0
-                || resolution.stack[resolution.stack.count - 1].toOpaque()
-                    != Unmanaged.passUnretained(entry as AnyObject).toOpaque()
-            {
-                resolution.stopIfAnotherThreadResolves("\(Self.label(entry)) was resolved")
-                assertionFailure("SharedState: frame popped by an entry that did not push it")
-            }
-        #endif
-        resolution.stack.pop()
+        resolution.leaveFrame(entry)
     }
 
     @inline(__always)
     func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
-        let outer = resolution.completionFrame
-        let frame = pushFactory(entry)
-        resolution.completionFrame = frame
+        let outer = resolution.enterCompletion(at: pushFactory(entry))
         body()
-        resolution.completionFrame = outer
+        resolution.leaveCompletion(outer)
         popFactory(entry)
     }
 
@@ -70,7 +58,7 @@ extension SharedState {
 
     /// Where a construction nested in a factory starts: what it makes from there on is its own.
     var marks: ResolutionState.Marks {
-        ResolutionState.Marks(kept: resolution.keptEntries.count, graph: resolution.graphEntries.count)
+        ResolutionState.Marks(kept: resolution.keptEntries.count, graph: resolution.graph.members.count)
     }
 
     static func label(_ entry: AnyServiceEntry) -> String {
@@ -87,10 +75,7 @@ extension SharedState {
     /// overlap is seen: two calls that enter at the same instant both find depth 0.
     @inline(__always)
     func claimRequests(resolving label: @autoclosure () -> String) {
-        let thread = Platform.currentThread()
-        if resolution.depth == 0 {
-            resolution.requestThread = thread
-        } else if _slowPath(resolution.requestThread != thread) {
+        if _slowPath(!resolution.claimRequests(for: Platform.currentThread())) {
             Self.stopResolvingOnTwoThreads(label())
         }
     }
@@ -119,36 +104,24 @@ extension SharedState {
     func beginRequest(resolving label: @autoclosure () -> String) -> ResolutionState.Request {
         claimRequests(resolving: label())
         assertUserCodeMayRun("a resolution")
-        let suspends = resolution.hasFailed && suspendFailureOfEnclosingRequest()
-        resolution.depth += 1
-        return ResolutionState.Request(
-            keptMark: resolution.keptEntries.count, graphMark: resolution.graphEntries.count,
-            suspendsFailure: suspends)
+        return resolution.startRequest(suspendingFailure: resolution.hasFailed && setFailureAside())
     }
 
-    /// Sets aside the failure of the request that encloses one opening now, unless it is the
-    /// whole request's (a cycle, the depth limit): then the new request starts failed, and hands
-    /// that failure back when it ends. Not inlined: the store through `failure`'s observer,
-    /// inlined on the path of every request, makes the optimizer keep the state's address in a
-    /// register across the factory's call (spilled and reloaded).
-    /// - Returns: Whether a failure was set aside.
-    @inline(never)
-    func suspendFailureOfEnclosingRequest() -> Bool {
-        resolution.setFailureAside()
+    /// Whether the request ending now is the application's, succeeded, and made nothing to keep
+    /// or drop, with nothing for the general end to do: it ends through
+    /// ``ResolutionState/endPlainRequest()``.
+    @inline(__always)
+    func endsAsPlainRequest(_ request: ResolutionState.Request) -> Bool {
+        resolution.depth == 1 && !resolution.hasFailed && !request.suspendsFailure
+            && resolution.graph.members.isEmpty && resolution.keptEntries.isEmpty && !resolution.mayHaveLaterReleases
     }
 
     /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
     /// - Returns: Whether the request succeeded.
     @inline(__always)
     func endRequest(_ request: ResolutionState.Request) -> Bool {
-        // The common case, inlined: an outermost request that succeeded and made nothing to drop.
-        if resolution.depth == 1 && !resolution.hasFailed && !request.suspendsFailure
-            && resolution.graphEntries.isEmpty && resolution.keptEntries.isEmpty && !resolution.mayHaveLaterReleases
-        {
-            resolution.depth = 0
-            resolution.graph = nil
-            resolution.graphEscaped = false
-            resolution.recalled = nil
+        if endsAsPlainRequest(request) {
+            resolution.endPlainRequest()
             return true
         }
         return endRequestInGeneral(request)
@@ -156,41 +129,32 @@ extension SharedState {
 
     func endRequestInGeneral(_ request: ResolutionState.Request) -> Bool {
         if resolution.mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
-        let succeeded = !resolution.hasFailed
-        if !succeeded { reportFailureOfEndingRequest() }
-        // A request that succeeded and set no failure aside leaves `failure` as it found it,
-        // `nil`: most requests, which then copy no optional error. A failure of the whole request
-        // (a cycle, the depth limit) met in a request nested in a running factory stays: the
-        // request around it fails too, up to the one the application started.
-        let handsFailureOn = !succeeded && resolution.failureEndsRequest && frameCount > 0
-        let changesFailure = (!succeeded && !handsFailureOn) || request.suspendsFailure
-        let ended =
-            changesFailure
-            ? uncheckedSection { () -> ResolutionError? in
-                if handsFailureOn { return resolution.suspendedFailures.removeLast() }
-                defer {
-                    resolution.failure = request.suspendsFailure ? resolution.suspendedFailures.removeLast() : nil
-                }
-                return resolution.failure
-            } : nil
-        resolution.depth -= 1
+        if resolution.hasFailed || request.suspendsFailure { return endRequestChangingFailure(request) }
+        if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
         var teardown = resolution.startTeardown()
-        if succeeded {
-            // What a request that succeeded kept is final: no enclosing request rolls it back (a
-            // `Lazy` resolved inside a factory that later fails keeps its instance, and so does
-            // the container). A validation's requests keep nothing: it drops them at its end.
-            if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
-            resolution.takeKeptEntries(from: request.keptMark, into: &teardown)
-        } else {
-            rollBack(request, into: &teardown)
+        uncheckedSection { resolution.endSucceededRequest(request, into: &teardown) }
+        finish(&teardown)
+        forgetLastErrorUnlessRead(aCallMayRead: false)
+        return true
+    }
+
+    /// Ends a request that failed, or set a failure aside. Out of line: the path of a request that
+    /// succeeds carries none of it.
+    @inline(never)
+    func endRequestChangingFailure(_ request: ResolutionState.Request) -> Bool {
+        if resolution.hasFailed {
+            reportFailureOfEndingRequest()
+        } else if _slowPath(diagnostics.isValidating) {
+            noteKeptForValidation(from: request.keptMark)  // a validation's requests keep nothing
         }
-        if resolution.depth == 0 { detachGraph(into: &teardown) }
+        var teardown = resolution.startTeardown()
+        let end = uncheckedSection { resolution.endRequestChangingFailure(request, into: &teardown) }
         let errors = resolution.errorCount
         finish(&teardown)
-        if !succeeded { recordAgainAfterTeardown(handsFailureOn ? resolution.failure : ended, since: errors) }
-        if changesFailure { Self.release(ended) }
-        forgetLastErrorUnlessRead(aCallMayRead: !succeeded)
-        return succeeded
+        if !end.succeeded { recordAgainAfterTeardown(end.failure, since: errors) }
+        Self.release(end.released)
+        forgetLastErrorUnlessRead(aCallMayRead: !end.succeeded)
+        return end.succeeded
     }
 
     /// The request ending has failed: its failure is logged (unless a call logged it, or hands it
@@ -224,16 +188,14 @@ extension SharedState {
     /// what owns this hierarchy (a factory's error holding its resolver, or a `Lazy`): kept past
     /// its call, it would keep the hierarchy alive for good. The calls that read it release it
     /// once read (``failure(since:)``).
+    @inline(__always)
     func forgetLastErrorUnlessRead(aCallMayRead: Bool = true) {
-        guard
-            resolution.depth == 0 && (resolution.quietLevel == -1 || !aCallMayRead) && !diagnostics.isValidating
-                && resolution.lastError != nil
-        else { return }
-        let forgotten = uncheckedSection { () -> ResolutionError? in
-            defer { resolution.lastError = nil }
-            return resolution.lastError
-        }
-        Self.release(forgotten)
+        if resolution.mayForgetLastError(aCallMayRead: aCallMayRead) && !diagnostics.isValidating { forgetLastError() }
+    }
+
+    @inline(never)
+    private func forgetLastError() {
+        Self.release(uncheckedSection { resolution.forgetLastError() })
     }
 
     // MARK: Nested failures
@@ -255,24 +217,13 @@ extension SharedState {
             // it, it is logged when the request ends; if it throws it on, that failure is logged
             // where it ends.
             handedFailures.append((failure, frameCount))
-            resolution.mayHaveLaterReleases = true  // sends the request's end down the general path
+            resolution.expectGeneralEnd()
         }
         var teardown = resolution.startTeardown()
-        if marks.kept < resolution.keptEntries.count || marks.graph < resolution.graphEntries.count {
-            rollBack(
-                ResolutionState.Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false),
-                into: &teardown)
-        }
-        let ended = uncheckedSection { () -> ResolutionError? in
-            defer { resolution.failure = nil }
-            return resolution.failure
-        }
+        let ended = uncheckedSection { resolution.confineFailure(from: marks, into: &teardown) }
         let errors = resolution.errorCount
         finish(&teardown)
         recordAgainAfterTeardown(ended, since: errors)
-        // `finish` recomputed the hint: the request's end must still take the general path,
-        // where the error recorded here is forgotten once no call is left to read it.
-        if resolution.lastError != nil { resolution.mayHaveLaterReleases = true }
         Self.release(ended)
     }
 
@@ -328,20 +279,19 @@ extension SharedState {
     /// is not refused for it: a `Provider` (or a `Lazy` made outside any graph) read in a factory
     /// after its request failed resolves its service as it would have before. What that
     /// resolution keeps stays part of the request, which drops it when it ends. Pass what this
-    /// returns to ``takeBackFailure(_:)``.
+    /// returns to ``takeBackFailure(_:)``. Not inlined: a call to a mutating method of the state
+    /// on the path of every request makes the optimizer keep the state's address in a register
+    /// across the factory's call (spilled and reloaded).
+    @inline(never)
     func setFailureAside() -> Bool {
-        resolution.setFailureAside()
+        resolution.hasFailed && resolution.setFailureAside()
     }
 
     /// Gives back the failure ``setFailureAside()`` set aside, if it did; a failure of the
     /// resolution between them is recorded already (``record(_:)``) and is dropped here.
     func takeBackFailure(_ wasSetAside: Bool) {
         guard wasSetAside else { return }
-        let ended = uncheckedSection { () -> ResolutionError? in
-            defer { resolution.failure = resolution.suspendedFailures.removeLast() }
-            return resolution.failure
-        }
-        Self.release(ended)
+        Self.release(uncheckedSection { resolution.takeBackFailure() })
     }
 
     /// What a caller that gives its result to user code (a `Lazy`, a `Provider`, `@Injected`,
@@ -367,9 +317,7 @@ extension SharedState {
     /// made; a construction nested in a running factory confines the failure to itself
     /// (``confineFailure(of:from:)``).
     func fail(_ error: ResolutionError) {
-        guard !resolution.hasFailed else { return }
-        uncheckedSection { resolution.failure = error }  // replaces `nil`: releases nothing
-        record(error)
+        if uncheckedSection({ resolution.fail(error) }) { record(error) }
     }
 
     /// Notes why a resolution returned `nil` without failing the request (a forwarded type whose
@@ -381,10 +329,9 @@ extension SharedState {
         // forwarded `.container` hit of the wrong type records with no request open), it is
         // released right after the store, through a call the optimizer cannot move the store past
         // (parked for a resolution that never comes, such errors would pile up).
-        let replaced = uncheckedSection { resolution.replaceLastError(with: error) }
-        // A record made inside a request is forgotten when it ends (the general path, which
-        // ``forgetLastErrorUnlessRead()`` runs in, is taken while this hint is set).
-        if resolution.depth > 0 { resolution.mayHaveLaterReleases = true }
+        // A record made inside a request is forgotten when it ends (the transition sends its end
+        // down the general path, where ``forgetLastErrorUnlessRead()`` runs).
+        let replaced = uncheckedSection { resolution.record(error) }
         guard let replaced else { return forgetLastErrorUnlessRead() }
         if resolution.depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
         forgetLastErrorUnlessRead()
@@ -400,16 +347,16 @@ extension SharedState {
     /// Keeps `value` until the outermost resolution ends, then releases it.
     func releaseLater(_ value: Any) {
         laterReleases.append(value)
-        resolution.mayHaveLaterReleases = true
+        resolution.expectGeneralEnd()
     }
 
     @inline(__always)
     func holdsGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
-        resolution.graphEntries.append(GraphMember(entry: entry, cell: cell))
+        resolution.holdGraphInstance(entry, cell: cell)
     }
 
     @inline(__always)
     func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
-        resolution.keptEntries.append(KeptMember(entry: entry, generation: generation))
+        resolution.keptNewInstance(entry, generation: generation)
     }
 }

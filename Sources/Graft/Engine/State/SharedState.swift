@@ -222,14 +222,12 @@ final class SharedState {
     /// its caller; pair with ``endCallHandingFailureToCaller(_:)``, passing what this returned.
     @usableFromInline
     func beginCallHandingFailureToCaller() -> Int {
-        let outer = resolution.quietLevel
-        resolution.quietLevel = resolution.stack.count
-        return outer
+        resolution.beginQuietCall()
     }
 
     @usableFromInline
     func endCallHandingFailureToCaller(_ outer: Int) {
-        resolution.quietLevel = outer
+        resolution.endQuietCall(outer)
     }
 
     /// Logs a resolution that returns `nil` without failing the request (nothing registered, a
@@ -246,7 +244,7 @@ final class SharedState {
         guard (level ?? frameCount) != resolution.quietLevel, let failure = resolution.failure,
             !failure.isLogged
         else { return }
-        uncheckedSection { resolution.failure?.isLogged = true }  // changes a flag in place: releases nothing
+        uncheckedSection { resolution.markFailureLogged() }
         log { failure.description }
     }
 

@@ -1,0 +1,146 @@
+// Graft — MIT License.
+
+/// The graph in flight, part of ``ResolutionState``: its identifier, its members, how many of them
+/// no failure takes back, and the escaped graphs remembered. Its fields change only through its
+/// transitions here; what a transition leaves to do (release values, tell storages) it puts in a
+/// ``ResolutionState/Teardown``.
+struct GraphState {
+    /// The graph's identifier, made only when someone asks for it.
+    private(set) var identifier: GraphIdentifier?
+    /// Whether the identifier was handed out, so the graph may be resolved again.
+    private(set) var escaped = false
+    /// What an earlier resolution of this graph left alive, when it is resolved again.
+    private(set) var recalled: GraphRecord?
+    /// Entries holding an instance for this graph, with their cells.
+    private(set) var members: [GraphMember] = []
+    /// How many of ``members`` no failure takes back (see ``ResolutionState/fixWhatRequestsMade()``).
+    private(set) var fixed = 0
+    /// Escaped graphs whose instances may still be alive, with weak references to them.
+    private(set) var records: [GraphIdentifier: GraphRecord] = [:]
+    private var sweepThreshold = 64
+    private var spareMembers: [GraphMember] = []
+
+    /// The identifier, made now if no one asked for it yet.
+    var current: GraphIdentifier {
+        mutating get {
+            if let identifier { return identifier }
+            let made = GraphIdentifier()
+            identifier = made
+            return made
+        }
+    }
+
+    /// The identifier, handed out to user code: the graph's instances are remembered when it ends.
+    mutating func escape() -> GraphIdentifier {
+        escaped = true
+        return current
+    }
+
+    /// Leaves no identifier, no record recalled, and not escaped (the members stay).
+    @inline(__always)
+    mutating func forget() {
+        identifier = nil
+        escaped = false
+        recalled = nil
+    }
+
+    @inline(__always)
+    mutating func hold(_ entry: AnyServiceEntry, cell: InstanceCell) {
+        members.append(GraphMember(entry: entry, cell: cell))
+    }
+
+    /// What the graph holds now no failure takes back.
+    mutating func fixMembers() { fixed = members.count }
+
+    /// Marks the values of `members[start...]` finished (a flag in each cell: no call, no user
+    /// code) and moves those members into `finished`, which releases the values.
+    mutating func finishMembers(from start: Int, into finished: inout [GraphMember]) {
+        guard start < members.count else { return }
+        fixed = min(fixed, start)
+        members.withUnsafeBufferPointer { members in
+            for index in start..<members.count { InstanceCell.finishGraph(at: members[index].cell.base) }
+        }
+        if start == 0 && finished.isEmpty {
+            swap(&finished, &members)
+            if members.capacity == 0 { swap(&members, &spareMembers) }
+        } else {
+            finished.append(contentsOf: members[start...])
+            members.removeSubrange(start...)  // releases nothing: `finished` holds each entry
+        }
+    }
+
+    /// A rollback keeps a custom scope's member listed: its storage is told that the graph ended
+    /// once, at its end (its cell holds no instance any more).
+    mutating func relist(_ member: GraphMember) {
+        member.cell.isListedInGraph = true
+        members.append(member)
+    }
+
+    /// Keeps the emptied buffer of a teardown, for the next one.
+    mutating func keepBuffer(_ buffer: inout [GraphMember]) {
+        if spareMembers.capacity == 0 { swap(&spareMembers, &buffer) }
+    }
+
+    /// Ends the graph: remembers its instances weakly if its identifier escaped (before anything
+    /// is released, so a `deinit` that resolves in it again finds them), marks them finished into
+    /// `finished`, and leaves no graph.
+    mutating func end(into finished: inout [GraphMember]) {
+        let record: GraphRecord? =
+            if escaped, let identifier { recalled ?? records[identifier] ?? GraphRecord() } else { nil }
+        let ended = identifier
+        forget()
+        if members.isEmpty { return }
+        if let record, let ended {
+            for member in members { member.entry.rememberGraphInstance(in: record) }
+            if record.hasLiveInstances { remember(record, for: ended) }
+        }
+        finishMembers(from: 0, into: &finished)
+    }
+
+    private mutating func remember(_ record: GraphRecord, for identifier: GraphIdentifier) {
+        if records[identifier] == nil && records.count >= sweepThreshold {
+            records = records.filter { $0.value.hasLiveInstances }
+            sweepThreshold = max(64, records.count * 2)
+        }
+        records[identifier] = record
+    }
+
+    /// The graph in flight, set aside while another is resolved (`withObjectGraph`).
+    struct SetAside {
+        fileprivate let identifier: GraphIdentifier?
+        fileprivate let escaped: Bool
+        fileprivate let recalled: GraphRecord?
+        let members: [GraphMember]
+        fileprivate let fixed: Int
+    }
+
+    /// Sets the graph in flight aside and enters `identifier`'s, with an empty list, escaped, and
+    /// what an earlier resolution of it left alive recalled.
+    mutating func enter(_ identifier: GraphIdentifier) -> SetAside {
+        var outer: [GraphMember] = []
+        swap(&outer, &members)
+        defer {
+            self.identifier = identifier
+            escaped = true
+            recalled = records[identifier]
+            fixed = 0
+        }
+        return SetAside(identifier: self.identifier, escaped: escaped, recalled: recalled, members: outer, fixed: fixed)
+    }
+
+    /// Resumes the graph set aside, once the one entered has ended.
+    mutating func resume(_ outer: SetAside) {
+        identifier = outer.identifier
+        escaped = outer.escaped
+        recalled = outer.recalled
+        members = outer.members
+        fixed = outer.fixed
+    }
+}
+
+/// An entry on the current graph's list, with its cell, so ending the graph can mark every value
+/// finished without a call into the entry.
+struct GraphMember {
+    let entry: AnyServiceEntry
+    let cell: InstanceCell
+}
