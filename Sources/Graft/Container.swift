@@ -149,8 +149,11 @@ public class Container {
         resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
     }
 
-    /// Walks a copy of each table: a `deinit` run by a reset may register or remove.
+    /// Walks a copy of each table: a `deinit` run by a reset may register or remove. A reset by a
+    /// factory that `validate()` runs drops nothing: the validation's instances live in its graph
+    /// and go at its end, and the instances kept before it must be there after it.
     private final func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
+        guard !hierarchy.diagnostics.isValidating else { return }
         var container: Container? = self
         while let current = container {
             for (key, entry) in current.services.registrations where matches(key, entry) {

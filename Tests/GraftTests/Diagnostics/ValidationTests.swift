@@ -410,4 +410,22 @@ private final class Calls { var count = 0 }
         #expect(seen.value?.sameSettings == true)
         #expect(seen.value?.registered == true)
     }
+
+    /// A factory that resets a scope while `validate()` runs it drops nothing: the singletons kept
+    /// before the validation, of that scope or a custom one, are the ones after it.
+    @Test(arguments: [false, true])
+    func aResetByAFactoryDuringValidationLeavesTheSingletonsKeptBefore(custom: Bool) {
+        final class Settings {}
+        final class Screen {}
+        let scope: ObjectScope = custom ? ObjectScope(storageFactory: PermanentStorage.init) : .container
+        let container = Container()
+        container.register(Settings.self) { _ in Settings() }.inObjectScope(scope)
+        container.register(Screen.self) { [unowned container] _ in
+            container.resetObjectScope(scope)
+            return Screen()
+        }
+        let settings = container.resolve(Settings.self)
+        #expect(container.validate().isValid)
+        #expect(container.resolve(Settings.self) === settings)
+    }
 }

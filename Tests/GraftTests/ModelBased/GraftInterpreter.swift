@@ -414,6 +414,16 @@ public final class ContainerInterpreter {
         case .countLive:
             return [.count(live.count)]
 
+        case .validate(let container):
+            #if INTERPRET_SWINJECT
+                _ = container
+                return [.invalid("validate() is Graft's")]
+            #else
+                guard let container = containers[container] else { return [.invalid("freed container")] }
+                _ = container.validate()
+                return []
+            #endif
+
         case .inspectRegistrations(let container):
             #if INTERPRET_SWINJECT
                 _ = container

@@ -291,6 +291,10 @@ public enum MStep: Hashable, Sendable {
     /// Observes `registrations` of a container: for every registration of every kind, its own
     /// scope, how many times it was resolved and how many instances its factory made.
     case inspectRegistrations(container: Int)
+    /// `validate()` of a container, its report discarded: it runs every factory it can, and must
+    /// leave the hierarchy as it found it (registrations, instances kept in every scope, counts),
+    /// whichever container the factories reach.
+    case validate(container: Int)
     /// `registerAsync(AsyncService.self, name:)` in a container: the synchronous `resolve` of a
     /// service not built yet fails.
     case registerAsync(container: Int, name: MName?)
@@ -405,6 +409,8 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
                 lines.append("countLiveInstances()")
             case .inspectRegistrations(let container):
                 lines.append("c\(container).registrations")
+            case .validate(let container):
+                lines.append("_ = c\(container).validate()")
             case .registerAsync(let container, let name):
                 lines.append(
                     "c\(container).registerAsync(AsyncService.self\(name.map { ", name: \($0.source)" } ?? "")) { _ in AsyncService() }"
@@ -931,6 +937,9 @@ public enum ProgramGenerator {
                 if features.contains(.liveCounts) { steps.append(.countLive) }
                 if features.contains(.graftAPI) && random.chance(40) {
                     steps.append(.inspectRegistrations(container: random.below(parents.count)))
+                }
+                if features.contains(.graftAPI) && random.chance(70) {
+                    steps.append(.validate(container: random.below(parents.count)))
                 }
             } else if features.contains(.graftAPI) {
                 // Empty unless main-actor registrations are generated.
@@ -1493,6 +1502,7 @@ extension MStep {
         case .registerAsync(let c, let name): return .registerAsync(container: map(c), name: name)
         case .dumpContainer(let c): return .dumpContainer(map(c))
         case .inspectRegistrations(let c): return .inspectRegistrations(container: map(c))
+        case .validate(let c): return .validate(container: map(c))
         case .addBehavior(let c, let scope): return .addBehavior(container: map(c), scope: scope)
         case .makeInjected(let bindings, let request):
             return .makeInjected(

@@ -390,6 +390,22 @@ public struct ReferenceModel {
             guard !slots.isEmpty else { throw Unmodelable("dump: no slot") }
             return []
 
+        case .validate(let container):
+            try requireHeld(container)
+            // User code with effects of its own outside the hierarchy (a `deinit` action, an
+            // `initCompleted` whose instance may hold itself, a behavior told of a registration a
+            // factory makes, the first access of an `@Injected` bound to another hierarchy, which
+            // keeps its value there) runs in the validation's resolutions as in any: not followed.
+            // What is left, a factory's own registrations and resets included, must leave the
+            // hierarchy as it was.
+            let effects = entries.contains { entry in
+                entry.alive
+                    && (entry.registration.onDeinit != .none || !entry.registration.completions.isEmpty
+                        || entry.registration.factoryAction == .readInjected)
+            }
+            if effects || !behaviors.isEmpty { throw Unmodelable("validate: user code with effects of its own") }
+            return []
+
         case .inspectRegistrations(let container):
             try requireHeld(container)
             if resolutionCountsUnknown {
