@@ -43,8 +43,7 @@ public struct Injected<Service> {
     /// access. (Inlinable: the component is made with the caller's metadata, not looked up at run time.)
     @inlinable
     public init(name: String?) {
-        let resolver = SynchronizedResolver.current
-        access = FirstAccess(in: resolver.hierarchy, capturing: resolver, name: name)
+        access = FirstAccess.madeFor(SynchronizedResolver.current, name: name)
     }
 
     /// The service: resolved on first access, then the same value.

@@ -20,8 +20,7 @@ public struct MainInjected<Service> {
 
     /// Captures ``SynchronizedResolver/current``; resolves the registration under `name` on first access.
     public init(name: String?) {
-        let resolver = SynchronizedResolver.current
-        access = FirstAccess(in: resolver.hierarchy, capturing: resolver, name: name)
+        access = FirstAccess.madeFor(SynchronizedResolver.current, name: name)
     }
 
     /// The service: resolved on first access (on the main actor), then the same value.
