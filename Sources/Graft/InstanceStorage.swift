@@ -23,9 +23,28 @@ extension InstanceStorage {
 
 /// Keeps an instance for as long as the storage lives: the storage of ``ObjectScope/container``.
 public final class PermanentStorage: InstanceStorage {
-    public var instance: Any?
+    private var held: Any?
+
+    /// The instance kept. Setting it releases the one it replaces after the store, so that
+    /// instance's `deinit` may resolve the same service again (and read this storage).
+    public var instance: Any? {
+        get { held }
+        set { withExtendedLifetime(exchange(&held, newValue)) {} }
+    }
+
     /// Makes an empty storage.
     public init() {}
+}
+
+/// Stores `value` in `field` and returns what it replaced, for the caller to release once the
+/// access to the field has ended: that release may run a `deinit` that reads the field again (a
+/// resolution of the same service), which inside the store would be an overlapping access and
+/// stop the program.
+@inline(__always)
+func exchange<Value>(_ field: inout Value, _ value: Value) -> Value {
+    var replaced = value
+    swap(&field, &replaced)
+    return replaced
 }
 
 /// Keeps nothing: the storage of ``ObjectScope/transient``.
@@ -44,7 +63,14 @@ public final class TransientStorage: InstanceStorage {
 /// enclosing graph its instance back, as Swinject's storage does.
 public final class GraphStorage: InstanceStorage {
     private var graph: GraphIdentifier?
-    public var instance: Any?
+    private var held: Any?
+    // Every store to `held` releases what it replaced after the store (see `exchange`).
+
+    /// The instance of the current graph.
+    public var instance: Any? {
+        get { held }
+        set { withExtendedLifetime(exchange(&held, newValue)) {} }
+    }
     /// The instances of the graphs enclosing `graph`, innermost last; empty unless graphs nest.
     private var enclosing: [(graph: GraphIdentifier, instance: Any)] = []
 
@@ -52,12 +78,9 @@ public final class GraphStorage: InstanceStorage {
     public init() {}
 
     public func graphResolutionCompleted() {
-        if let outer = enclosing.popLast() {
-            (graph, instance) = (outer.graph, outer.instance)
-        } else {
-            instance = nil
-            graph = nil
-        }
+        let outer = enclosing.popLast()
+        graph = outer?.graph
+        instance = outer?.instance
     }
 
     public func instance(inGraph graph: GraphIdentifier) -> Any? {
@@ -77,8 +100,8 @@ public final class GraphStorage: InstanceStorage {
             }
             if let held = self.instance { enclosing.append((current, held)) }
         }
+        self.graph = graph  // first: the release of what `instance` replaces may read both
         self.instance = instance
-        self.graph = graph
     }
 }
 

@@ -252,4 +252,44 @@ import Testing
         _ = container.resolve(Holder.self)
         #expect(storage.completions == 2)
     }
+
+    /// The built-in storages let an instance go after the store that replaces it: its `deinit` may
+    /// resolve the same service (and read the storage) again, when a failed request takes the
+    /// instance back, when `resetObjectScope` drops it, and when its graph ends.
+    @Test(arguments: ["rollback", "reset", "graph end"])
+    func aDeinitOfAnInstanceAStorageLetsGoMayResolveTheSameService(_ event: String) {
+        final class Session {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Screen {}
+        struct Refusal: Error {}
+        let container = Container()
+        let scope =
+            event == "graph end"
+            ? ObjectScope(storageFactory: GraphStorage.init) : ObjectScope(storageFactory: PermanentStorage.init)
+        let resolvedInDeinit = Counter()
+        var once = true
+        container.register(Session.self) { [unowned container] _ in
+            Session {
+                guard once else { return }
+                once = false
+                if container.resolve(Session.self) != nil { resolvedInDeinit.increment() }
+            }
+        }.inObjectScope(scope)
+        container.register(Screen.self) { r in
+            _ = r.resolve(Session.self)
+            if event == "rollback" { throw Refusal() }
+            return Screen()
+        }
+        switch event {
+        case "rollback": #expect(container.resolve(Screen.self) == nil)
+        case "reset":
+            _ = container.resolve(Session.self)
+            container.resetObjectScope(scope)
+        default: #expect(container.resolve(Screen.self) != nil)
+        }
+        #expect(resolvedInDeinit.value == 1)
+    }
 }

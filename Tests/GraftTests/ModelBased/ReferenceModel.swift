@@ -175,10 +175,6 @@ public struct ReferenceModel {
     var releasedMidStep = false
     /// The step ends more than one graph (`withObjectGraph` with several requests).
     var endsSeveralGraphs = false
-    /// A custom scope's storage let an instance go: `GraphStorage.graphResolutionCompleted()` and a
-    /// reset of a `PermanentStorage` release it inside the store to `instance`, so a `deinit` that
-    /// resolves the same entry there stops the process (an exclusivity violation). Not modelled.
-    var customStorageReleased = false
     /// The step registers: what the replaced registration releases dies inside `register`, before
     /// the new entry has its scope, `initCompleted` and forwards.
     var registersThisStep = false
@@ -228,7 +224,6 @@ public struct ReferenceModel {
                 model.releasedMidStep = false
                 model.endsSeveralGraphs = false
                 model.registersThisStep = false
-                model.customStorageReleased = false
                 model.firstAccessed = nil
                 model.readThisStep = nil
                 model.offMainThisStep = false
@@ -700,7 +695,6 @@ public struct ReferenceModel {
     /// Drops the instance a scope keeps (`resetObjectScope`).
     mutating func drop(_ entry: Int) {
         if let stored = entries[entry].stored {
-            if entries[entry].registration.scope == .customPermanent { customStorageReleased = true }
             release(.node(stored))
             entries[entry].stored = nil
         }
@@ -733,7 +727,6 @@ public struct ReferenceModel {
                         visible.append(index)
                         holds = holdingFields
                     }
-                    if registration.scope == .customGraph { customStorageReleased = true }
                 }
                 if holds {
                     heldThroughDeinit.append(index)
@@ -783,9 +776,6 @@ public struct ReferenceModel {
         if endsSeveralGraphs { throw Unmodelable("deinit: a withObjectGraph of several requests (timing)") }
         if registersThisStep { throw Unmodelable("deinit: run inside register, before the entry is set up") }
         if offMainThisStep { throw Unmodelable("deinit: run on another thread") }
-        if customStorageReleased {
-            throw Unmodelable("deinit: run while a custom scope's storage lets its instance go")
-        }
         let registration = entries[nodes[dead].madeBy].source ?? entries[nodes[dead].madeBy].registration
         var logged: [RawObservation] = []
         switch registration.onDeinit {
