@@ -292,4 +292,28 @@ import Testing
         }
         #expect(resolvedInDeinit.value == 1)
     }
+
+    /// A failed request takes back what a custom graph storage kept for its graph, also when its
+    /// factory resolved the same service in a graph of its own meanwhile (`withObjectGraph`): the
+    /// next resolution in that graph makes a new instance, as the `.graph` scope does.
+    @Test(arguments: [false, true])
+    func aFailedRequestTakesBackAGraphStoragesInstanceAfterANestedGraph(builtIn: Bool) {
+        final class Unit {}
+        final class Worker {}
+        struct Refusal: Error {}
+        let container = Container()
+        let scope = builtIn ? ObjectScope.graph : ObjectScope(storageFactory: GraphStorage.init)
+        let failed = Box<Unit?>(nil)
+        container.register(Unit.self) { _ in Unit() }.inObjectScope(scope)
+        container.register(Worker.self) { [unowned container] r in
+            failed.value = r.resolve(Unit.self)
+            _ = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Unit.self) }
+            throw Refusal()
+        }
+        container.withObjectGraph(GraphIdentifier()) { resolver in
+            #expect(resolver.resolve(Worker.self) == nil)
+            let next = resolver.resolve(Unit.self)
+            #expect(next != nil && next !== failed.value)
+        }
+    }
 }
