@@ -206,21 +206,6 @@ func dropEveryShape() async {
         let view = failing().synchronize()
         _ = view.resolve(Provider<Service>.self, name: "handled")?.instance
     }
-    // A singleton whose `@Injected` property is never read, and one whose property is read: each
-    // made through a view and through the plain container.
-    for read in [false, true] {
-        let root = makeRoot()
-        let child = makeFeature(parent: root)
-        child.register(Screen.self) { _ in Screen() }.inObjectScope(.container)
-        let view = child.synchronize()
-        withResolver(view) {
-            let screen = view.resolve(Screen.self)
-            if read { _ = screen?.service }
-        }
-        let plain = makeFeature(parent: root)
-        plain.register(Screen.self) { _ in Screen() }.inObjectScope(.container)
-        withResolver(plain.synchronize()) { _ = plain.resolve(Screen.self) }
-    }
     // Many of them, so a leak per hierarchy is a leak LeakSanitizer cannot miss.
     for _ in 0..<1_000 {
         let root = makeRoot()

@@ -43,7 +43,8 @@ public struct Injected<Service> {
     /// access. (Inlinable: the component is made with the caller's metadata, not looked up at run time.)
     @inlinable
     public init(name: String?) {
-        access = FirstAccess.madeFor(SynchronizedResolver.current, name: name)
+        let resolver = SynchronizedResolver.current
+        access = FirstAccess(in: resolver.hierarchy, capturing: resolver, name: name)
     }
 
     /// The service: resolved on first access, then the same value.

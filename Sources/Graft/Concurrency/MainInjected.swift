@@ -20,7 +20,8 @@ public struct MainInjected<Service> {
 
     /// Captures ``SynchronizedResolver/current``; resolves the registration under `name` on first access.
     public init(name: String?) {
-        access = FirstAccess.madeFor(SynchronizedResolver.current, name: name)
+        let resolver = SynchronizedResolver.current
+        access = FirstAccess(in: resolver.hierarchy, capturing: resolver, name: name)
     }
 
     /// The service: resolved on first access (on the main actor), then the same value.

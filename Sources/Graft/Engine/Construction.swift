@@ -139,7 +139,6 @@ extension ServiceEntry {
         switch scopeKind {
         case .container:
             if hasInstance { return instance }
-            return try constructKept(in: hierarchy, resolver: resolver, arguments: arguments)
         case .graph:
             if hasGraphInstance { return graphInstance }
             if let record = hierarchy.resolution.graph.recalled, recall(from: record, in: hierarchy) {
@@ -180,22 +179,6 @@ extension ServiceEntry {
         let construction = try beginConstruction(in: hierarchy, opensRequest: opensRequest)
         let made = callFactory(resolver: resolver, arguments: arguments)
         return try finish(made, construction, in: hierarchy, resolver: resolver)
-    }
-
-    /// `construct` for an instance the scope keeps, marked on this thread while its factory runs
-    /// (``Platform/makingInstanceKept(by:_:)``). Out of line: only a scope's first instance.
-    @inline(never)
-    func constructKept(
-        in hierarchy: SharedState,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?,
-        opensRequest: Bool? = nil
-    ) throws(ResolutionFailed) -> Service {
-        try Platform.makingInstanceKept(by: hierarchy) { () throws(ResolutionFailed) -> Service in
-            try construct(
-                in: hierarchy, resolver: resolver, arguments: arguments,
-                opensRequest: opensRequest ?? hierarchy.isAtRequestBase)
-        }
     }
 
     /// `construct` for a factory that may throw: the same halves.

@@ -16,8 +16,7 @@
 ///   stops the program with the policy's message. A value is kept only as
 ///   ``mayKeep(failuresBefore:in:isNone:)`` allows.
 /// - **The captured resolver goes once a value is kept**: a singleton holding an `@Injected` would
-///   otherwise keep its own container alive (container, entry, singleton, component, resolver); and
-///   a wrapper made for an instance its hierarchy keeps captures none (``init(in:linking:name:)``).
+///   otherwise keep its own container alive (container, entry, singleton, component, resolver).
 /// - **The unbound placeholder stops.** A wrapper made where no resolver was bound captured a
 ///   placeholder that can never resolve anything: its first access says how to bind one.
 ///
@@ -48,9 +47,6 @@ final class FirstAccess<Service> {
     #endif
     /// The registration name asked for.
     @usableFromInline let name: String?
-    /// How a wrapper made for an instance its hierarchy keeps reaches its container, in place of
-    /// a captured resolver; see ``init(in:linking:name:)``.
-    @usableFromInline let link: ContainerLink?
 
     /// Inlinable, so `@Injected` allocates the component with its module's cached metadata for
     /// `FirstAccess<Service>` (not a runtime lookup per object made).
@@ -59,54 +55,6 @@ final class FirstAccess<Service> {
         self.hierarchy = hierarchy
         self.resolver = resolver
         self.name = name
-        link = nil
-    }
-
-    /// The component of a wrapper made while a factory of its resolver's hierarchy makes an
-    /// instance that a scope keeps (a property of a singleton, or of what its factory makes): it
-    /// reaches the container through its link, as a `Lazy` does, and does not capture the
-    /// resolver, which, held until a first access that may never come, would keep its own
-    /// container alive (container, entry, singleton, component, resolver).
-    @usableFromInline
-    init(in hierarchy: SharedState, linking resolver: SynchronizedResolver, name: String?) {
-        self.hierarchy = hierarchy
-        self.resolver = nil
-        self.name = name
-        link = resolver.link
-    }
-
-    /// The component `@Injected` or `@MainInjected` makes for `resolver`: one that links its
-    /// container when this thread is making an instance a scope of its hierarchy keeps (a mark
-    /// the construction of such an instance sets, ``Platform/makingInstanceKept(by:_:)``: no lock
-    /// is taken and no other thread's state is read), else one that captures it. Asked before the
-    /// component is made, while the caller holds the resolver: asked by the component, the call
-    /// would retain the hierarchy and the resolver across it.
-    @inlinable @inline(__always)
-    static func madeFor(_ resolver: __owned SynchronizedResolver, name: String?) -> FirstAccess {
-        let hierarchy = resolver.hierarchy
-        if _slowPath(Platform.isMakingInstanceKept(by: hierarchy)) { return linking(resolver, name: name) }
-        return FirstAccess(in: hierarchy, capturing: resolver, name: name)
-    }
-
-    /// Out of line, so the code `@Injected` inlines in every object that holds one stays small.
-    @usableFromInline @inline(never)
-    static func linking(_ resolver: SynchronizedResolver, name: String?) -> FirstAccess {
-        FirstAccess(in: resolver.hierarchy, linking: resolver, name: name)
-    }
-
-    /// A view of the container linked in place of a captured resolver (see
-    /// ``init(in:linking:name:)``), or `nil` if there is no link (a `Lazy`, a `Provider`).
-    /// Stops if that container is gone: there is nothing left to resolve in.
-    @usableFromInline
-    func resolverThroughLink() -> SynchronizedResolver? {
-        guard let link, kept == nil else { return nil }
-        // Under the mutex: the link proves there that the container's `deinit` has not begun.
-        guard let container = hierarchy.locked({ link.container }) else {
-            stop(
-                "Graft: a property wrapper of \(Service.self) made by a factory was read after its container was "
-                    + "released; keep the container alive as long as the objects its factories make")
-        }
-        return SynchronizedResolver(container: container)
     }
 
     /// The value: the one kept, or a resolution now.
@@ -133,7 +81,7 @@ final class FirstAccess<Service> {
         defer { if locks { exitLocked() } }
         if let kept { return kept.value }  // kept by another thread meanwhile
         // Held here: a nested access that keeps a value lets the field go.
-        let resolver = self.resolver ?? resolverThroughLink()
+        let resolver = self.resolver
         do throws(ResolutionError) {
             let made = try policy.resolve(through: resolver, for: self)
             // User code run by that resolution (a factory, a `deinit` at its end) may have read this

@@ -99,7 +99,7 @@ extension ServiceEntry {
         }
         let result = Result { () throws(ResolutionFailed) -> Service in
             if let stored = storedInstance(in: hierarchy) { return stored }
-            return try constructKept(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
+            return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
         }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return try result.get()

@@ -67,33 +67,6 @@ enum Platform {
 
     private static let mainActorCallKey = ThreadKey()
 
-    /// Runs `body`, the construction of an instance that a scope of `hierarchy` keeps (`.container`,
-    /// a custom scope), marked on this thread, so a wrapper made meanwhile knows it may be held by
-    /// what the hierarchy keeps (see `FirstAccess.init(in:capturing:name:)`). The mark is the
-    /// hierarchy's address, compared and never dereferenced.
-    static func makingInstanceKept<T, E: Error>(by hierarchy: SharedState, _ body: () throws(E) -> T) throws(E) -> T {
-        let key = pthread_key_t(keptConstructionKey)
-        let outer = pthread_getspecific(key)
-        let mark = UnsafeRawPointer(Unmanaged.passUnretained(hierarchy).toOpaque())
-        precondition(pthread_setspecific(key, mark) == 0, "pthread_setspecific failed")
-        defer { precondition(pthread_setspecific(key, outer) == 0, "pthread_setspecific failed") }
-        return try body()
-    }
-
-    /// Whether this thread is inside ``makingInstanceKept(by:_:)`` for `hierarchy`, innermost.
-    /// Inlinable: asked by every `@Injected` made.
-    @inlinable
-    static func isMakingInstanceKept(by hierarchy: SharedState) -> Bool {
-        // As bit patterns: one comparison, where optional pointers would first test for `nil`.
-        let mark = UInt(
-            bitPattern: pthread_getspecific(pthread_key_t(truncatingIfNeeded: hierarchy.keptConstructionKey)))
-        return mark == UInt(bitPattern: Unmanaged.passUnretained(hierarchy).toOpaque())
-    }
-
-    /// Read through each hierarchy's copy (``SharedState/keptConstructionKey``) by every `@Injected`
-    /// made: a field, where this global costs a call and a check that it is initialized.
-    static let keptConstructionKey = UInt(ThreadKey().key)
-
     /// Whether a main-actor factory may run here: where the compiler would say the main actor is
     /// (the main thread, or the main actor's executor running this task), or inside a main-actor
     /// call.

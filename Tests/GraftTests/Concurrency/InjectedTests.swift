@@ -155,55 +155,24 @@ private struct Refusal: Error {}
     }
 
     /// A `.container` singleton holding an `@Injected` does not keep its own container alive
-    /// (container, entry, singleton, wrapper, resolver would be a cycle), whether the property was
-    /// read (the wrapper lets go of the resolver) or never was (made by a factory of the hierarchy
-    /// it resolves from, the wrapper reaches the container through a link that does not keep it),
-    /// through a plain container or its view, in a child too.
-    @Test(arguments: [false, true], [false, true])
-    func singletonWithAnInjectedPropertyDoesNotKeepItsContainerAlive(read: Bool, throughView: Bool) {
+    /// (container, entry, singleton, wrapper, resolver would be a cycle): once read, the wrapper
+    /// lets go of the resolver.
+    @Test func singletonWithAnInjectedPropertyDoesNotKeepItsContainerAlive() {
         weak var weakContainer: Container?
         weak var weakSingleton: InjectedSingleton?
         do {
-            let root = Container()
-            let container = Container(parent: root)
-            root.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+            let container = Container()
+            container.register(Preferences.self) { _ in Preferences() }
             container.register(InjectedSingleton.self) { _ in InjectedSingleton() }.inObjectScope(.container)
             weakContainer = container
             withResolver(container.synchronize()) {
-                let singleton =
-                    throughView
-                    ? SynchronizedResolver.current.resolve(InjectedSingleton.self)!
-                    : container.resolve(InjectedSingleton.self)!
-                if read { #expect(singleton.settings === root.resolve(Preferences.self)) }
+                let singleton = SynchronizedResolver.current.resolve(InjectedSingleton.self)!
+                _ = singleton.settings
                 weakSingleton = singleton
             }
         }
         #expect(weakContainer == nil)
         #expect(weakSingleton == nil)
-    }
-
-    /// An `@Injected` made by a factory and first read later, while its container lives,
-    /// resolves there, through a plain container's view too.
-    @Test func injectedMadeByAFactoryResolvesWhenReadLater() {
-        let container = Container()
-        container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
-        container.register(InjectedSingleton.self) { _ in InjectedSingleton() }.inObjectScope(.container)
-        let singleton = withResolver(container.synchronize()) { container.resolve(InjectedSingleton.self)! }
-        #expect(singleton.settings === container.resolve(Preferences.self))
-    }
-
-    /// An object made outside any resolution keeps the resolver it captured, and with it the
-    /// container (the container of `withOverrides`, which nothing else holds).
-    @Test func objectMadeOutsideAResolutionKeepsItsResolversContainer() {
-        weak var weakContainer: Container?
-        let holder: PreferencesHolder = {
-            let container = Container()
-            container.register(Preferences.self) { _ in Preferences() }
-            weakContainer = container
-            return withResolver(container.synchronize()) { PreferencesHolder() }
-        }()
-        #expect(weakContainer != nil)
-        #expect(holder.settings === holder.settings)
     }
 
     @Test func injectedResolvesOptionalsExistentialsAndNames() {

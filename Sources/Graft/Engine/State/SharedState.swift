@@ -23,8 +23,6 @@ final class SharedState {
     #else
         @exclusivity(unchecked) var calls = SynchronizedCalls()
     #endif
-    /// ``Platform/keptConstructionKey``, copied (see there).
-    @usableFromInline let keptConstructionKey = Platform.keptConstructionKey
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
