@@ -64,6 +64,7 @@ func stepKind(_ step: MStep) -> String {
     case .dumpSlot: return "dumpSlot"
     case .countLive: return "countLive"
     case .inspectRegistrations: return "inspectRegistrations"
+    case .validate: return "validate"
     case .makeInjected: return "makeInjected"
     case .makeMainInjected: return "makeMainInjected"
     case .readRecent(_, let offMain): return offMain ? "readRecent(offMain)" : "readRecent"
@@ -102,6 +103,7 @@ func features(_ program: MProgram) -> String {
         case .dumpContainer, .dumpSlot: found.insert("dump")
         case .countLive: found.insert("countLive")
         case .inspectRegistrations: found.insert("registrations")
+        case .validate: found.insert("validate")
         case .makeInjected: found.insert("injected")
         case .makeMainInjected: found.insert("main-injected")
         case .readRecent(_, let offMain): found.insert(offMain ? "read-off-main" : "access")
