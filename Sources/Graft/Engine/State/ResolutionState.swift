@@ -111,11 +111,6 @@ struct ResolutionState {
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
     var rememberedGraphCount: Int { graph.records.count }
 
-    /// The entry whose factory or `initCompleted` runs innermost, if any.
-    var innermostEntry: AnyServiceEntry? {
-        stack.count == 0 ? nil : stack[stack.count - 1].takeUnretainedValue() as? AnyServiceEntry
-    }
-
     // MARK: Graphs
 
     var currentGraph: GraphIdentifier {
@@ -182,11 +177,6 @@ struct ResolutionState {
         requestBase = scope.requestBase
     }
 
-    struct GraphScope {
-        let requestBase: Int
-        let setsAside: GraphState.SetAside?
-    }
-
     /// Ends the graph in flight into `teardown` (see ``GraphState/end(into:)``).
     mutating func endGraph(into teardown: inout Teardown) {
         assert(!isMovingOut, "ResolutionState: teardown re-entered while moving instances out")
@@ -230,46 +220,6 @@ struct ResolutionState {
         completionFrame = outer
     }
 
-    /// `A -> B -> A`, from the innermost frame of `entry` (its `factoryFrame`) to the innermost
-    /// frame of all.
-    func chain(reentering entry: AnyServiceEntry) -> String {
-        let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
-        let names =
-            (start..<stack.count).map { SharedState.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
-            + [SharedState.label(entry)]
-        return names.joined(separator: " -> ")
-    }
-
-    /// The frames, and `entry` after them, as a cycle repeated until the depth limit: the cycle
-    /// once (`P -> Q -> P`), whether it runs through `initCompleted` actions of transient services
-    /// only (which make new instances on every pass), and a short account of the path.
-    func repeatingCycle(
-        reentering entry: AnyServiceEntry
-    ) -> (chain: String, isTransientThroughInitCompleted: Bool, shownPath: String)? {
-        let entries = (0..<stack.count).map { stack[$0].takeUnretainedValue() as! AnyServiceEntry } + [entry]
-        let last = entries.count - 1
-        guard let previous = entries[..<last].lastIndex(where: { $0 === entry }) else { return nil }
-        let period = last - previous
-        // Where the repetition starts: the first frame from which every frame repeats `period` later.
-        var start = previous
-        while start > 0 && entries[start - 1] === entries[start - 1 + period] { start -= 1 }
-        let repeats = (entries.count - start - 1) / period
-        guard repeats >= 2 else { return nil }
-        let cycle = entries[previous...]
-        let labels = cycle.map { SharedState.label($0) }
-        let isTransient = cycle.allSatisfy { $0.scopeKind == .transient } && completionFrame >= previous
-        let lead = entries[..<start].map { SharedState.label($0) }
-        let shown =
-            (lead + entries[start...(start + period)].map { SharedState.label($0) }).joined(separator: " -> ")
-            + " -> ... (\(labels.dropLast().joined(separator: " -> ")) \(repeats) times)"
-        return (labels.joined(separator: " -> "), isTransient, shown)
-    }
-
-    /// The services whose factories (or `initCompleted` actions) are running, outermost first.
-    var path: [String] {
-        (0..<stack.count).map { SharedState.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
-    }
-
     // MARK: The thread of the requests in flight
 
     /// Claims the requests in flight for `thread`, before one opens: the first (at ``depth`` 0)
@@ -283,30 +233,7 @@ struct ResolutionState {
         return requestThread == thread
     }
 
-    /// In a check that found the path's state inconsistent: stops with the message for a plain
-    /// container used from two threads at once when another thread's requests are in flight
-    /// (the likely cause), rather than with the internal check's message.
-    func stopIfAnotherThreadResolves(_ event: @autoclosure () -> String) {
-        if depth > 0 && requestThread != Platform.currentThread() { SharedState.stopOnTwoThreads(event()) }
-    }
-
     // MARK: Requests
-
-    /// Where a request started, to undo exactly what it made. Trivial (no reference-counted
-    /// field), so making and passing one costs no retain.
-    @usableFromInline
-    struct Request {
-        let keptMark: Int
-        let graphMark: Int
-        /// Whether an enclosing request had failed (its message is on `suspendedFailures`).
-        let suspendsFailure: Bool
-    }
-
-    /// Where a construction nested in a factory started: what it makes from there on is its own.
-    struct Marks {
-        let kept: Int
-        let graph: Int
-    }
 
     /// A request starts, with the failure of a request around it set aside (``setFailureAside()``)
     /// or not: a whole request's failure is not, and the new request starts failed, handing that
@@ -335,16 +262,6 @@ struct ResolutionState {
         depth -= 1
         takeKeptEntries(from: request.keptMark, into: &teardown)
         if depth == 0 { endGraph(into: &teardown) }
-    }
-
-    /// What the end of a failed request (or of one that set a failure aside) leaves its caller to do.
-    struct RequestEnd {
-        let succeeded: Bool
-        /// The failure that ended the request, for the caller to record again after the teardown
-        /// (its `deinit`s may record failures of their own).
-        let failure: ResolutionError?
-        /// What the transition took out of the state, for the caller to release.
-        let released: ResolutionError?
     }
 
     /// A request that failed, or set a failure aside, ends (its failure reported by the caller
@@ -468,17 +385,6 @@ struct ResolutionState {
 
     // MARK: Teardown
 
-    /// What leaving a graph or undoing a request hands back: instances moved out of their cells
-    /// and custom storages to tell, released and told only when the hierarchy is consistent.
-    struct Teardown {
-        var values: [Any]
-        /// Entries taken off the lists, released last (one may hold the last reference).
-        var entries: [AnyServiceEntry]
-        /// Graph members whose values are marked finished, to release.
-        var members: [GraphMember] = []
-        var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
-    }
-
     /// An empty teardown, with the buffers kept from the last one.
     mutating func startTeardown() -> Teardown {
         var values: [Any] = []
@@ -524,10 +430,4 @@ struct ResolutionState {
         if spareEntries.capacity == 0 { swap(&spareEntries, &teardown.entries) }
         graph.keepBuffer(&teardown.members)
     }
-}
-
-/// An entry that kept a new instance during a request, with the generation it kept it in.
-struct KeptMember {
-    let entry: AnyServiceEntry
-    let generation: Int
 }
