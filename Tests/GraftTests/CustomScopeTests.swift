@@ -316,4 +316,31 @@ import Testing
             #expect(next != nil && next !== failed.value)
         }
     }
+
+    /// A `deinit` run at the end of a `withObjectGraph` scope that a factory opened resolves as a
+    /// request of its own: the singleton it makes stays when that factory's request fails.
+    @Test func aDeinitAtTheEndOfAGraphScopeInAFactoryResolvesAsARequestOfItsOwn() {
+        final class Settings {}
+        final class Page {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        final class Screen {}
+        struct Refusal: Error {}
+        let container = Container()
+        let made = Counter()
+        container.register(Settings.self) { _ in
+            made.increment()
+            return Settings()
+        }.inObjectScope(.container)
+        container.register(Page.self) { [unowned container] _ in Page { _ = container.resolve(Settings.self) } }
+        container.register(Screen.self) { [unowned container] _ in
+            container.withObjectGraph(GraphIdentifier()) { r in _ = r.resolve(Page.self) }
+            throw Refusal()
+        }
+        #expect(container.resolve(Screen.self) == nil)
+        _ = container.resolve(Settings.self)
+        #expect(made.value == 1)
+    }
 }

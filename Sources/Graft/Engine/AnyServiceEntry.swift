@@ -58,10 +58,8 @@ protocol AnyServiceEntry: AnyObject {
     /// graph ended, if any.
     func releaseFinishedGraphInstance() -> InstanceStorage?
     /// Undoes what a failed request kept: moves the `.container` instance out into `values`,
-    /// forgets the `.weak` one, if `generation` is still the entry's (nothing was kept or reset
-    /// since); returns the custom storage to clear in the graph rolled back, if any, whatever the
-    /// generation: a storage keeps an instance per graph, and a keep in another graph since (a
-    /// nested `withObjectGraph`) left this graph's instance, which is the failed request's.
+    /// forgets the `.weak` one; returns the custom storage to clear, if any. Only if `generation` is
+    /// still the entry's (nothing was kept or reset since; a custom scope's keep does not move it).
     func moveKeptInstance(into values: inout [Any], generation: Int) -> InstanceStorage?
     /// Drops what the scope keeps beyond the graph (`resetObjectScope`).
     func resetKeptInstance()
@@ -115,7 +113,7 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     func moveKeptInstance(into values: inout [Any], generation: Int) -> InstanceStorage? {
         // Reset, or kept again (by a request of its own that succeeded) since: not this one's.
-        guard generation == keptGeneration else { return storage }
+        guard generation == keptGeneration else { return nil }
         if hasInstance { values.append(cell.moveInstance(Service.self)) }
         weakInstance = nil
         return storage

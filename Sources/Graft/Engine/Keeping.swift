@@ -70,7 +70,10 @@ extension ServiceEntry {
                 cell.isListedInGraph = true
                 hierarchy.holdsGraphInstance(self, cell: cell)
             }
-            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+            // The generation it was kept in, not a new one: a storage keeps an instance per graph,
+            // so a keep in another graph (a nested `withObjectGraph`) leaves this graph's instance
+            // to this request's rollback; only a reset (or a storage set since) moves it on.
+            hierarchy.keptNewInstance(self, generation: keptGeneration)
         }
     }
 

@@ -59,6 +59,8 @@ extension SharedState {
             finish(&teardown)
             // Each call in the scope that hands its failure to its caller has read it there.
             forgetLastErrorUnlessRead(aCallMayRead: false)
+            // Last: a `deinit` run by `finish` resolves as a request of its own, as at any graph's end.
+            resolution.leaveGraphScope(scope)
         }
         return try body()
     }

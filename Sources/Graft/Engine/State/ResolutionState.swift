@@ -162,9 +162,9 @@ struct ResolutionState {
 
     /// The `withObjectGraph` scope `scope` opened ends: its graph ends into `teardown`, the graph
     /// set aside resumes (its instances are the caller's to put back), and when no request is
-    /// left, what they kept is final.
+    /// left, what they kept is final. The caller ends the scope with ``leaveGraphScope(_:)`` once
+    /// the teardown is finished.
     mutating func leaveGraphScope(_ scope: GraphScope, into teardown: inout Teardown) {
-        leaveGraphScope(scope)
         guard let outer = scope.setsAside else { return }
         depth -= 1
         endGraph(into: &teardown)
@@ -172,7 +172,8 @@ struct ResolutionState {
         if depth == 0 { takeKeptEntries(from: 0, into: &teardown) }
     }
 
-    /// A scope in the graph in flight already ends (it set no graph aside).
+    /// A `withObjectGraph` scope ends: the request base it found comes back. Last, after any
+    /// teardown: a `deinit` it runs resolves as a request of its own, as at any graph's end.
     mutating func leaveGraphScope(_ scope: GraphScope) {
         requestBase = scope.requestBase
     }
