@@ -183,7 +183,22 @@ public final class ContainerInterpreter {
         fileprivate var copies: [SynchronizedResolver] = []
     #endif
     private let permanentScope = ObjectScope(storageFactory: PermanentStorage.init, description: "permanent")
-    private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
+    #if INTERPRET_SWINJECT
+        private let graphStorageScope = ObjectScope(storageFactory: GraphStorage.init, description: "graphStorage")
+    #else
+        /// `GraphStorage`, checking that each graph ends once its requests are done (see
+        /// `GraphEndCheckingStorage`).
+        private lazy var graphStorageScope = ObjectScope(
+            storageFactory: { [unowned self] in
+                GraphEndCheckingStorage { [unowned self] graph in
+                    guard self.graphsOfRunningFactories.contains(graph) else { return }
+                    self.deinitLog.append(
+                        .invalid("a custom storage was told its graph ended while a factory of it ran"))
+                }
+            }, description: "graphStorage")
+        /// The graph of each factory running, innermost last.
+        private var graphsOfRunningFactories: [GraphIdentifier] = []
+    #endif
     #if INTERPRET_SWINJECT
         /// Swinject stops the process at 200 levels; the interpreter stops resolving well before.
         private var depth = 0
@@ -612,8 +627,25 @@ public final class ContainerInterpreter {
         let entry: ServiceEntry<T>
         let wasRegistering = registering
         registering = true
+        #if !INTERPRET_SWINJECT
+            let fail: (Resolver) throws -> T = { [unowned self] r in
+                try self.resolveDependenciesThenThrow(registration, r)
+            }
+        #endif
         switch registration.args {
         #if !INTERPRET_SWINJECT
+            case .none where registration.throwsAfterDependencies:
+                entry = container.register(type, name: name) { r in try fail(r) }
+            case .int where registration.throwsAfterDependencies:
+                entry = container.register(type, name: name) { (r: Resolver, _: Int) in try fail(r) }
+            case .string where registration.throwsAfterDependencies:
+                entry = container.register(type, name: name) { (r: Resolver, _: String) in try fail(r) }
+            case .intString where registration.throwsAfterDependencies:
+                entry = container.register(type, name: name) { (r: Resolver, _: Int, _: String) in try fail(r) }
+            case .void where registration.throwsAfterDependencies:
+                entry = container.register(type, name: name) { (r: Resolver, _: Void) in try fail(r) }
+            case .tuple where registration.throwsAfterDependencies:
+                entry = container.register(type, name: name) { (r: Resolver, _: (Int, String)) in try fail(r) }
             case .none where registration.isMain:
                 // Safe: main-actor registrations are generated only for interpreters that run on
                 // the main actor, so `make` (and this interpreter) stay on that one thread.
@@ -681,7 +713,24 @@ public final class ContainerInterpreter {
         }
     }
 
+    #if !INTERPRET_SWINJECT
+        /// A factory that throws once it resolved its dependencies, making nothing.
+        private func resolveDependenciesThenThrow<T>(_ registration: MRegistration, _ r: Resolver) throws -> T {
+            graphsOfRunningFactories.append(r.resolve(GraphIdentifier.self)!)
+            defer { graphsOfRunningFactories.removeLast() }
+            runFactoryAction(registration)
+            _ = registration.dependencies.map { request($0, r) }
+            throw ModelFactoryFailure()
+        }
+    #endif
+
     private func make(_ registration: MRegistration, _ r: Resolver) -> ModelNodeObject {
+        #if !INTERPRET_SWINJECT
+            // Resolving the identifier keeps the graph's instances remembered when it ends, which
+            // only a later `withObjectGraph` of that identifier could see: the program never has it.
+            graphsOfRunningFactories.append(r.resolve(GraphIdentifier.self)!)
+            defer { graphsOfRunningFactories.removeLast() }
+        #endif
         runFactoryAction(registration)
         var fields: [InterpreterField] = []
         #if INTERPRET_SWINJECT
@@ -921,3 +970,51 @@ public final class ContainerInterpreter {
         return result!
     }
 #endif
+
+#if !INTERPRET_SWINJECT
+    /// `GraphStorage`, with a check of when a graph ends: it follows which graph the storage is in
+    /// as `GraphStorage` does (a graph nested in another sets the outer one's instance aside until
+    /// it ends), and calls `ended` with the graph each `graphResolutionCompleted()` ends. A graph
+    /// ends once its requests are done: never while one of its factories still runs (an undone
+    /// failure inside it does not end it).
+    final class GraphEndCheckingStorage: InstanceStorage {
+        private let storage = GraphStorage()
+        private var graph: GraphIdentifier?
+        private var enclosing: [GraphIdentifier] = []
+        private let ended: (GraphIdentifier) -> Void
+
+        init(ended: @escaping (GraphIdentifier) -> Void) {
+            self.ended = ended
+        }
+
+        var instance: Any? {
+            get { storage.instance }
+            set { storage.instance = newValue }
+        }
+
+        func graphResolutionCompleted() {
+            if let graph { ended(graph) }
+            graph = enclosing.popLast()
+            storage.graphResolutionCompleted()
+        }
+
+        func instance(inGraph graph: GraphIdentifier) -> Any? {
+            storage.instance(inGraph: graph)
+        }
+
+        func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
+            if let current = self.graph, current != graph {
+                if instance == nil {
+                    if let index = enclosing.lastIndex(of: graph) { enclosing.remove(at: index) }
+                } else if storage.instance != nil {
+                    enclosing.append(current)
+                }
+            }
+            if self.graph == nil || self.graph == graph || instance != nil { self.graph = graph }
+            storage.setInstance(instance, inGraph: graph)
+        }
+    }
+#endif
+
+/// What a factory that throws after its dependencies throws.
+struct ModelFactoryFailure: Error {}

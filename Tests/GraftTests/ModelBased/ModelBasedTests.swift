@@ -49,6 +49,18 @@ import Testing
     /// On the main actor: programs register main-actor services and resolve them with the plain
     /// `resolve`, which works there. Graft's log messages are built (and captured) for every failure.
     @MainActor @Test func graftMatchesTheReferenceModel() {
+        Self.runPrograms(features: .all)
+    }
+
+    /// The same with factories that throw once they resolved their dependencies (programs of
+    /// their own: the seeds of the programs above keep their programs).
+    @MainActor @Test func graftMatchesTheReferenceModelWithThrowingFactories() {
+        Self.runPrograms(features: ProgramFeatures.all.union(.throwingFactories))
+    }
+
+    /// Runs the programs of `GRAFT_MODEL_PROGRAMS` seeds (1,000 by default) from `GRAFT_MODEL_SEED`
+    /// (1) with `features`, each checked against the model; reports the first 5 that differ, shrunk.
+    @MainActor static func runPrograms(features: ProgramFeatures) {
         _ = LogCapture()
         let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
         let firstSeed = Self.environment("GRAFT_MODEL_SEED").flatMap { UInt64($0) } ?? 1
@@ -66,7 +78,7 @@ import Testing
             stopReport.set(
                 "Graft model-based tests: the process stopped while running the program of seed \(seed); "
                     + "rerun it with GRAFT_MODEL_SEED=\(seed) GRAFT_MODEL_PROGRAMS=1 GRAFT_MODEL_TRACE=1\n")
-            let program = ProgramGenerator.generate(seed: seed)
+            let program = ProgramGenerator.generate(seed: seed, features: features)
             if stats {
                 let modelled = ReferenceModel.run(program)
                 keptSteps += modelled.program.steps.count

@@ -221,6 +221,9 @@ public struct MRegistration: Hashable, Sendable {
     public var factoryAction: MFactoryAction
     /// Registered with `registerMain` (no arguments); resolved on the main actor, refused elsewhere.
     public var isMain: Bool
+    /// The factory resolves its dependencies, then throws (Graft only): a failure of this
+    /// dependency, which a factory asking for it handles.
+    public var throwsAfterDependencies = false
 
     public init(
         container: Int, service: MType, makes: MClass, name: MName?, args: MArgs, scope: MScope,
@@ -474,6 +477,7 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         }
         body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
         if r.service != .cls(r.makes) { body += " as \(r.service)" }
+        if r.throwsAfterDependencies { body = "_ = \(body); throw Failure()" }
         var line =
             "\(container).\(r.isMain ? "registerMain" : "register")(\(r.service).self\(nameText)) { \(params) in \(body) }"
             + r.scope.source
@@ -690,6 +694,10 @@ public struct ProgramFeatures: OptionSet, Hashable, Sendable {
     /// actions formed.
     public static let liveCounts = ProgramFeatures(rawValue: 1 << 3)
 
+    /// Factories that throw once they resolved their dependencies (`throwsAfterDependencies`),
+    /// with the Graft API: a handled failure after the failed branch made instances of its own.
+    public static let throwingFactories = ProgramFeatures(rawValue: 1 << 4)
+
     public static let all: ProgramFeatures = [.mainActor, .graftAPI, .deinitEffects, .liveCounts]
     /// What Swinject 2.10 can run too.
     public static let swinjectCompatible: ProgramFeatures = []
@@ -710,7 +718,30 @@ public enum ProgramGenerator {
         // And the block of an `@Injected` read inside a request that then fails.
         var failingReadRandom = SplitMix64(seed: seed ^ 0x7265_6164_4661_696C)
         addInjectedReadInAFailingRequest(to: &program, using: &failingReadRandom, features: features)
+        // And factories that throw, where asked for.
+        var throwingRandom = SplitMix64(seed: seed ^ 0x7468_726F_7773_4166)
+        addThrowingFactories(to: &program, using: &throwingRandom, features: features)
         return program
+    }
+
+    /// With `throwingFactories`, one to three registrations (not main-actor ones) whose factories
+    /// throw once they resolved their dependencies: the failure a factory asking for them handles,
+    /// after the failed branch made instances of its own.
+    static func addThrowingFactories<Source: ChoiceSource>(
+        to program: inout MProgram, using random: inout Source, features: ProgramFeatures
+    ) {
+        guard features.contains(.graftAPI) && features.contains(.throwingFactories) else { return }
+        let registrations = program.steps.indices.filter {
+            if case .register(let registration) = program.steps[$0] { return !registration.isMain }
+            return false
+        }
+        guard !registrations.isEmpty else { return }
+        for _ in 0...random.below(3) {
+            let index = random.pick(registrations)
+            guard case .register(var registration) = program.steps[index] else { continue }
+            registration.throwsAfterDependencies = true
+            program.steps[index] = .register(registration)
+        }
     }
 
     /// In three programs in ten, a block at a random place: a singleton `S` (`.container` or
@@ -769,6 +800,7 @@ public enum ProgramGenerator {
         addBehavior(to: &program, using: &source, features: features)
         addFirstAccesses(to: &program, using: &source, features: features)
         addInjectedReadInAFailingRequest(to: &program, using: &source, features: features)
+        addThrowingFactories(to: &program, using: &source, features: features)
         return program
     }
 

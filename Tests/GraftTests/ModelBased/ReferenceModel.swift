@@ -1119,6 +1119,13 @@ public struct ReferenceModel {
             fields.append(try resolve(dependency, &context))
         }
         context.frames.removeLast()
+        if registration.throwsAfterDependencies {
+            // The factory throws: it made nothing, and what it resolved dies with it. A failure of
+            // this resolution only, unless the request had failed as a whole.
+            context.failed = true
+            if fields.contains(where: { if case .node = $0 { true } else { false } }) { releasedMidStep = true }
+            return .none
+        }
         entries[entry].made += 1  // the factory returned, whatever happened to the request meanwhile
         if context.failed { return .none }
         var node = ModelNode(kind: .instance(registration.makes), fields: fields)
