@@ -295,18 +295,21 @@ extension ServiceEntry {
         in hierarchy: SharedState,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> ResolutionState.Request? {
-        let request: ResolutionState.Request?
-        if opensRequest {
-            request = hierarchy.beginRequest(resolving: SharedState.label(self))
-        } else {
-            hierarchy.checkNestedCall(resolving: SharedState.label(self))
-            request = nil
-        }
+        let request = openRequest(if: opensRequest, in: hierarchy)
         guard canConstruct(in: hierarchy) else {
             if let request { _ = hierarchy.endRequest(request) }
             throw ResolutionFailed()
         }
         return request
+    }
+
+    /// Opens a request if asked (a call at the request base); else checks that this nested call
+    /// is made on the thread of the requests in flight.
+    @inline(__always)
+    func openRequest(if opens: Bool, in hierarchy: SharedState) -> ResolutionState.Request? {
+        if opens { return hierarchy.beginRequest(resolving: SharedState.label(self)) }
+        hierarchy.checkNestedCall(resolving: SharedState.label(self))
+        return nil
     }
 
     @inline(__always)

@@ -34,43 +34,42 @@ extension ServiceEntry {
                 + "inject a Lazy<\(serviceType)>, read after the factory returns."
             : "Each factory needs the next to be made first; break the cycle by injecting one side in "
                 + "`initCompleted`, or through a Lazy."
-        let error = ResolutionError(
-            .circularDependency, path: hierarchy.resolution.path + [label],
-            message: "Graft: circular dependency: \(chain). " + advice)
-        hierarchy.fail(error)
-        hierarchy.logFailure()
-        confineNestedFailure(in: hierarchy)
+        failRequest(
+            ResolutionError(
+                .circularDependency, path: hierarchy.resolution.path + [label],
+                message: "Graft: circular dependency: \(chain). " + advice),
+            in: hierarchy)
     }
 
     @inline(never)
     func failTooDeep(in hierarchy: SharedState) {
         let levels = "Graft: resolution deeper than \(SharedState.maximumDepth) levels"
-        let error: ResolutionError
-        if let cycle = hierarchy.resolution.repeatingCycle(reentering: self) {
-            let advice =
-                cycle.isTransientThroughInitCompleted
-                ? " Each pass makes new transient instances, whose initCompleted actions resolve the next again, "
-                    + "without end: make one of them .graph (or .container), so that the cycle closes on the "
-                    + "instance being made."
-                : " A recursion that should end did not: check the condition that stops it."
-            error = ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)],
-                message: "\(levels): the cycle \(cycle.chain) repeats." + advice,
-                shownPath: cycle.shownPath)
-        } else {
-            error = ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)],
-                message: "\(levels): \(hierarchy.resolution.chain(reentering: self))")
-        }
-        hierarchy.fail(error)
-        hierarchy.logFailure()
-        confineNestedFailure(in: hierarchy)
+        let cycle = hierarchy.resolution.repeatingCycle(reentering: self)
+        let message =
+            switch cycle {
+            case .some(let cycle) where cycle.isTransientThroughInitCompleted:
+                "\(levels): the cycle \(cycle.chain) repeats. Each pass makes new transient instances, whose "
+                    + "initCompleted actions resolve the next again, without end: make one of them .graph (or "
+                    + ".container), so that the cycle closes on the instance being made."
+            case .some(let cycle):
+                "\(levels): the cycle \(cycle.chain) repeats. A recursion that should end did not: check the "
+                    + "condition that stops it."
+            case .none: "\(levels): \(hierarchy.resolution.chain(reentering: self))"
+            }
+        failRequest(
+            ResolutionError(
+                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)], message: message,
+                shownPath: cycle?.shownPath),
+            in: hierarchy)
     }
 
-    /// A construction refused by its checks, nested in a running factory: the failure is the
-    /// nested resolution's own (nothing was made yet), and the factory goes on. At the request's
-    /// base (a request this construction opened, or a custom storage's) the request ends with it.
-    func confineNestedFailure(in hierarchy: SharedState) {
+    /// Fails the request with a cycle or the depth limit met by a construction's checks, logged
+    /// there. Nested in a running factory, the failure is confined to the nested resolution
+    /// (nothing was made yet) for the request's end to hand on; at the request's base (a request
+    /// this construction opened, or a custom storage's) the request ends with it.
+    func failRequest(_ error: ResolutionError, in hierarchy: SharedState) {
+        hierarchy.fail(error)
+        hierarchy.logFailure()
         if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
     }
 

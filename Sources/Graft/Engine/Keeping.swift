@@ -93,13 +93,7 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
-        let request: ResolutionState.Request?
-        if hierarchy.isAtRequestBase {
-            request = hierarchy.beginRequest(resolving: SharedState.label(self))
-        } else {
-            hierarchy.checkNestedCall(resolving: SharedState.label(self))
-            request = nil
-        }
+        let request = openRequest(if: hierarchy.isAtRequestBase, in: hierarchy)
         let result = Result { () throws(ResolutionFailed) -> Service in
             if let stored = storedInstance(in: hierarchy) { return stored }
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
