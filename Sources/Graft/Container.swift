@@ -76,6 +76,7 @@ public class Container {
         self.services = RegistrationTable()
         self.viewed = nil
         state.link = ContainerLink(self, hierarchy: hierarchy)
+        hierarchy.noteContainer(services)
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }

@@ -168,8 +168,10 @@ extension Container {
             "Graft: validate() called during a resolution (in a factory, initCompleted or withObjectGraph); "
                 + "call it where no resolution of this container hierarchy is running")
         let recorder = ValidationRecorder(container: self)
-        // A factory may register while it runs: the tables are put back as they were after.
-        let tables = selfAndAncestors.map { ($0.services, $0.services.registrations) }
+        // A factory may register while it runs, and resolve through any container of the
+        // hierarchy it captured: every live table is put back as it was after, with its counts.
+        let tables = hierarchy.liveTables.map { ($0, $0.registrations) }
+        let counts = tables.flatMap(\.1).map { ($0.entry, $0.entry.cell.resolutionCount, $0.entry.instanceCount) }
         var entries: [AnyServiceEntry] = []
         var seen = Set<ObjectIdentifier>()
         for container in selfAndAncestors {
@@ -181,7 +183,6 @@ extension Container {
         // A main-actor registration is tried on the main actor only (elsewhere it fails by
         // design); an async one through resolveAsync only.
         let onMainThread = Platform.isOnMainActor()
-        let counts = entries.map { ($0.cell.resolutionCount, $0.instanceCount) }
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
         let scopes = entries.map { ($0.scope, $0.scopeKind) }
@@ -227,7 +228,7 @@ extension Container {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile
         }
         for (table, registrations) in tables { table.restore(registrations) }
-        for (entry, (resolutions, instances)) in zip(entries, counts) {
+        for (entry, resolutions, instances) in counts {
             entry.cell.resolutionCount = resolutions
             entry.instanceCount = instances
         }

@@ -67,14 +67,14 @@ final class ContainerLink {
         isAlive && ObjectIdentifier(object) == ObjectIdentifier(candidate)
     }
 
-    /// Marks the container gone (its table's service types read first), and forgets what the
-    /// hierarchy recorded of a child container's registrations. Called by the container's `deinit`.
+    /// Marks the container gone (its table's service types read first), and forgets its table and
+    /// what the hierarchy recorded of a child container's registrations. Called by the container's `deinit`.
     /// `child` is the container's identifier if it has a parent.
     func containerIsGone(with table: RegistrationTable, asChild child: ObjectIdentifier?) {
         let registered = child == nil ? [] : table.serviceTypes
         hierarchy.mutex.withLock {
             isAlive = false
-            if let child { hierarchy.forgetChildRegistrationsLocked(of: child, services: registered) }
+            hierarchy.forgetContainerLocked(table, child: child, services: registered)
         }
     }
 }

@@ -325,6 +325,9 @@ private final class Calls { var count = 0 }
         }
         #expect(container.validate().isValid)
         #expect(made == 1)
+        let counts = child.registrations.first { $0.serviceType == Session.self }
+        #expect(counts?.resolutionCount == 0, "the validation's resolution was counted")
+        #expect(counts?.instanceCount == 0, "the validation's instance was counted")
         let first = child.resolve(Session.self)
         #expect(made == 2, "the validation's singleton was kept")
         #expect(child.resolve(Session.self) === first)
@@ -377,6 +380,24 @@ private final class Calls { var count = 0 }
         #expect(container.resolve(Stray.self) == nil)
         #expect(container.registrations.count == before)
         #expect(container.resolve(Settings.self) === settings)
+    }
+
+    /// A factory that registers in a child container it captured while `validate()` runs leaves
+    /// no trace there either.
+    @Test(arguments: [false, true])
+    func registrationsAFactoryMakesInACapturedChildAreUndone(throughAView: Bool) {
+        final class Stray {}
+        final class Screen {}
+        let container = Container()
+        let child = Container(parent: container)
+        let registering: Container = throughAView ? child.synchronize() : child
+        container.register(Screen.self) { _ in
+            registering.register(Stray.self) { _ in Stray() }
+            return Screen()
+        }
+        #expect(container.validate().isValid)
+        #expect(child.resolve(Stray.self) == nil)
+        #expect(!child.registrations.contains { $0.serviceType == Stray.self })
     }
 
     /// A `deinit` run when validation releases what a factory registered sees the container as it

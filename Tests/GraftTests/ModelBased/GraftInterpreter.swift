@@ -798,6 +798,11 @@ public final class ContainerInterpreter {
     // MARK: Resolution
 
     func request(_ request: MRequest, _ r: Resolver) -> InterpreterField {
+        var r = r
+        if let through = request.through {
+            guard let container = containers[through] else { return .none }
+            r = container
+        }
         if request.wrapper == .graphIdentifier {
             return r.resolve(GraphIdentifier.self).map { .graph($0) } ?? .none
         }

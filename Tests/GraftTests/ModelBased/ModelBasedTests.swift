@@ -52,10 +52,10 @@ import Testing
         Self.runPrograms(features: .all)
     }
 
-    /// The same with factories that throw once they resolved their dependencies (programs of
-    /// their own: the seeds of the programs above keep their programs).
-    @MainActor @Test func graftMatchesTheReferenceModelWithThrowingFactories() {
-        Self.runPrograms(features: ProgramFeatures.all.union(.throwingFactories))
+    /// The same with the factory variants (`ProgramFeatures.factoryVariants`), programs of their
+    /// own: the seeds of the programs above keep their programs.
+    @MainActor @Test func graftMatchesTheReferenceModelWithFactoryVariants() {
+        Self.runPrograms(features: ProgramFeatures.all.union(.factoryVariants))
     }
 
     /// Runs the programs of `GRAFT_MODEL_PROGRAMS` seeds (1,000 by default) from `GRAFT_MODEL_SEED`

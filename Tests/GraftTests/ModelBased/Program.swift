@@ -138,28 +138,33 @@ public struct MRequest: Hashable, Sendable, CustomStringConvertible {
     public var name: MName?
     public var args: MArgs
     public var wrapper: MWrapper
+    /// In a factory (Graft only): resolved through this container of the factory's hierarchy, which
+    /// the factory captured, instead of the resolver it is given (`nil`).
+    public var through: Int?
 
-    public init(type: MType, name: MName?, args: MArgs, wrapper: MWrapper) {
+    public init(type: MType, name: MName?, args: MArgs, wrapper: MWrapper, through: Int? = nil) {
         self.type = type
         self.name = name
         self.args = args
         self.wrapper = wrapper
+        self.through = through
     }
 
     public var description: String {
         let nameText = name.map { ", name: \($0.source)" } ?? (args == .none ? "" : ", name: nil")
+        let r = through.map { "c\($0)" } ?? "r"
         switch wrapper {
-        case .plain: return "r.resolve(\(type).self\(nameText)\(args.callSource))"
-        case .optional: return "r.resolve(\(type)?.self\(nameText)\(args.callSource))"
-        case .lazy: return "r.resolve(Lazy<\(type)>.self\(nameText)\(args.callSource))"
-        case .provider: return "r.resolve(Provider<\(type)>.self\(nameText)\(args.callSource))"
-        case .graphIdentifier: return "r.resolve(GraphIdentifier.self)"
-        case .discarded: return "discard(r.resolve(\(type).self\(nameText)\(args.callSource)))"
-        case .caughtRequire: return "try? r.require(\(type).self\(nameText)\(args.callSource))"
+        case .plain: return "\(r).resolve(\(type).self\(nameText)\(args.callSource))"
+        case .optional: return "\(r).resolve(\(type)?.self\(nameText)\(args.callSource))"
+        case .lazy: return "\(r).resolve(Lazy<\(type)>.self\(nameText)\(args.callSource))"
+        case .provider: return "\(r).resolve(Provider<\(type)>.self\(nameText)\(args.callSource))"
+        case .graphIdentifier: return "\(r).resolve(GraphIdentifier.self)"
+        case .discarded: return "discard(\(r).resolve(\(type).self\(nameText)\(args.callSource)))"
+        case .caughtRequire: return "try? \(r).require(\(type).self\(nameText)\(args.callSource))"
         case .fallback:
-            let call = "r.resolve(\(type).self\(nameText)\(args.callSource))"
+            let call = "\(r).resolve(\(type).self\(nameText)\(args.callSource))"
             return "\(call) ?? \(call)"
-        case .optionalOperator: return "r ~> (\(type)?.self\(nameText)\(args.callSource))"
+        case .optionalOperator: return "\(r) ~> (\(type)?.self\(nameText)\(args.callSource))"
         }
     }
 }
@@ -694,9 +699,11 @@ public struct ProgramFeatures: OptionSet, Hashable, Sendable {
     /// actions formed.
     public static let liveCounts = ProgramFeatures(rawValue: 1 << 3)
 
-    /// Factories that throw once they resolved their dependencies (`throwsAfterDependencies`),
-    /// with the Graft API: a handled failure after the failed branch made instances of its own.
-    public static let throwingFactories = ProgramFeatures(rawValue: 1 << 4)
+    /// With the Graft API, factories of two more shapes: factories that throw once they resolved
+    /// their dependencies (`throwsAfterDependencies`: a handled failure after the failed branch
+    /// made instances of its own), and factories that resolve a dependency through a container of
+    /// their hierarchy they captured (`MRequest.through`).
+    public static let factoryVariants = ProgramFeatures(rawValue: 1 << 4)
 
     public static let all: ProgramFeatures = [.mainActor, .graftAPI, .deinitEffects, .liveCounts]
     /// What Swinject 2.10 can run too.
@@ -718,19 +725,21 @@ public enum ProgramGenerator {
         // And the block of an `@Injected` read inside a request that then fails.
         var failingReadRandom = SplitMix64(seed: seed ^ 0x7265_6164_4661_696C)
         addInjectedReadInAFailingRequest(to: &program, using: &failingReadRandom, features: features)
-        // And factories that throw, where asked for.
-        var throwingRandom = SplitMix64(seed: seed ^ 0x7468_726F_7773_4166)
-        addThrowingFactories(to: &program, using: &throwingRandom, features: features)
+        // And the factory variants, where asked for.
+        var variantRandom = SplitMix64(seed: seed ^ 0x7468_726F_7773_4166)
+        addFactoryVariants(to: &program, using: &variantRandom, features: features)
         return program
     }
 
-    /// With `throwingFactories`, one to three registrations (not main-actor ones) whose factories
-    /// throw once they resolved their dependencies: the failure a factory asking for them handles,
-    /// after the failed branch made instances of its own.
-    static func addThrowingFactories<Source: ChoiceSource>(
+    /// With `factoryVariants`: one to three registrations (not main-actor ones) whose factories
+    /// throw once they resolved their dependencies, the failure a factory asking for them handles
+    /// after the failed branch made instances of its own; and, in programs with several
+    /// containers, one to three dependencies resolved through a container of the factory's
+    /// hierarchy instead of the factory's resolver (a factory that captured a child container).
+    static func addFactoryVariants<Source: ChoiceSource>(
         to program: inout MProgram, using random: inout Source, features: ProgramFeatures
     ) {
-        guard features.contains(.graftAPI) && features.contains(.throwingFactories) else { return }
+        guard features.contains(.graftAPI) && features.contains(.factoryVariants) else { return }
         let registrations = program.steps.indices.filter {
             if case .register(let registration) = program.steps[$0] { return !registration.isMain }
             return false
@@ -741,6 +750,58 @@ public enum ProgramGenerator {
             guard case .register(var registration) = program.steps[index] else { continue }
             registration.throwsAfterDependencies = true
             program.steps[index] = .register(registration)
+        }
+        guard program.parents.count > 1 else { return }
+        func root(_ container: Int) -> Int {
+            var level = container
+            while program.parents[level] >= 0 { level = program.parents[level] }
+            return level
+        }
+        func isDescendant(_ container: Int, of ancestor: Int) -> Bool {
+            var level = program.parents[container]
+            while level >= 0 && level != ancestor { level = program.parents[level] }
+            return level >= 0
+        }
+        for _ in 0...random.below(3) {
+            let index = random.pick(registrations)
+            guard case .register(var registration) = program.steps[index], !registration.dependencies.isEmpty
+            else { continue }
+            // Mostly a child (or lower) container the factory captured, which `validate()` of the
+            // registration's container does not rescope.
+            let descendants = program.parents.indices.filter { isDescendant($0, of: registration.container) }
+            let sameHierarchy = program.parents.indices.filter { root($0) == root(registration.container) }
+            let through = random.pick(!descendants.isEmpty && random.chance(75) ? descendants : sameHierarchy)
+            let dependency = random.below(registration.dependencies.count)
+            registration.dependencies[dependency].through = through
+            program.steps[index] = .register(registration)
+            // Sometimes a validation of the registration's container, then the registrations of
+            // the captured one and its resolution there, which the validation must have left as
+            // they were (counts, and instances kept in every scope).
+            if random.chance(50) {
+                var request = registration.dependencies[dependency]
+                request.through = nil
+                var steps: [MStep] = [
+                    .validate(container: registration.container), .inspectRegistrations(container: through),
+                    .resolve(container: through, request),
+                ]
+                // Often the captured container registers what is asked of it, in a scope that
+                // keeps instances: what the validation made there it must drop.
+                let makes: MClass? =
+                    switch request.type {
+                    case .cls(let made): made
+                    case .proto(.p): .a
+                    case .proto(.q): .c
+                    case .asyncService: nil
+                    }
+                if let makes, random.chance(50) {
+                    let kept = MRegistration(
+                        container: through, service: request.type, makes: makes, name: request.name,
+                        args: request.args, scope: random.pick([.container, .weak, .customPermanent]),
+                        dependencies: [], completions: [], forwards: [], onDeinit: .none)
+                    steps.insert(.register(kept), at: 0)
+                }
+                program.steps.insert(contentsOf: steps, at: index + 1 + random.below(program.steps.count - index))
+            }
         }
     }
 
@@ -800,7 +861,7 @@ public enum ProgramGenerator {
         addBehavior(to: &program, using: &source, features: features)
         addFirstAccesses(to: &program, using: &source, features: features)
         addInjectedReadInAFailingRequest(to: &program, using: &source, features: features)
-        addThrowingFactories(to: &program, using: &source, features: features)
+        addFactoryVariants(to: &program, using: &source, features: features)
         return program
     }
 
@@ -1497,14 +1558,23 @@ public enum ProgramShrinker {
     }
 }
 
+extension MRegistration {
+    func mappingContainers(_ map: (Int) -> Int) -> MRegistration {
+        var moved = self
+        moved.container = map(container)
+        for index in moved.dependencies.indices {
+            moved.dependencies[index].through = dependencies[index].through.map(map)
+        }
+        return moved
+    }
+}
+
 extension MBinding {
     func mappingContainers(_ map: (Int) -> Int) -> MBinding {
         switch self {
         case .resolver(let c): return .resolver(container: map(c))
         case .overrides(let r):
-            guard var moved = r else { return .overrides(nil) }
-            moved.container = map(moved.container)
-            return .overrides(moved)
+            return .overrides(r?.mappingContainers(map))
         }
     }
 }
@@ -1512,9 +1582,7 @@ extension MBinding {
 extension MStep {
     func mappingContainers(_ map: (Int) -> Int) -> MStep {
         switch self {
-        case .register(var r):
-            r.container = map(r.container)
-            return .register(r)
+        case .register(let r): return .register(r.mappingContainers(map))
         case .resolve(let c, let request): return .resolve(container: map(c), request)
         case .withObjectGraph(let c, let slot, let field, let requests):
             return .withObjectGraph(container: map(c), slot: slot, field: field, requests)

@@ -846,6 +846,17 @@ public struct ReferenceModel {
     mutating func resolveTop(
         container: Int, request: MRequest, graph: Int, topLevelGraph: Int?, offMain: Bool = false
     ) throws -> ModelField {
+        if request.wrapper == .fallback {
+            // At the top level, `resolve(...) ?? resolve(...)` is two requests, in graphs of their own.
+            var plain = request
+            plain.wrapper = .plain
+            let first = try resolveTop(
+                container: container, request: plain, graph: graph, topLevelGraph: topLevelGraph, offMain: offMain)
+            guard case .none = first else { return first }
+            return try resolveTop(
+                container: container, request: plain, graph: newGraph(), topLevelGraph: topLevelGraph,
+                offMain: offMain)
+        }
         var context = ModelContext(graph: graph, resolver: container, topLevelGraph: topLevelGraph)
         context.offMain = offMain
         let value = try resolve(request, &context)
@@ -890,6 +901,21 @@ public struct ReferenceModel {
     }
 
     mutating func resolve(_ request: MRequest, _ context: inout ModelContext) throws -> ModelField {
+        if let through = request.through {
+            // Through a container of the same hierarchy the factory captured: a call nested in this
+            // request, as any other, that looks up from that container and hands it to factories.
+            // Another hierarchy (the factory runs in a copy) has requests of its own: not modelled.
+            if root(of: through) != root(of: context.resolver) {
+                throw Unmodelable("factory: resolves through a container of another hierarchy (a copy's)")
+            }
+            guard held[through], !context.failed else { return .none }
+            let resolver = context.resolver
+            context.resolver = through
+            defer { context.resolver = resolver }
+            var direct = request
+            direct.through = nil
+            return try resolve(direct, &context)
+        }
         if context.failed { return .none }
         let key = ModelKey(type: request.type, name: request.name?.canonical, args: request.args)
         switch request.wrapper {
@@ -1110,7 +1136,8 @@ public struct ReferenceModel {
             try readInjectedInFactory(&context)
             if context.failed {
                 context.frames.removeLast()
-                entries[entry].made += 1
+                // The factory goes on and returns, unless it throws after its dependencies.
+                if !registration.throwsAfterDependencies { entries[entry].made += 1 }
                 return .none
             }
         }

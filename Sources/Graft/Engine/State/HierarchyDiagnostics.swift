@@ -25,6 +25,10 @@ struct HierarchyDiagnostics {
     private var hasMainActorEntries = false
     /// Registrations made in child containers that are alive. Guarded by the hierarchy's mutex.
     var childRegistrations = ChildRegistrations()
+    /// The registration tables of the hierarchy's containers that are alive, each noted when its
+    /// container is made and forgotten when it ends: a validation restores what its factories
+    /// change in any of them. Guarded by the hierarchy's mutex.
+    var tables: [ObjectIdentifier: RegistrationTable] = [:]
 
     mutating func beginValidation(_ recorder: ValidationRecorder) {
         stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")

@@ -97,22 +97,34 @@ final class SharedState {
 
     // MARK: Containers
 
+    /// Notes the table of a container made in this hierarchy; forgotten when it ends
+    /// (``forgetContainerLocked(_:child:services:)``).
+    func noteContainer(_ table: RegistrationTable) {
+        mutex.withLock { diagnostics.tables[ObjectIdentifier(table)] = table }
+    }
+
+    /// The tables of the hierarchy's containers that are alive.
+    var liveTables: [RegistrationTable] {
+        mutex.withLock { Array(diagnostics.tables.values) }
+    }
+
     /// Notes a registration made in a child container (one with a parent).
     func noteChildRegistration(_ registration: ChildRegistration) {
         mutex.withLock { diagnostics.childRegistrations.note(registration) }
     }
 
     /// Forgets the registrations of the child container `owner` (its `removeAll()`) of the
-    /// service types `services`. Its end forgets them too, under the mutex it already holds
-    /// (``forgetChildRegistrationsLocked(of:services:)``).
+    /// service types `services`.
     func forgetChildRegistrations(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        mutex.withLock { forgetChildRegistrationsLocked(of: owner, services: services) }
+        mutex.withLock { diagnostics.childRegistrations.forget(owner, services: services) }
     }
 
-    /// ``forgetChildRegistrations(of:services:)`` for a caller holding the mutex. The records
-    /// released hold no reference to user code: no user code runs.
-    func forgetChildRegistrationsLocked(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        diagnostics.childRegistrations.forget(owner, services: services)
+    /// A container whose table is `table` ends: its table is forgotten, and so are its
+    /// registrations of the service types `services` if it is the child `child`. For a caller
+    /// holding the mutex; what is released holds no reference to user code: no user code runs.
+    func forgetContainerLocked(_ table: RegistrationTable, child: ObjectIdentifier?, services: Set<ObjectIdentifier>) {
+        diagnostics.tables[ObjectIdentifier(table)] = nil
+        if let child { diagnostics.childRegistrations.forget(child, services: services) }
     }
 
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
