@@ -82,24 +82,19 @@ extension Container {
     /// the request's key component of its argument types (``argumentsKey(_:)``). A `Lazy` or
     /// `Provider` needs no registration of its own: the message is about the service it wraps.
     func resolutionFailureMessage(
-        _ serviceType: Any.Type,
+        _ requested: Any.Type,
         name: String?,
         arguments: UInt,
         argumentTypeNames: [String]
     ) -> String {
-        var asked = serviceType
+        var serviceType = requested
         var through = ""
-        while let deferred = asked as? any DeferredWrapper.Type {
-            through = " (asked for as \(serviceType))"
-            asked = deferred.wrappedType
+        while let deferred = serviceType as? any DeferredWrapper.Type {
+            through = " (asked for as \(requested))"
+            serviceType = deferred.wrappedType
         }
-        let serviceType = asked
-        var request = "\(serviceType)"
-        if let name { request += " named \"\(name)\"" }
-        request +=
-            argumentTypeNames.isEmpty
-            ? " taking no arguments"
-            : " taking arguments (\(argumentTypeNames.joined(separator: ", ")))"
+        let given = argumentsPhrase(argumentTypeNames)
+        let request = "\(serviceType)" + (name.map { " named \"\($0)\"" } ?? "") + " taking \(given)"
 
         let typeName = "\(serviceType)"
         var sameType: [String] = []
@@ -109,9 +104,9 @@ extension Container {
         var namesTakingTheArguments: Set<String> = []
         var otherArgumentLists: [String: Set<String>] = [:]
         var otherTypes: Set<String> = []
-        var container: Container? = self
-        var level = "this container"
-        while let current = container {
+        let containers = selfAndAncestors  // this container first
+        for (depth, current) in containers.enumerated() {
+            let level = depth == 0 ? "this container" : depth == 1 ? "its parent" : "an ancestor"
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
@@ -119,9 +114,8 @@ extension Container {
                         if key.arguments == arguments {
                             namesTakingTheArguments.insert(registered)
                         } else {
-                            let types = entry.argumentTypeNames()
                             otherArgumentLists[registered, default: []].insert(
-                                types.isEmpty ? "no arguments" : "arguments (\(types.joined(separator: ", ")))")
+                                argumentsPhrase(entry.argumentTypeNames()))
                         }
                     }
                 } else if "\(key.serviceType)" == typeName {
@@ -130,21 +124,17 @@ extension Container {
                     otherTypes.insert(String(reflecting: key.serviceType))
                 }
             }
-            container = current.parent
-            level = level == "this container" ? "its parent" : "an ancestor"
         }
-        var elsewhere: [String] = []
+        var elsewhere: Set<String> = []
         var inDescendant = false
         var inOtherBranch = false
-        let ancestors = selfAndAncestors.map(ObjectIdentifier.init)  // this container first
-        let lineage = Set(ancestors)
+        let ancestors = containers.map(ObjectIdentifier.init)
         for other in hierarchy.childRegistrations(of: ObjectIdentifier(serviceType))
-        where !lineage.contains(other.lineage[0]) {
+        where !ancestors.contains(other.lineage[0]) {
             let place = Self.place(of: other.lineage, from: ancestors)
             if place.isDescendant { inDescendant = true } else { inOtherBranch = true }
-            elsewhere.append("    { \(other.description) } in \(place.text), not visible from here")
+            elsewhere.insert("    { \(other.description) } in \(place.text), not visible from here")
         }
-        elsewhere = Array(Set(elsewhere))
         var lines = ["Graft: resolution failed: no registration of \(request)\(through)."]
         if hierarchy.isUnboundPlaceholder { lines.append(ResolverBinding.howToBind) }
         if let name {
@@ -152,9 +142,6 @@ extension Container {
             if !near.isEmpty { lines.append("Did you mean \(near.map { "`\($0)`" }.joined(separator: " or "))?") }
             // A near name that only other argument types are registered under would fail too:
             // say what it takes instead of suggesting it.
-            let given =
-                argumentTypeNames.isEmpty
-                ? "no arguments" : "arguments (\(argumentTypeNames.joined(separator: ", ")))"
             for (other, lists) in otherArgumentLists.sorted(by: { $0.key < $1.key })
             where other != name && !namesTakingTheArguments.contains(other) && isNear(other, name) {
                 lines.append(
@@ -229,6 +216,11 @@ extension Container {
         guard let mangled = _mangledTypeName(type) else { return false }
         return mangled.hasSuffix("p") || mangled.hasSuffix("Xl") || mangled.hasSuffix("Xc")
     }
+}
+
+/// `no arguments`, or `arguments (Int, String)`: what a registration takes, or a request passes.
+func argumentsPhrase(_ typeNames: [String]) -> String {
+    typeNames.isEmpty ? "no arguments" : "arguments (\(typeNames.joined(separator: ", ")))"
 }
 
 /// Whether two registration names are near enough to suggest one for the other: equal but for

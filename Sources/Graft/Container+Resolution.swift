@@ -199,10 +199,8 @@ extension Container {
     ) throws(ResolutionFailed)
         -> Service
     {
-        guard let made = resolveUnregisteredHandingFailureToCaller(serviceType, key: key) else {
-            throw ResolutionFailed()
-        }
-        return made
+        if let made = resolveUnregisteredHandingFailureToCaller(serviceType, key: key) { return made }
+        throw ResolutionFailed()
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss
@@ -235,21 +233,18 @@ extension Container {
         }
         if reportsMiss {
             hierarchy.logMiss {
-                var names: [String] = []
-                repeat names.append(String(describing: (each Argument).self))
-                return ResolutionError(
+                ResolutionError(
                     .notRegistered, path: hierarchy.resolution.path + [serviceLabel(Service.self, name: key.name)],
                     message: resolutionFailureMessage(
-                        serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
+                        serviceType, name: key.name, arguments: key.arguments,
+                        argumentTypeNames: typeNames(repeat (each Argument).self))
                 ).description
             }
         }
         if _slowPath(hierarchy.diagnostics.isValidating), key.arguments != noArgumentsKey {
-            var names: [String] = []
-            repeat names.append(String(describing: (each Argument).self))
+            let names = typeNames(repeat (each Argument).self).joined(separator: ", ")
             hierarchy.diagnostics.validation?.observeMissing(
-                serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
-                in: hierarchy)
+                serviceLabel(Service.self, name: key.name) + " (arguments: \(names))", in: hierarchy)
         }
         return nil
     }

@@ -73,12 +73,10 @@ extension Resolver {
     @usableFromInline
     func foreignResolverMiss(_ serviceType: Any.Type, name: String?, argumentTypes: [Any.Type]) -> ResolutionError {
         let label = serviceLabel(serviceType, name: name)
-        let arguments =
-            argumentTypes.isEmpty
-            ? "taking no arguments" : "taking arguments (\(argumentTypes.map { "\($0)" }.joined(separator: ", ")))"
+        let arguments = argumentsPhrase(argumentTypes.map { "\($0)" })
         return ResolutionError(
             .notRegistered, path: [label],
-            message: "Graft: resolution failed: \(Self.self) returned nil for \(label) \(arguments).")
+            message: "Graft: resolution failed: \(Self.self) returned nil for \(label) taking \(arguments).")
     }
 }
 
@@ -140,11 +138,9 @@ extension Container {
         {
             return instance
         }
-        var names: [String] = []
-        repeat names.append(String(describing: (each Argument).self))
         throw requireFailure(
             since: errors, serviceType, name: name, arguments: argumentsKey(repeat (each Argument).self),
-            argumentTypeNames: names)
+            argumentTypeNames: typeNames(repeat (each Argument).self))
     }
 
     /// Failures recorded in this hierarchy so far (see ``requireFailure(since:_:name:arguments:argumentTypeNames:)``).
@@ -162,12 +158,19 @@ extension Container {
         arguments: UInt,
         argumentTypeNames: [String]
     ) -> ResolutionError {
-        if let error = hierarchy.failure(since: errors, resolving: serviceLabel(serviceType, name: name)) {
-            return error
-        }
-        return ResolutionError(
-            .notRegistered, path: hierarchy.resolution.path + [serviceLabel(serviceType, name: name)],
-            message: resolutionFailureMessage(
-                serviceType, name: name, arguments: arguments, argumentTypeNames: argumentTypeNames))
+        let label = serviceLabel(serviceType, name: name)
+        return hierarchy.failure(since: errors, resolving: label)
+            ?? ResolutionError(
+                .notRegistered, path: hierarchy.resolution.path + [label],
+                message: resolutionFailureMessage(
+                    serviceType, name: name, arguments: arguments, argumentTypeNames: argumentTypeNames))
     }
+}
+
+/// The names of a request's argument types, as messages print them.
+@inlinable
+func typeNames<each Argument>(_: repeat (each Argument).Type) -> [String] {
+    var names: [String] = []
+    repeat names.append(String(describing: (each Argument).self))
+    return names
 }
