@@ -75,19 +75,13 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
         }
         var missing: [String: Int] = [:]
         for edge in edges {
-            let target: String
-            if let to = edge.to {
-                target = "n\(to)"
-            } else {
-                let index = missing[edge.requested] ?? missing.count
-                if missing[edge.requested] == nil {
-                    missing[edge.requested] = index
-                    lines.append(
-                        "    m\(index) [label=\"\(Self.escaped(edge.requested))\\nnot registered\", "
-                            + "style=\"rounded,dashed\", color=red, fontcolor=red];")
-                }
-                target = "m\(index)"
+            if edge.to == nil, missing[edge.requested] == nil {
+                lines.append(
+                    "    m\(missing.count) [label=\"\(Self.escaped(edge.requested))\\nnot registered\", "
+                        + "style=\"rounded,dashed\", color=red, fontcolor=red];")
+                missing[edge.requested] = missing.count
             }
+            let target = edge.to.map { "n\($0)" } ?? "m\(missing[edge.requested]!)"
             var attributes: [String] = []
             if edge.isInCycle {
                 attributes += ["color=red", "label=\"cycle\""]
@@ -106,8 +100,7 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
     /// An indented tree: each service the application can ask for first (nothing depends on it),
     /// then what it resolves; a service already shown is marked `(see above)`.
     public var description: String {
-        var incoming = Set<Int>()
-        for edge in edges { if let to = edge.to, to != edge.from { incoming.insert(to) } }
+        let incoming = Set(edges.compactMap { $0.to == $0.from ? nil : $0.to })
         var roots = nodes.filter { !incoming.contains($0.id) }.map(\.id)
         if roots.isEmpty { roots = nodes.map(\.id) }
         var shown = Set<Int>()
@@ -123,9 +116,7 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
             }
             lines.append(summary)
             for edge in edges where edge.from == id {
-                var marks: [String] = []
-                if edge.isInCycle { marks.append("cycle") }
-                if let warning = edge.warning { marks.append("\(warning)") }
+                let marks = [edge.isInCycle ? "cycle" : nil, edge.warning.map { "\($0)" }].compactMap { $0 }
                 if let to = edge.to {
                     show(to, depth: depth + 1, marks: marks)
                 } else {
@@ -139,8 +130,7 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
     }
 
     private static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
+        text.reduce(into: "") { result, character in
             switch character {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
@@ -148,6 +138,5 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
             default: result.append(character)
             }
         }
-        return result
     }
 }

@@ -49,11 +49,8 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
         self.path = path
         self.message = message
-        if let shownPath {
-            self.description = message + "\nPath: " + shownPath
-        } else {
-            self.description = path.count > 1 ? message + "\nPath: " + path.joined(separator: " -> ") : message
-        }
+        let shown = shownPath ?? (path.count > 1 ? path.joined(separator: " -> ") : nil)
+        self.description = shown.map { message + "\nPath: " + $0 } ?? message
     }
 
     /// ``description`` without its leading `Graft: `, to follow a message's own.
