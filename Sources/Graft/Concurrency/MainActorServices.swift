@@ -22,40 +22,32 @@ extension Container {
         name: String? = nil,
         factory: @escaping @MainActor (Resolver) -> Service
     ) -> ServiceEntry<Service> {
-        onContainer(registering: "registerMain(\(Service.self).self)") {
-            $0.addMainActorEntry(serviceType, name: name, factory: factory)
+        onContainer(registering: "registerMain(\(Service.self).self)") { container in
+            // One entry, of the main-actor kind: its general path checks the thread on every
+            // resolution, a `.container` hit included (its slots keep no cell for the inlined hit),
+            // before anything else; so a main-actor instance is never handed to another thread, and
+            // its factory never runs there (the factory checks again, for any caller).
+            let label = serviceLabel(Service.self, name: name)
+            return container.add(
+                ServiceEntry<Service>(
+                    serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey,
+                    name: name, container: container, argumentTypeNames: { [] }, plainFactory: nil,
+                    argumentFactory: nil,
+                    throwingFactory: { resolver, _ in
+                        guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
+                        // Safe: checked just above that this code runs on the main actor (the main
+                        // thread, the main actor's executor, or synchronously inside `resolveMain`),
+                        // and `assumeIsolated` runs the closure synchronously on this thread: the two
+                        // values cross into the closure and back on this one thread. (`assumeIsolated`
+                        // requires a `Sendable` result, and the compiler cannot see that the resolver
+                        // stays on this thread, hence the unchecked copies.)
+                        nonisolated(unsafe) let onThisThread = resolver
+                        nonisolated(unsafe) var made: Service?
+                        MainActor.assumeIsolated { made = factory(onThisThread) }
+                        return made!
+                    },
+                    kind: .mainActor))
         }
-    }
-
-    /// `registerMain` on the container that holds the registrations.
-    private func addMainActorEntry<Service>(
-        _ serviceType: Service.Type,
-        name: String?,
-        factory: @escaping @MainActor (Resolver) -> Service
-    ) -> ServiceEntry<Service> {
-        // One entry, of the main-actor kind: its general path checks the thread on every
-        // resolution, a `.container` hit included (its slots keep no cell for the inlined hit),
-        // before anything else; so a main-actor instance is never handed to another thread, and
-        // its factory never runs there (the factory checks again, for any caller).
-        let label = serviceLabel(Service.self, name: name)
-        return add(
-            ServiceEntry<Service>(
-                serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey,
-                name: name, container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
-                throwingFactory: { resolver, _ in
-                    guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
-                    // Safe: checked just above that this code runs on the main actor (the main
-                    // thread, the main actor's executor, or synchronously inside `resolveMain`),
-                    // and `assumeIsolated` runs the closure synchronously on this thread: the two
-                    // values cross into the closure and back on this one thread. (`assumeIsolated`
-                    // requires a `Sendable` result, and the compiler cannot see that the resolver
-                    // stays on this thread, hence the unchecked copies.)
-                    nonisolated(unsafe) let onThisThread = resolver
-                    nonisolated(unsafe) var made: Service?
-                    MainActor.assumeIsolated { made = factory(onThisThread) }
-                    return made!
-                },
-                kind: .mainActor))
     }
 }
 

@@ -45,8 +45,7 @@ public func withOverrides<R>(
 /// innermost container.
 func overriddenResolver(_ overrides: (Container) -> Void) -> SynchronizedResolver {
     if let unbound = ResolverBinding.overridesNeedABoundResolver("withOverrides(_:operation:)") { stop(unbound) }
-    let current = SynchronizedResolver.current
-    let copy = current.copyOfRegistrations()
+    let copy = SynchronizedResolver.current.copyOfRegistrations()
     overrides(copy)
     return copy.synchronize()
 }

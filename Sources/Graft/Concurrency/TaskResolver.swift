@@ -17,13 +17,13 @@ extension SynchronizedResolver {
     public static var current: SynchronizedResolver {
         let bound = ResolverBinding.bound
         if ObjectIdentifier(bound) != ResolverBinding.unboundIdentity { return bound }
-        return ResolverBinding.processDefault ?? bound
+        return ResolverBinding.processDefault.value ?? bound
     }
 
     /// Sets the process-wide default: the resolver ``current`` gives where no task has bound one.
     /// An application calls it once at start-up; calling it again replaces it.
     public static func bootstrap(_ resolver: SynchronizedResolver) {
-        ResolverBinding.processDefault = resolver
+        ResolverBinding.processDefault.value = resolver
     }
 
     /// Whether this is the empty resolver ``current`` gives when nothing is bound.
@@ -48,12 +48,8 @@ enum ResolverBinding {
     /// `unbound`'s identity, compared without retaining it.
     static let unboundIdentity = ObjectIdentifier(unbound)
 
-    private static let defaultBox = DefaultResolverBox()
-
-    static var processDefault: SynchronizedResolver? {
-        get { defaultBox.value }
-        set { defaultBox.value = newValue }
-    }
+    /// The process-wide default, set by ``SynchronizedResolver/bootstrap(_:)``.
+    fileprivate static let processDefault = DefaultResolverBox()
 
     /// The ways to bind a resolver, for every message about an unbound task. `withOverrides` is
     /// not one: it copies the resolver bound already.

@@ -23,7 +23,9 @@ enum AsyncWaitGraph {
     }
 
     static func remove(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
-        mutex.withLock { waiter.stopWaiting(on: target) }
+        mutex.withLock {
+            if let index = waiter.waits.firstIndex(where: { $0 === target }) { waiter.waits.remove(at: index) }
+        }
     }
 }
 
@@ -47,17 +49,7 @@ final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched un
 
     /// This node, then the builds it runs inline in, innermost first.
     var inlineChain: [AsyncBuildNode] {
-        var chain: [AsyncBuildNode] = []
-        var node: AsyncBuildNode? = self
-        while let current = node {
-            chain.append(current)
-            node = current.inlineParent
-        }
-        return chain
-    }
-
-    func stopWaiting(on node: AsyncBuildNode) {
-        if let index = waits.firstIndex(where: { $0 === node }) { waits.remove(at: index) }
+        Array(sequence(first: self, next: \.inlineParent))
     }
 
     /// The builds from this one to `target` following waits, both included; `nil` if none.
@@ -94,9 +86,8 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
     /// Records the result and hands back the waiters to resume (after unlocking).
     func complete(with outcome: Result<Service, ResolutionError>) -> [CheckedContinuation<Service, any Error>] {
         result = outcome
-        let all = Array(waiters.values)
-        waiters = [:]
-        return all
+        defer { waiters = [:] }
+        return Array(waiters.values)
     }
 
     /// Waits for the result; a cancelled waiter stops waiting, the build goes on.

@@ -70,20 +70,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         link.hierarchy.locked { build?.waiterCount ?? 0 }
     }
 
-    /// The instance built, if any (for a synchronous `resolve`).
-    @inlinable
-    func builtInstance() -> Service? {
-        lockState()
-        defer { unlockState() }
-        return built
-    }
-
-    /// The hierarchy's mutex, which guards this entry's state.
-    @usableFromInline
-    func lockState() { link.hierarchy.mutex.lock() }
-
-    @usableFromInline
-    func unlockState() { link.hierarchy.mutex.unlock() }
+    /// The instance built, if any (for a synchronous `resolve`), read under the hierarchy's mutex.
+    func builtInstance() -> Service? { link.hierarchy.mutex.withLock { built } }
 
     /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
     func reset() {
