@@ -32,13 +32,6 @@ struct DeferredResolution<Service> {
     /// What guards the first access's fields: the mutex when made through a synchronized view.
     var isolation: FirstAccessIsolation { synchronized ? .anyThread : .oneThread }
 
-    /// A new graph when a factory of the current request is running (a `Lazy` read by a factory),
-    /// else `nil`: read directly in `withObjectGraph`, it resolves in that graph, as any
-    /// resolution there does.
-    func graphOfItsOwnInsideAResolution() -> GraphIdentifier? {
-        hierarchy.isAtRequestBase ? nil : GraphIdentifier()
-    }
-
     /// Resolves now (in `graph` if given), or throws why it cannot: the first access decides what
     /// that failure means, so it is not logged here. Stops with a message if the container is
     /// gone: there is nothing left to resolve in.

@@ -22,9 +22,10 @@ public final class Lazy<Service> {
     private let access: FirstAccess<Service>
     private let policy: LazyPolicy<Service>
 
-    init(_ resolution: DeferredResolution<Service>, graph: GraphIdentifier?) {
+    /// Remembers the graph being resolved, if any, to resolve in it later.
+    init(_ resolution: DeferredResolution<Service>, madeIn container: Container) {
         access = FirstAccess(in: resolution.hierarchy, capturing: nil, name: resolution.name)
-        policy = LazyPolicy(resolution: resolution, graph: graph)
+        policy = LazyPolicy(resolution: resolution, graph: container.hierarchy.resolution.escapedGraph)
     }
 
     /// The instance, resolved on first access. Once resolved it is returned from the `Lazy` itself,
@@ -38,12 +39,7 @@ public final class Lazy<Service> {
     }
 }
 
-extension Lazy: DeferredWrapper {
-    /// Remembers the graph being resolved, if any, to resolve in it later.
-    convenience init(_ resolution: DeferredResolution<Service>, madeIn container: Container) {
-        self.init(resolution, graph: container.hierarchy.resolution.escapedGraph)
-    }
-}
+extension Lazy: DeferredWrapper {}
 
 /// `Lazy`'s first access: the registration found when it was made, resolved in the graph it was
 /// made in, and kept.
@@ -61,7 +57,10 @@ struct LazyPolicy<Service>: FirstAccessPolicy {
         // Read inside a resolution, a `Lazy` with no graph of its own (made outside any) still
         // resolves as a request of its own, as `@Injected` does: what it keeps must not be
         // something a failure of the enclosing request rolls back.
-        let graph = graph ?? resolution.graphOfItsOwnInsideAResolution()
+        // A new graph when a factory of the current request is running (a `Lazy` read by a
+        // factory), else none: read directly in `withObjectGraph`, it resolves in that graph, as
+        // any resolution there does.
+        let graph = graph ?? (resolution.hierarchy.isAtRequestBase ? nil : GraphIdentifier())
         return try resolution.resolveNow(inGraph: graph, wrapper: "\(Self.wrapperName)")
     }
 
@@ -84,7 +83,8 @@ public final class Provider<Service> {
     private let access: FirstAccess<Service>
     private let policy: ProviderPolicy<Service>
 
-    init(_ resolution: DeferredResolution<Service>) {
+    /// Needs nothing of the container: each access is a resolution of its own.
+    init(_ resolution: DeferredResolution<Service>, madeIn _: Container) {
         access = FirstAccess(in: resolution.hierarchy, capturing: nil, name: resolution.name)
         policy = ProviderPolicy(resolution: resolution)
     }
@@ -99,12 +99,7 @@ public final class Provider<Service> {
     }
 }
 
-extension Provider: DeferredWrapper {
-    /// Needs nothing of the container: each access is a resolution of its own.
-    convenience init(_ resolution: DeferredResolution<Service>, madeIn container: Container) {
-        self.init(resolution)
-    }
-}
+extension Provider: DeferredWrapper {}
 
 /// `Provider`'s access: a first access that keeps nothing, so every access is one, and its
 /// scope's storage is its cache.

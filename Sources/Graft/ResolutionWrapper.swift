@@ -58,11 +58,9 @@ extension Optional: ResolutionWrapper {
             // Failed: a failure recorded since (a factory threw, a cycle, a wrong type), or a
             // registered service refused because the request in flight has failed.
             if hierarchy.resolution.errorCount != errors { return nil }
-            if hierarchy.resolution.hasFailed {
-                let key = ServiceKey(
-                    service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
-                if container.slot(for: key) != nil { return nil }
-            }
+            let key = ServiceKey(
+                service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
+            if hierarchy.resolution.hasFailed, container.slot(for: key) != nil { return nil }
         }
         return wrapped as Any
     }
