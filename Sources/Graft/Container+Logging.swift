@@ -290,12 +290,10 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
             // The old function is released after unlocking: it may hold the last reference to a
             // container, whose `deinit` takes its hierarchy's mutex, while a synchronized call
             // holding that mutex waits here to read the function (a lock-order inversion).
-            let old = mutex.withLock { () -> Container.LoggingFunctionType? in
-                defer {
-                    storedFunction = newValue
-                    storedFunctionWritesToStandardError = false
-                }
-                return storedFunction
+            var old = newValue
+            mutex.withLock {
+                swap(&old, &storedFunction)
+                storedFunctionWritesToStandardError = false
             }
             withExtendedLifetime(old) {}
         }

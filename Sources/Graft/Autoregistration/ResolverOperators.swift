@@ -173,7 +173,7 @@ enum OperatorForm {
 }
 
 /// The path of the operators without arguments: `require`, and on failure a stop that says why
-/// and where. (Type names are printed out of line, from an `Any.Type`: interpolated in code
+/// and where. (Type names are printed out of line, in code not specialized: interpolated in code
 /// specialized for a private type, an optimized build prints it with its file's discriminator,
 /// `(Tag in _F256…)`.)
 @inlinable
@@ -186,10 +186,7 @@ func resolveOrStop<Service>(
     do {
         return try resolver.require(serviceType, name: name)
     } catch {
-        if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) {
-            return absent
-        }
-        stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
+        return absentOrStop(error, resolver: resolver, form: form, serviceType: Service.self)
     }
 }
 
@@ -205,10 +202,7 @@ func resolveWithArgumentsOrStop<Service, each Argument>(
     do {
         return try resolver.require(serviceType, name: name, arguments: repeat each arguments)
     } catch {
-        if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) {
-            return absent
-        }
-        stopOnOperatorFailure(error, resolver: resolver, form: form, serviceType: Service.self)
+        return absentOrStop(error, resolver: resolver, form: form, serviceType: Service.self)
     }
 }
 
@@ -226,14 +220,16 @@ func absentAfterOperatorFailure<Service>(
     return absentValue(of: Service.self)
 }
 
-/// Stops with the failure of a `~>` resolution, naming the service whose factory asked, if any.
+/// The failure of a `~>` resolution: `nil` for an `Optional` (`absentAfterOperatorFailure`), else
+/// a stop naming the service whose factory asked, if any.
 @usableFromInline
-func stopOnOperatorFailure(
+func absentOrStop<Service>(
     _ error: ResolutionError,
     resolver: any Resolver,
     form: OperatorForm,
-    serviceType: Any.Type
-) -> Never {
+    serviceType: Service.Type
+) -> Service {
+    if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) { return absent }
     // The frames still running are those of the factory that used the operator (the failed
     // resolution has ended); under the mutex, as a view's frames may be another thread's otherwise.
     let container = resolver as? Container

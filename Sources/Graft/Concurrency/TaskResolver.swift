@@ -81,10 +81,8 @@ private final class DefaultResolverBox: @unchecked Sendable {  // `stored` is on
     var value: SynchronizedResolver? {
         get { mutex.withLock { stored } }
         set {
-            let old = mutex.withLock { () -> SynchronizedResolver? in
-                defer { stored = newValue }
-                return stored
-            }
+            var old = newValue
+            mutex.withLock { swap(&old, &stored) }
             withExtendedLifetime(old) {}  // released after unlocking: its container's deinit may run
         }
     }
