@@ -41,8 +41,8 @@ extension Container {
     /// Container.printsUnhandledFailures = false   // quiet, as release builds are
     /// ```
     public static var printsUnhandledFailures: Bool {
-        get { logSink.printsUnhandledFailures }
-        set { logSink.printsUnhandledFailures = newValue }
+        get { logSink.mutex.withLock { logSink.storedPrintsUnhandledFailures } }
+        set { logSink.mutex.withLock { logSink.storedPrintsUnhandledFailures = newValue } }
     }
 
     /// Writes `failure` to standard error if ``printsUnhandledFailures`` asks for it and no
@@ -52,7 +52,8 @@ extension Container {
         case .factoryFailed, .circularDependency, .tooDeep: break
         case .notRegistered, .notOnMainActor, .wrongType: return
         }
-        guard logSink.printsUnhandledFailuresWithoutFunction else { return }
+        let prints = logSink.mutex.withLock { logSink.storedPrintsUnhandledFailures && logSink.storedFunction == nil }
+        guard prints else { return }
         Platform.writeToStandardError(
             failure.description
                 + "\n(Graft prints a failure no caller handled in debug builds: set Container.loggingFunction to "
@@ -66,12 +67,13 @@ extension Container {
         logSink.log(message)
     }
 
-    /// Whether anyone reads messages (so they are worth building).
-    static var isLogging: Bool { logSink.hasFunction }
+    /// Whether anyone reads messages (so they are worth building). Copies no reference to the
+    /// function (a copy released here, under a hierarchy's mutex, could be the last one).
+    static var isLogging: Bool { logSink.mutex.withLock { logSink.storedFunction != nil } }
 
     /// Whether the logging function is the default one, writing to standard error
     /// (`GRAFT_LOGGING_ENABLED=1`).
-    static var logsToStandardError: Bool { logSink.writesToStandardError }
+    static var logsToStandardError: Bool { logSink.mutex.withLock { logSink.storedFunctionWritesToStandardError } }
 
     /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
     static func deliver(_ messages: [String]) {
@@ -255,15 +257,15 @@ func isNear(_ candidate: String, _ asked: String) -> Bool {
 /// Holds the logging function. The function is read under `mutex` and called outside it: a
 /// logging function may resolve (or log), and calling user code while holding a lock of our own
 /// would order that lock against the hierarchy's mutex in two ways at once (a deadlock).
-final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched under `mutex`
-    private let mutex = RecursiveMutex()
-    private var storedFunction: Container.LoggingFunctionType?
+final class LogSink: @unchecked Sendable {  // the `stored` fields are only touched under `mutex`
+    fileprivate let mutex = RecursiveMutex()
+    fileprivate var storedFunction: Container.LoggingFunctionType?
     /// Whether `storedFunction` is the default one, which writes to standard error.
-    private var storedFunctionWritesToStandardError = false
+    fileprivate var storedFunctionWritesToStandardError = false
     #if DEBUG
-        private var storedPrintsUnhandledFailures = true
+        fileprivate var storedPrintsUnhandledFailures = true
     #else
-        private var storedPrintsUnhandledFailures = false
+        fileprivate var storedPrintsUnhandledFailures = false
     #endif
 
     init() {
@@ -271,17 +273,6 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
             storedFunction = { Platform.writeToStandardError($0) }
             storedFunctionWritesToStandardError = true
         }
-    }
-
-    var writesToStandardError: Bool { mutex.withLock { storedFunctionWritesToStandardError } }
-
-    var printsUnhandledFailures: Bool {
-        get { mutex.withLock { storedPrintsUnhandledFailures } }
-        set { mutex.withLock { storedPrintsUnhandledFailures = newValue } }
-    }
-
-    var printsUnhandledFailuresWithoutFunction: Bool {
-        mutex.withLock { storedPrintsUnhandledFailures && storedFunction == nil }
     }
 
     var function: Container.LoggingFunctionType? {
@@ -298,10 +289,6 @@ final class LogSink: @unchecked Sendable {  // `storedFunction` is only touched 
             withExtendedLifetime(old) {}
         }
     }
-
-    /// Whether a function is set; copies no reference to it (a copy released here, under a
-    /// hierarchy's mutex, could be the last one).
-    var hasFunction: Bool { mutex.withLock { storedFunction != nil } }
 
     func log(_ message: () -> String) {
         guard let function = mutex.withLock({ storedFunction }) else { return }
