@@ -107,8 +107,7 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
-            let cancelled = mutex.withLock { waiters.removeValue(forKey: id) }
-            cancelled?.resume(throwing: CancellationError())
+            mutex.withLock { waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())  // once unlocked
         }
     }
 }

@@ -92,12 +92,12 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.locked {
-            if let built { return .done(built) }
+            if let built { return .answer(.success(built)) }
             if isTransient {
                 // Built inline, in the caller's task: a transient that is already being built
                 // further up this same inline chain would recurse forever.
                 if let repeated = waiter?.inlineChain.firstIndex(where: { $0.entry === self }), let waiter {
-                    return .fail(cycle(Array(waiter.inlineChain[repeated...].reversed()).map(\.label) + [label]))
+                    return .answer(.failure(cycle(waiter.inlineChain[repeated...].reversed().map(\.label) + [label])))
                 }
                 let node = AsyncBuildNode(entry: self, label: label, inlineParent: waiter)
                 if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
@@ -107,19 +107,18 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                 // Waiting on a build that waits, through others, on the waiter is a cycle. The
                 // check and the new edge are made under one lock, so two builds cannot both wait.
                 if let waiter, let path = AsyncWaitGraph.addUnlessCycle(from: waiter, to: build.node) {
-                    return .fail(cycle(path.map(\.label) + [build.node.label]))
+                    return .answer(.failure(cycle(path.map(\.label) + [build.node.label])))
                 }
                 return .wait(build)
             }
             let node = AsyncBuildNode(entry: self, label: label, inlineParent: nil)
             let started = AsyncBuild<Service>(generation: generation, node: node)
             build = started
-            let factory = self.factory
             Task {
                 let outcome: Result<Service, any Error>
                 do {
                     outcome = .success(
-                        try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) })
+                        try await AsyncBuildContext.$current.withValue(node) { try await self.factory(resolver) })
                 } catch {
                     outcome = .failure(error)
                 }
@@ -129,10 +128,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             return .wait(started)
         }
         switch next {
-        case .done(let instance):
-            return instance
-        case .fail(let error):
-            throw error
+        case .answer(let result):
+            return try result.get()
         case .buildInline(let node):
             defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: node) } }
             do {
@@ -251,8 +248,7 @@ final class AsyncBuiltInstance<Service: Sendable>: InstanceStorage {
 
 /// What `resolve(through:)` does once it has looked, under the mutex.
 private enum AsyncNext<Service: Sendable> {
-    case done(Service)
-    case fail(ResolutionError)
+    case answer(Result<Service, ResolutionError>)
     case buildInline(AsyncBuildNode)
     case wait(AsyncBuild<Service>)
 }

@@ -111,10 +111,9 @@ extension Container {
     /// have meant, and how to reach it.
     func synchronousRegistrationHint<Service>(_ serviceType: Service.Type, name: String?) -> String {
         hierarchy.locked {
-            let container = viewed ?? self
             let label = serviceLabel(Service.self, name: name)
             let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
-            let registered = container.slot(for: key)?.pointee.entry
+            let registered = slot(for: key)?.pointee.entry  // a view shares its container's table
             if registered?.kind == .mainActor {
                 return "\(label) is registered with registerMain: resolve it with "
                     + "`\(resolutionCall("resolveMain", Service.self, name: name))` on the main actor."
