@@ -17,7 +17,6 @@ struct DeferredResolution<Service> {
     private let resolve: (Container, Resolver) -> Service?
 
     var hierarchy: SharedState { link.hierarchy }
-    private var container: Container? { link.container }
 
     init(
         container: Container, resolver: Resolver, name: String?,
@@ -40,7 +39,7 @@ struct DeferredResolution<Service> {
     /// request has failed already, its failure is set aside meanwhile, so the service is resolved
     /// (its own failure is its own) and whatever it keeps is dropped with the request.
     func resolveNow(inGraph graph: GraphIdentifier?, wrapper: String) throws(ResolutionError) -> Service {
-        guard let container else {
+        guard let container = link.container else {
             stop(
                 "Graft: \(wrapper)<\(Service.self)> was accessed after its container was released; "
                     + "keep the container alive as long as the services that hold a \(wrapper)")

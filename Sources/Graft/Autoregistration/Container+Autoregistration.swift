@@ -150,8 +150,7 @@ struct AutoregisteredDependency<Dependency> {
 
     @usableFromInline
     init(argumentTypes: [Any.Type]) {
-        let type = ObjectIdentifier(Dependency.self)
-        argumentIndex = argumentTypes.firstIndex { ObjectIdentifier($0) == type } ?? -1
+        argumentIndex = argumentTypes.firstIndex { $0 == Dependency.self } ?? -1
     }
 
     /// The parameter's value: its argument, else resolved.

@@ -232,8 +232,7 @@ func absentOrStop<Service>(
     if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) { return absent }
     // The frames still running are those of the factory that used the operator (the failed
     // resolution has ended); under the mutex, as a view's frames may be another thread's otherwise.
-    let container = resolver as? Container
-    var building = container.flatMap { container in
+    var building = (resolver as? Container).flatMap { container in
         container.hierarchy.locked { container.hierarchy.resolution.path.last }
     }
     // In an async factory: the builds it runs in lead the path, as they do for the error its

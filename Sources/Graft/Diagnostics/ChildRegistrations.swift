@@ -18,11 +18,10 @@ struct ChildRegistration {
     var owner: ObjectIdentifier { lineage[0] }
 
     var description: String {
-        var text = "Service: \(key.serviceType)"
-        if let name = key.name { text += ", Name: \"\(name)\"" }
         let arguments = argumentTypeNames()
         let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
-        return text + ", Factory: \(parameters) -> \(key.serviceType)"
+        return "Service: \(key.serviceType)" + (key.name.map { ", Name: \"\($0)\"" } ?? "")
+            + ", Factory: \(parameters) -> \(key.serviceType)"
     }
 }
 
@@ -54,9 +53,8 @@ struct ChildRegistrations {
     /// keys are inserted), so a container's end touches only the lists of what it registered.
     mutating func forget(_ owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
         for service in services {
-            guard let records = byService[service] else { continue }
-            let kept = records.filter { $0.owner != owner }
-            byService[service] = kept.isEmpty ? nil : kept
+            byService[service]?.removeAll { $0.owner == owner }
+            if byService[service]?.isEmpty == true { byService[service] = nil }
         }
     }
 
