@@ -215,8 +215,7 @@ extension Container {
     /// Whether `type` is a protocol type (`any P`, a composition, `Any`, `AnyObject`), read from
     /// its mangled name, whose last letters say what kind of type it is.
     static func isExistential(_ type: Any.Type) -> Bool {
-        guard let mangled = _mangledTypeName(type) else { return false }
-        return mangled.hasSuffix("p") || mangled.hasSuffix("Xl") || mangled.hasSuffix("Xc")
+        _mangledTypeName(type).map { $0.hasSuffix("p") || $0.hasSuffix("Xl") || $0.hasSuffix("Xc") } ?? false
     }
 }
 
@@ -291,7 +290,6 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     }
 
     func log(_ message: () -> String) {
-        guard let function = mutex.withLock({ storedFunction }) else { return }
-        function(message())
+        mutex.withLock { storedFunction }?(message())  // called once unlocked; built only if there is one
     }
 }

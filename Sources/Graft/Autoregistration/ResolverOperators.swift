@@ -214,10 +214,8 @@ func absentAfterOperatorFailure<Service>(
     resolver: any Resolver,
     serviceType: Service.Type
 ) -> Service? {
-    if let container = resolver as? Container {
-        return container.hierarchy.absentAfterFailure(of: Service.self, error)
-    }
-    return absentValue(of: Service.self)
+    guard let container = resolver as? Container else { return absentValue(of: Service.self) }
+    return container.hierarchy.absentAfterFailure(of: Service.self, error)
 }
 
 /// The failure of a `~>` resolution: `nil` for an `Optional` (`absentAfterOperatorFailure`), else

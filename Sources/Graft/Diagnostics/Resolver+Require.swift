@@ -118,8 +118,7 @@ extension Container {
         do {
             return try resolveOrFail(serviceType, name: name)
         } catch {
-            throw requireFailure(
-                since: errors, serviceType, name: name, arguments: noArgumentsKey, argumentTypeNames: [])
+            throw requireFailure(since: errors, serviceType, name: name)
         }
     }
 
@@ -155,8 +154,8 @@ extension Container {
         since errors: Int,
         _ serviceType: Any.Type,
         name: String?,
-        arguments: UInt,
-        argumentTypeNames: [String]
+        arguments: UInt = noArgumentsKey,
+        argumentTypeNames: [String] = []
     ) -> ResolutionError {
         let label = serviceLabel(serviceType, name: name)
         return hierarchy.failure(since: errors, resolving: label)
