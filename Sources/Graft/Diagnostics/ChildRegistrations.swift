@@ -38,9 +38,8 @@ struct ChildRegistrations {
     /// Records `registration`, replacing the record of the same key in the same container.
     mutating func note(_ registration: ChildRegistration) {
         let key = registration.key
-        let owner = registration.owner
         if let index = byService[key.service]?.firstIndex(where: {
-            $0.owner == owner && $0.key.arguments == key.arguments && $0.key.name == key.name
+            $0.owner == registration.owner && $0.key.arguments == key.arguments && $0.key.name == key.name
         }) {
             byService[key.service]![index] = registration
         } else {
