@@ -28,7 +28,7 @@ public final class ContainerAssembler {
     /// Applies `assemblies` to `container`.
     public init(_ assemblies: [Assembly], container: Container = Container()) {
         self.container = container
-        run(assemblies)
+        apply(assemblies: assemblies)
     }
 
     /// Applies `assemblies` to a new container whose parent is `parent`'s container.
@@ -39,30 +39,25 @@ public final class ContainerAssembler {
         behaviors: [Behavior] = []
     ) {
         container = Container(parent: parent?.container, defaultObjectScope: defaultObjectScope, behaviors: behaviors)
-        run(assemblies)
+        apply(assemblies: assemblies)
     }
 
     /// An empty assembler whose container is a child of `parentAssembler`'s.
-    public init(
+    public convenience init(
         parentAssembler: ContainerAssembler?,
         defaultObjectScope: ObjectScope = .graph,
         behaviors: [Behavior] = []
     ) {
-        container = Container(
-            parent: parentAssembler?.container, defaultObjectScope: defaultObjectScope, behaviors: behaviors)
+        self.init([], parent: parentAssembler, defaultObjectScope: defaultObjectScope, behaviors: behaviors)
     }
 
     /// Applies one more assembly.
     public func apply(assembly: Assembly) {
-        run([assembly])
+        apply(assemblies: [assembly])
     }
 
     /// Applies more assemblies: all `assemble` first, then all `loaded`.
     public func apply(assemblies: [Assembly]) {
-        run(assemblies)
-    }
-
-    private func run(_ assemblies: [Assembly]) {
         for assembly in assemblies {
             assembly.assemble(container: container)
         }

@@ -84,8 +84,7 @@ public final class GraphStorage: InstanceStorage {
     }
 
     public func instance(inGraph graph: GraphIdentifier) -> Any? {
-        if self.graph == graph { return instance }
-        return enclosing.last { $0.graph == graph }?.instance
+        self.graph == graph ? instance : enclosing.last { $0.graph == graph }?.instance
     }
 
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
@@ -121,10 +120,7 @@ public final class WeakStorage: InstanceStorage {
     /// shared like a `Cat`); `nil` for a value type: `value as AnyObject` would box a struct in a
     /// fresh object that dies at once.
     static func referenceOrNil(_ value: Any) -> AnyObject? {
-        if let optional = value as? any OptionalValue {
-            guard let wrapped = optional.wrappedAny else { return nil }
-            return referenceOrNil(wrapped)
-        }
+        if let optional = value as? any OptionalValue { return optional.wrappedAny.flatMap(referenceOrNil) }
         return type(of: value) is AnyClass ? value as AnyObject : nil
     }
 }
@@ -139,15 +135,18 @@ public final class CompositeStorage: InstanceStorage {
         self.components = components
     }
 
-    // Each component is asked once: a lazy `compactMap(...).first` asks twice, and a storage whose
-    // answer changes in between (a weak one released meanwhile) would trap.
-    public var instance: Any? {
-        get {
-            for component in components {
-                if let instance = component.instance { return instance }
-            }
-            return nil
+    /// The first instance `read` finds in the components. Each component is asked once: a lazy
+    /// `compactMap(...).first` asks twice, and a storage whose answer changes in between (a weak
+    /// one released meanwhile) would trap.
+    private func firstInstance(_ read: (InstanceStorage) -> Any?) -> Any? {
+        for component in components {
+            if let instance = read(component) { return instance }
         }
+        return nil
+    }
+
+    public var instance: Any? {
+        get { firstInstance { $0.instance } }
         set {
             for component in components { component.instance = newValue }
         }
@@ -158,10 +157,7 @@ public final class CompositeStorage: InstanceStorage {
     }
 
     public func instance(inGraph graph: GraphIdentifier) -> Any? {
-        for component in components {
-            if let instance = component.instance(inGraph: graph) { return instance }
-        }
-        return nil
+        firstInstance { $0.instance(inGraph: graph) }
     }
 
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
@@ -183,6 +179,5 @@ extension Optional: OptionalValue {
 
 /// `nil` as a `Service`, when `Service` is an `Optional`; otherwise `nil` (no such value).
 func absentValue<Service>(of _: Service.Type) -> Service? {
-    guard let optional = Service.self as? any OptionalValue.Type else { return nil }
-    return optional.absent as? Service
+    (Service.self as? any OptionalValue.Type).flatMap { $0.absent as? Service }
 }

@@ -53,7 +53,7 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
     private init(
         storageFactory: @escaping () -> InstanceStorage,
         description: String,
-        parent: ObjectScopeProtocol?,
+        parent: ObjectScopeProtocol? = nil,
         kind: Kind
     ) {
         self.storageFactory = storageFactory
@@ -72,21 +72,19 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
 
     /// Makes this scope's storage for one registration (with its parent scope's, if any).
     public func makeStorage() -> InstanceStorage {
-        guard let parent else { return storageFactory() }
-        return CompositeStorage([storageFactory(), parent.makeStorage()])
+        parent.map { CompositeStorage([storageFactory(), $0.makeStorage()]) } ?? storageFactory()
     }
 
     /// A new instance for every resolution.
     public static let transient = ObjectScope(
-        storageFactory: TransientStorage.init, description: "transient", parent: nil, kind: .transient)
+        storageFactory: TransientStorage.init, description: "transient", kind: .transient)
 
     /// One instance per top-level resolution (the default).
-    public static let graph = ObjectScope(
-        storageFactory: GraphStorage.init, description: "graph", parent: nil, kind: .graph)
+    public static let graph = ObjectScope(storageFactory: GraphStorage.init, description: "graph", kind: .graph)
 
     /// One instance for the registration, shared by the container and its descendants.
     public static let container = ObjectScope(
-        storageFactory: PermanentStorage.init, description: "container", parent: nil, kind: .container)
+        storageFactory: PermanentStorage.init, description: "container", kind: .container)
 
     /// Shared while something else holds the instance; recreated after it is released.
     public static let weak = ObjectScope(

@@ -14,8 +14,7 @@
 @usableFromInline
 enum Platform {
     static func environmentValue(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        return String(cString: value)
+        getenv(name).map { String(cString: $0) }
     }
 
     /// `malloc`: the standard library's allocations go through `posix_memalign` here, several times
@@ -42,8 +41,7 @@ enum Platform {
     }
 
     static func writeToStandardError(_ text: String) {
-        let line = text + "\n"
-        line.utf8CString.withUnsafeBufferPointer { buffer in
+        (text + "\n").utf8CString.withUnsafeBufferPointer { buffer in
             _ = write(2, buffer.baseAddress, buffer.count - 1)  // best effort: a log line, not data
         }
     }
@@ -60,18 +58,13 @@ enum Platform {
         return body()
     }
 
-    /// Whether this thread is inside ``onMainActorCall(_:)``.
-    static var isInMainActorCall: Bool {
-        pthread_getspecific(mainActorCallKey.key) != nil
-    }
-
     private static let mainActorCallKey = ThreadKey()
 
     /// Whether a main-actor factory may run here: where the compiler would say the main actor is
     /// (the main thread, or the main actor's executor running this task), or inside a main-actor
-    /// call.
+    /// call (this thread is inside ``onMainActorCall(_:)``).
     static func isOnMainActor() -> Bool {
-        isInMainActorCall || isMainThread() || isMainActorExecutorCurrent()
+        pthread_getspecific(mainActorCallKey.key) != nil || isMainThread() || isMainActorExecutorCurrent()
     }
 
     /// Whether the running task is on the main actor's executor, asked of the concurrency runtime.
@@ -105,8 +98,8 @@ enum Platform {
             var buffer = [CChar](repeating: 0, count: 64)
             let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
             guard count > 0 else { return false }
-            let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let parts = link.split(separator: "/")
+            let parts = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                .split(separator: "/")
             guard parts.count == 3, parts[0] == parts[2] else { return false }
             mainThread.value = pthread_self()
             return true

@@ -36,10 +36,7 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
     @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
-        defer {
-            let unlocked = pthread_mutex_unlock(mutex)
-            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
-        }
+        defer { unlock() }
         return try body()
     }
 
@@ -78,10 +75,7 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
     /// Runs `body` if the mutex can be locked without waiting; `nil` otherwise.
     func tryWithLock<T>(_ body: () throws -> T) rethrows -> T? {
         guard pthread_mutex_trylock(mutex) == 0 else { return nil }
-        defer {
-            let unlocked = pthread_mutex_unlock(mutex)
-            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
-        }
+        defer { unlock() }
         return try body()
     }
 }
