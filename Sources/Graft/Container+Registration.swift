@@ -25,10 +25,7 @@ extension Container {
         name: String? = nil,
         factory: @escaping (Resolver) -> Service
     ) -> ServiceEntry<Service> {
-        add(
-            ServiceEntry(
-                serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
-                container: self, argumentTypeNames: { [] }, plainFactory: factory, argumentFactory: nil))
+        add(ServiceEntry(serviceType: serviceType, name: name, container: self, plainFactory: factory))
     }
 
     /// Registers how to make `serviceType` from arguments given to `resolve`.
@@ -85,8 +82,7 @@ extension Container {
     ) -> ServiceEntry<Service> {
         add(
             ServiceEntry(
-                serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, name: name,
-                container: self, argumentTypeNames: { [] }, plainFactory: nil, argumentFactory: nil,
+                serviceType: serviceType, name: name, container: self,
                 throwingFactory: { resolver, _ in try factory(resolver) }))
     }
 
@@ -104,7 +100,6 @@ extension Container {
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: key, name: name, container: self,
                 argumentTypeNames: typeNames(repeat (each Argument).self),
-                plainFactory: nil, argumentFactory: nil,
                 throwingFactory: { resolver, arguments in
                     // As for a factory that cannot throw: the path passes a pointer to exactly this
                     // tuple type (the placeholder address only for a tuple of zero size).
@@ -123,7 +118,7 @@ extension Container {
         // would be two more arguments of every copy of `register` the optimizer merges.
         if isView { return addThroughView(entry) }
         insert(entry)
-        if !state.behaviors.isEmpty { tellBehaviors(about: entry) }
+        if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
         return entry
     }
 
@@ -146,10 +141,12 @@ extension Container {
         if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
     }
 
+    /// Tells this container's behaviors that `type` under `name` resolves through `entry` (a
+    /// registration, or a forward).
     @usableFromInline
-    func tellBehaviors<Service>(about entry: ServiceEntry<Service>) {
+    func tellBehaviors<Type, Service>(about type: Type.Type, registeredAs entry: ServiceEntry<Service>, name: String?) {
         for behavior in state.behaviors {
-            behavior.container(self, didRegisterType: Service.self, toService: entry, withName: entry.name)
+            behavior.container(self, didRegisterType: type, toService: entry, withName: name)
         }
     }
 

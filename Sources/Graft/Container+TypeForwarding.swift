@@ -30,9 +30,7 @@ extension Container {
                 container.noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames)
             }
             // The behaviors are told about the registration the application forwarded.
-            for behavior in container.state.behaviors {
-                behavior.container(container, didRegisterType: type, toService: entry, withName: name)
-            }
+            container.tellBehaviors(about: type, registeredAs: entry, name: name)
         }
     }
 }

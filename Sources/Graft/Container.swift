@@ -100,22 +100,15 @@ public class Container {
         if !isView { link.containerIsGone(with: services, asChild: parent == nil ? nil : ObjectIdentifier(self)) }
     }
 
-    /// How a new entry in the default scope keeps instances (a custom default makes a storage each).
-    @inlinable
-    final func defaultScopeStorage() -> (ObjectScope.Kind, InstanceStorage?) {
-        defaultScopeKind == .custom ? (.custom, defaultObjectScope.makeStorage()) : (defaultScopeKind, nil)
-    }
-
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
-        onContainer { $0.removeEveryRegistration() }
-    }
-
-    /// ``removeAll()`` on the container that holds the registrations.
-    private final func removeEveryRegistration() {
-        let registered = parent == nil ? [] : services.serviceTypes
-        services.removeAll()
-        if parent != nil { hierarchy.forgetChildRegistrations(of: ObjectIdentifier(self), services: registered) }
+        onContainer { container in
+            let registered = container.parent == nil ? [] : container.services.serviceTypes
+            container.services.replaceAll(with: [])
+            if container.parent != nil {
+                container.hierarchy.forgetChildRegistrations(of: ObjectIdentifier(container), services: registered)
+            }
+        }
     }
 
     /// Drops the instances kept by `objectScope` in this container and its ancestors, so the next
@@ -126,12 +119,7 @@ public class Container {
 
     /// Drops the instances kept by a custom `objectScope` in this container and its ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
-        onContainer { $0.dropInstances(keptBy: objectScope) }
-    }
-
-    /// `resetObjectScope(_:)` on the container that holds the registrations.
-    private final func dropInstances(keptBy objectScope: ObjectScopeProtocol) {
-        resetEntries { _, entry in entry.objectScope === objectScope }
+        onContainer { $0.resetEntries(keptBy: objectScope, service: nil) }
     }
 
     /// Drops the instances of `serviceType` kept by `objectScope` in this container and its ancestors.
@@ -141,26 +129,21 @@ public class Container {
 
     /// Drops the instances of `serviceType` kept by a custom `objectScope` here and in ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
-        onContainer { $0.dropInstances(keptBy: objectScope, serviceType: serviceType) }
+        onContainer { $0.resetEntries(keptBy: objectScope, service: ObjectIdentifier(serviceType)) }
     }
 
-    /// `resetObjectScope(_:serviceType:)` on the container that holds the registrations.
-    private final func dropInstances(keptBy objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
-        let service = ObjectIdentifier(serviceType)
-        resetEntries { key, entry in key.service == service && entry.objectScope === objectScope }
-    }
-
-    /// Walks a copy of each table: a `deinit` run by a reset may register or remove. A reset by a
-    /// factory that `validate()` runs drops nothing: the validation's instances live in its graph
-    /// and go at its end, and the instances kept before it must be there after it.
-    private final func resetEntries(where matches: (ServiceKey, AnyServiceEntry) -> Bool) {
+    /// `resetObjectScope` on the container that holds the registrations: the entries of `service`
+    /// (of every service if `nil`) kept by `objectScope`. Walks a copy of each table: a `deinit`
+    /// run by a reset may register or remove. A reset by a factory that `validate()` runs drops
+    /// nothing: the validation's instances live in its graph and go at its end, and the instances
+    /// kept before it must be there after it.
+    private final func resetEntries(keptBy objectScope: ObjectScopeProtocol, service: ObjectIdentifier?) {
         guard !hierarchy.diagnostics.isValidating else { return }
-        var container: Container? = self
-        while let current = container {
-            for (key, entry) in current.services.registrations where matches(key, entry) {
+        for container in selfAndAncestors {
+            for (key, entry) in container.services.registrations
+            where (service == nil || key.service == service) && entry.objectScope === objectScope {
                 entry.resetKeptInstance()
             }
-            container = current.parent
         }
     }
 
@@ -175,15 +158,9 @@ public class Container {
     public final func hasAnyRegistration<Service>(of serviceType: Service.Type, name: String? = nil) -> Bool {
         onContainer { container in
             let service = ObjectIdentifier(serviceType)
-            var level: Container? = container
-            while let current = level {
-                if current.services.registrations.contains(where: { $0.key.service == service && $0.key.name == name })
-                {
-                    return true
-                }
-                level = current.parent
+            return container.selfAndAncestors.contains { level in
+                level.services.registrations.contains { $0.key.service == service && $0.key.name == name }
             }
-            return false
         }
     }
 

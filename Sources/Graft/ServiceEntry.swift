@@ -58,20 +58,18 @@ public final class ServiceEntry<Service> {
             == _getUnsafePointerToStoredProperties(self)
     }
 
-    /// The rarely used settings; `nil` until one is set. Set at most once, never cleared. Kept out
-    /// of `state`, as the one field whose type is generic: in the group it would make the group
-    /// generic, and the unspecialized code that makes and copies entries would then copy it
-    /// through its metadata. Held there untyped instead, as a second reference it made the group's
-    /// initialization an outlined copy and destroy (measured: +10% instructions per registration).
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        /// The rarely used settings; `nil` until one is set. Set at most once, never cleared. Kept
+        /// out of `state`, as the one field whose type is generic: in the group it would make the
+        /// group generic, and the unspecialized code that makes and copies entries would then copy
+        /// it through its metadata. Held there untyped instead, as a second reference it made the
+        /// group's initialization an outlined copy and destroy (measured: +10% instructions per
+        /// registration).
         @usableFromInline var extras: EntryExtras<Service>?
-    #else
-        @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
-    #endif
-    /// What changes after registration (``ServiceEntryState``).
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
+        /// What changes after registration (``ServiceEntryState``).
         @usableFromInline var state: ServiceEntryState
     #else
+        @exclusivity(unchecked) @usableFromInline var extras: EntryExtras<Service>?
         @exclusivity(unchecked) @usableFromInline var state: ServiceEntryState
     #endif
     /// `throwingFactory != nil`, as one byte in the entry: every general construction asks.
@@ -153,11 +151,8 @@ public final class ServiceEntry<Service> {
 
     /// The extras, made now if they were not.
     var madeExtras: EntryExtras<Service> {
-        if let extras = extras { return extras }
-        let made = EntryExtras<Service>(
-            argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey, argumentTypeNames: { [] },
-            argumentFactory: nil,
-            throwingFactory: nil)
+        if let extras { return extras }
+        let made = EntryExtras<Service>()
         extras = made
         return made
     }
@@ -194,13 +189,13 @@ public final class ServiceEntry<Service> {
     @inlinable
     init(
         serviceType: Any.Type,
-        argumentsType: Any.Type,
-        argumentsKey: UInt,
+        argumentsType: Any.Type = (any Resolver).self,
+        argumentsKey: UInt = noArgumentsKey,
         name: String?,
         container: Container,
-        argumentTypeNames: @escaping () -> [String],
-        plainFactory: ((Resolver) -> Service)?,
-        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
+        argumentTypeNames: @escaping () -> [String] = { [] },
+        plainFactory: ((Resolver) -> Service)? = nil,
+        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)? = nil,
         throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil,
         kind: RegistrationKind = .plain
     ) {
@@ -220,7 +215,9 @@ public final class ServiceEntry<Service> {
                 argumentsType: argumentsType, argumentsKey: argumentsKey, argumentTypeNames: argumentTypeNames,
                 argumentFactory: argumentFactory, throwingFactory: throwingFactory)
         }
-        let (scopeKind, storage) = container.defaultScopeStorage()
+        // How a new entry in the default scope keeps instances (a custom default makes a storage each).
+        let scopeKind = container.defaultScopeKind
+        let storage = scopeKind == .custom ? container.defaultObjectScope.makeStorage() : nil
         state = ServiceEntryState(scope: container.defaultObjectScope, scopeKind: scopeKind)
         _ = InstanceCell(
             for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
@@ -301,21 +298,19 @@ public final class ServiceEntry<Service> {
             asyncRegistration.setScope(objectScope)  // kept by the registration, which builds
             return self
         }
-        return changingSettings { setObjectScope(objectScope) }
-    }
-
-    private func setObjectScope(_ objectScope: ObjectScopeProtocol) {
-        let newStorage = ObjectScope.storage(for: objectScope)  // user code: a custom scope's storage
-        let dropped = link.hierarchy.uncheckedSection { () -> (Any?, Any?, InstanceStorage?, ObjectScopeProtocol) in
-            let instance: Any? = hasInstance ? cell.moveInstance(Service.self) : nil
-            let graphInstance: Any? = hasGraphInstance ? cell.takeGraphSlot(Service.self) : nil
-            let replaced = (instance, graphInstance, storage, scope)
-            keptGeneration &+= 1
-            setScope(objectScope, keptAs: newStorage)
-            weakInstance = nil
-            return replaced
+        return changingSettings {
+            let newStorage = ObjectScope.storage(for: objectScope)  // user code: a custom scope's storage
+            let dropped = link.hierarchy.uncheckedSection { () -> (Any?, Any?, InstanceStorage?, ObjectScopeProtocol) in
+                let instance: Any? = hasInstance ? cell.moveInstance(Service.self) : nil
+                let graphInstance: Any? = hasGraphInstance ? cell.takeGraphSlot(Service.self) : nil
+                let replaced = (instance, graphInstance, storage, scope)
+                keptGeneration &+= 1
+                setScope(objectScope, keptAs: newStorage)
+                weakInstance = nil
+                return replaced
+            }
+            withExtendedLifetime(dropped) {}  // released once the entry is consistent
         }
-        withExtendedLifetime(dropped) {}  // released once the entry is consistent
     }
 
     /// Adds an action run after each new instance is created and stored in its scope, before the
@@ -357,29 +352,24 @@ struct ServiceEntryState {
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
     /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
-    @usableFromInline var keptGeneration: UInt32
+    @usableFromInline var keptGeneration: UInt32 = 0
     /// Index of this entry's innermost running factory in the resolution's frame stack (`ResolutionState.stack`), or -1 (the
     /// stack is at most `SharedState.maximumDepth` deep, so 32 bits are plenty).
-    @usableFromInline var factoryFrame: Int32
+    @usableFromInline var factoryFrame: Int32 = -1
     /// Instances this entry's factory made (for `Container.registrations`).
-    @usableFromInline var instanceCount: Int
+    @usableFromInline var instanceCount = 0
     /// The kind of `scope`; set through ``ServiceEntry/setScope(_:keptAs:)`` (or
     /// ``ServiceEntry/setKindWhileValidating(_:)``), which updates the plan.
     @usableFromInline var scopeKind: ObjectScope.Kind
     /// Set through ``ServiceEntry/hasInitCompletedActions``, which updates the plan.
-    @usableFromInline var hasInitCompletedActions: Bool
+    @usableFromInline var hasInitCompletedActions = false
     /// Set when registered through a synchronized view: other threads may resolve this entry as
     /// soon as it is in the table, so its settings change under the hierarchy's mutex.
-    @usableFromInline var settingsTakeTheMutex: Bool
+    @usableFromInline var settingsTakeTheMutex = false
 
     @inlinable
     init(scope: ObjectScopeProtocol, scopeKind: ObjectScope.Kind) {
         self.scope = scope
-        self.keptGeneration = 0
-        self.factoryFrame = -1
-        self.instanceCount = 0
         self.scopeKind = scopeKind
-        self.hasInitCompletedActions = false
-        self.settingsTakeTheMutex = false
     }
 }

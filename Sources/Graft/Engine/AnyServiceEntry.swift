@@ -68,7 +68,6 @@ protocol AnyServiceEntry: AnyObject {
     func restoreGraphInstance(_ instance: Any?, in hierarchy: SharedState)
     /// `Service: …, Factory: …, ObjectScope: …` as `Container.description` shows it for `key`.
     func entryDescription(for key: ServiceKey) -> String
-    var entryDescription: String { get }
 }
 
 /// What kind of registration an entry is; every kind lives once in the one table.
@@ -161,17 +160,11 @@ extension ServiceEntry: AnyServiceEntry {
         if let name = key.name { text += ", Name: \"\(name)\"" }
         let arguments = argumentTypeNames()
         let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
-        text += ", Factory: \(parameters) -> \(key.serviceType)"
-        text += ", ObjectScope: \(objectScope)"
+        text += ", Factory: \(parameters) -> \(key.serviceType), ObjectScope: \(objectScope)"
         if !initCompletedActions.isEmpty {
             text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
         }
         return text
-    }
-
-    @usableFromInline
-    var entryDescription: String {
-        entryDescription(for: ServiceKey(service: Service.self, arguments: argumentsKey, name: name))
     }
 }
 

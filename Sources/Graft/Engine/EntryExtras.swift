@@ -13,20 +13,19 @@ final class EntryExtras<Service> {
     let throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
     /// The settings that change while the registration is used (not generic: its field
     /// accesses need no metadata). Read by the inlinable `resolveAsync` (its async registration).
-    @usableFromInline typealias State = EntryExtrasState
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline var state = State()
+        @usableFromInline var state = EntryExtrasState()
     #else
-        @exclusivity(unchecked) @usableFromInline var state = State()
+        @exclusivity(unchecked) @usableFromInline var state = EntryExtrasState()
     #endif
 
     @usableFromInline
     init(
-        argumentsType: Any.Type,
-        argumentsKey: UInt,
-        argumentTypeNames: @escaping () -> [String],
-        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)?,
-        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)?
+        argumentsType: Any.Type = (any Resolver).self,
+        argumentsKey: UInt = noArgumentsKey,
+        argumentTypeNames: @escaping () -> [String] = { [] },
+        argumentFactory: ((Resolver, UnsafeRawPointer) -> Service)? = nil,
+        throwingFactory: ((Resolver, UnsafeRawPointer) throws -> Service)? = nil
     ) {
         self.argumentsType = argumentsType
         self.argumentsKey = argumentsKey

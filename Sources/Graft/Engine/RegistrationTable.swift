@@ -206,11 +206,14 @@ final class RegistrationTable {
         endChange()
     }
 
-    private func freeIndex(for hash: Int) -> Int {
+    /// Marks the first free slot from `hash`'s home slot as holding `hash`, and returns it for the
+    /// caller to initialize (the key is known not to be in the table).
+    private func claimFreeSlot(for hash: Int) -> UnsafeMutablePointer<Slot> {
         let mask = capacity - 1
         var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
         while hashes[index] != 0 { index = (index + 1) & mask }
-        return index
+        hashes[index] = hash
+        return slots + index
     }
 
     /// Doubles the capacity (quadruples it below 1,024 slots: a container filled at start-up
@@ -220,24 +223,17 @@ final class RegistrationTable {
         buffers.capacity *= capacity < 1_024 ? 4 : 2
         (buffers.hashes, buffers.slots) = Self.allocate(capacity)
         for position in 0..<old.capacity where old.hashes[position] != 0 {
-            let index = freeIndex(for: old.hashes[position])
-            hashes[index] = old.hashes[position]
-            (slots + index).moveInitialize(from: old.slots + position, count: 1)
+            claimFreeSlot(for: old.hashes[position]).moveInitialize(from: old.slots + position, count: 1)
         }
         old.hashes.deallocate()
         old.slots.deallocate()  // every occupied slot was moved out
     }
 
-    /// Empties the table: it takes new empty buffers, then the old ones are released. The table
-    /// is consistent before any entry is released, so a `deinit` run by a release may register
-    /// again (into the new buffers, never the old ones).
-    func removeAll() {
-        replaceAll(with: [])
-    }
-
-    /// Makes the table hold exactly `registrations` (each key once): new buffers filled with them,
-    /// then the old ones released, so a `deinit` run by a release finds the new contents.
-    private func replaceAll(with registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
+    /// Makes the table hold exactly `registrations` (each key once; none empties it): new buffers
+    /// filled with them, then the old ones released. The table is consistent before any entry is
+    /// released, so a `deinit` run by a release finds the new contents, and may register again
+    /// (into the new buffers, never the old ones).
+    func replaceAll(with registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
         beginChange()
         let old = (hashes: hashes, slots: slots, capacity: capacity)
         var capacity = 16
@@ -246,10 +242,7 @@ final class RegistrationTable {
         buffers = Buffers(
             hashes: hashes, slots: slots, capacity: capacity, count: registrations.count, isChanging: true)
         for (key, entry) in registrations {
-            let hash = Self.hash(key)
-            let index = freeIndex(for: hash)
-            hashes[index] = hash
-            (slots + index).initialize(
+            claimFreeSlot(for: Self.hash(key)).initialize(
                 to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service)))
         }
         endChange()
