@@ -26,13 +26,8 @@ extension Container {
     }
 
     /// This container, then its parent, and so on (views count as their container).
+    /// (A parent is never a view: `init` takes the container a view stands for.)
     var selfAndAncestors: [Container] {
-        var chain: [Container] = []
-        var level: Container? = viewed ?? self
-        while let current = level {
-            chain.append(current)
-            level = current.parent.map { $0.viewed ?? $0 }
-        }
-        return chain
+        Array(sequence(first: viewed ?? self) { $0.parent })
     }
 }

@@ -144,7 +144,7 @@ public final class ServiceEntry<Service> {
             updatePlan()
         }
     }
-    var settingsTakeTheMutex: Bool {
+    @usableFromInline var settingsTakeTheMutex: Bool {
         get { state.settingsTakeTheMutex }
         set { state.settingsTakeTheMutex = newValue }
     }
@@ -319,14 +319,14 @@ public final class ServiceEntry<Service> {
     @discardableResult
     public func initCompleted(_ completed: @escaping (Resolver, Service) -> Void) -> Self {
         if let asyncRegistration {
-            // No instance made here to run it on: not run, and the log says so once per action.
-            let hierarchy = link.hierarchy
-            hierarchy.enterLocked()  // any thread may configure: the message is held, delivered unlocked
-            hierarchy.log {
-                "Graft: initCompleted on \(asyncRegistration.label), an async service, is not run: do that work in "
-                    + "its async factory."
+            // No instance made here to run it on: not run, and the log says so once per action. Any
+            // thread may configure: the message is held, delivered unlocked.
+            link.hierarchy.locked {
+                link.hierarchy.log {
+                    "Graft: initCompleted on \(asyncRegistration.label), an async service, is not run: do that work "
+                        + "in its async factory."
+                }
             }
-            hierarchy.exitLocked()
             return self
         }
         return changingSettings {

@@ -78,7 +78,7 @@ extension Container {
         enterViewLock()
         defer { exitViewLock() }
         let result = try body(viewed.unsafelyUnwrapped)  // set on every view
-        (result as? any SettingsUnderTheMutex)?.settingsTakeTheMutex = true
+        (result as? any AnyServiceEntry)?.settingsTakeTheMutex = true
         return result
     }
 

@@ -51,11 +51,3 @@ struct EntryExtrasState {
     @usableFromInline
     init() {}
 }
-
-/// An entry whose settings may have to change under the hierarchy's mutex (see
-/// ``Container/onContainer(registering:_:)``).
-protocol SettingsUnderTheMutex: AnyObject {
-    var settingsTakeTheMutex: Bool { get set }
-}
-
-extension ServiceEntry: SettingsUnderTheMutex {}

@@ -54,8 +54,7 @@ final class RegistrationTable {
     var count: Int { buffers.count }
 
     init() {
-        let (hashes, slots) = Self.allocate(16)
-        buffers = Buffers(hashes: hashes, slots: slots, capacity: 16)
+        buffers = Self.allocate(16)
     }
 
     deinit {
@@ -64,10 +63,13 @@ final class RegistrationTable {
         Self.release(hashes, slots, capacity)
     }
 
-    private static func allocate(_ capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Slot>) {
+    /// New buffers of `capacity` slots, all empty, that will hold `count` registrations.
+    private static func allocate(_ capacity: Int, count: Int = 0, isChanging: Bool = false) -> Buffers {
         let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
         hashes.initialize(repeating: 0, count: capacity)
-        return (hashes, .allocate(capacity: capacity))
+        return Buffers(
+            hashes: hashes, slots: .allocate(capacity: capacity), capacity: capacity, count: count,
+            isChanging: isChanging)
     }
 
     /// A key's hash, never 0 (that marks an empty slot).
@@ -219,9 +221,8 @@ final class RegistrationTable {
     /// Doubles the capacity (quadruples it below 1,024 slots: a container filled at start-up
     /// moves its slots fewer times), moving (not copying) every slot to its place in the new buffers.
     private func grow() {
-        let old = (hashes: hashes, slots: slots, capacity: capacity)
-        buffers.capacity *= capacity < 1_024 ? 4 : 2
-        (buffers.hashes, buffers.slots) = Self.allocate(capacity)
+        let old = buffers
+        buffers = Self.allocate(capacity * (capacity < 1_024 ? 4 : 2), count: count, isChanging: true)
         for position in 0..<old.capacity where old.hashes[position] != 0 {
             claimFreeSlot(for: old.hashes[position]).moveInitialize(from: old.slots + position, count: 1)
         }
@@ -235,12 +236,10 @@ final class RegistrationTable {
     /// (into the new buffers, never the old ones).
     func replaceAll(with registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
         beginChange()
-        let old = (hashes: hashes, slots: slots, capacity: capacity)
+        let old = buffers
         var capacity = 16
         while registrations.count * 4 > capacity * 3 { capacity *= 2 }  // at most 3/4 full
-        let (hashes, slots) = Self.allocate(capacity)
-        buffers = Buffers(
-            hashes: hashes, slots: slots, capacity: capacity, count: registrations.count, isChanging: true)
+        buffers = Self.allocate(capacity, count: registrations.count, isChanging: true)
         for (key, entry) in registrations {
             claimFreeSlot(for: Self.hash(key)).initialize(
                 to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service)))
@@ -318,15 +317,13 @@ final class RegistrationTable {
     /// registrations in the same order, so comparing the two lists tells.
     func restore(_ registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
         let now = self.registrations
-        if now.count == registrations.count
-            && zip(now, registrations).allSatisfy({ now, then in
+        let unchanged =
+            now.count == registrations.count
+            && zip(now, registrations).allSatisfy { now, then in
                 now.entry === then.entry && now.key.service == then.key.service
                     && now.key.arguments == then.key.arguments && now.key.name == then.key.name
-            })
-        {
-            return
-        }
-        replaceAll(with: registrations)
+            }
+        if !unchanged { replaceAll(with: registrations) }
     }
 
     /// Every registration, in no particular order.

@@ -50,21 +50,25 @@ enum Platform {
     /// `@MainInjected`): a main-actor factory reached synchronously from it may run even where the
     /// main actor's executor is not the main thread (as under `swift test` on Linux).
     static func onMainActorCall<T>(_ body: () -> T) -> T {
-        let outer = pthread_getspecific(mainActorCallKey.key)
+        let outer = pthread_getspecific(mainActorCallKey)
         precondition(
-            pthread_setspecific(mainActorCallKey.key, UnsafeRawPointer(bitPattern: 1)) == 0,
-            "pthread_setspecific failed")
-        defer { precondition(pthread_setspecific(mainActorCallKey.key, outer) == 0, "pthread_setspecific failed") }
+            pthread_setspecific(mainActorCallKey, UnsafeRawPointer(bitPattern: 1)) == 0, "pthread_setspecific failed")
+        defer { precondition(pthread_setspecific(mainActorCallKey, outer) == 0, "pthread_setspecific failed") }
         return body()
     }
 
-    private static let mainActorCallKey = ThreadKey()
+    /// The pthread thread-specific key that marks a main-actor call, made once.
+    private static let mainActorCallKey: pthread_key_t = {
+        var made = pthread_key_t()
+        precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
+        return made
+    }()
 
     /// Whether a main-actor factory may run here: where the compiler would say the main actor is
     /// (the main thread, or the main actor's executor running this task), or inside a main-actor
     /// call (this thread is inside ``onMainActorCall(_:)``).
     static func isOnMainActor() -> Bool {
-        pthread_getspecific(mainActorCallKey.key) != nil || isMainThread() || isMainActorExecutorCurrent()
+        pthread_getspecific(mainActorCallKey) != nil || isMainThread() || isMainActorExecutorCurrent()
     }
 
     /// Whether the running task is on the main actor's executor, asked of the concurrency runtime.
@@ -143,14 +147,3 @@ enum Platform {
         }
     }
 #endif
-
-/// A pthread thread-specific key, made once.
-private final class ThreadKey: Sendable {
-    let key: pthread_key_t
-
-    init() {
-        var made = pthread_key_t()
-        precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
-        key = made
-    }
-}
