@@ -138,7 +138,7 @@ extension Container {
         // may be a subclass): the fast path returns the cell's contents as the key's type.
         let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
         services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Service.self))
-        if parent != nil { noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames) }
+        if parent != nil { noteChildRegistration(key, of: entry) }
     }
 
     /// Tells this container's behaviors that `type` under `name` resolves through `entry` (a
@@ -150,13 +150,15 @@ extension Container {
         }
     }
 
-    /// Tells the hierarchy about a registration in this child container, for failure messages in
-    /// other containers (which never read a child's table: it may be filled on another thread).
+    /// Tells the hierarchy about a registration of `entry` under `key` in this child container, for
+    /// failure messages in other containers (which never read a child's table: it may be filled on
+    /// another thread).
     @usableFromInline
-    func noteChildRegistration(_ key: ServiceKey, argumentTypeNames: @escaping () -> [String]) {
+    func noteChildRegistration(_ key: ServiceKey, of entry: AnyServiceEntry) {
         hierarchy.noteChildRegistration(
             ChildRegistration(
-                key: key, argumentTypeNames: argumentTypeNames, lineage: selfAndAncestors.map(ObjectIdentifier.init)))
+                key: key, argumentTypeNames: entry.argumentTypeNames,
+                lineage: selfAndAncestors.map(ObjectIdentifier.init)))
     }
 }
 

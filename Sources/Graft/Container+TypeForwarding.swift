@@ -26,9 +26,7 @@ extension Container {
             // Forwarding a type to its own registration (under another name, say) may keep the cell
             // for the inlined hit, as the registration's own key does.
             container.services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Forwarded.self))
-            if container.parent != nil {
-                container.noteChildRegistration(key, argumentTypeNames: entry.argumentTypeNames)
-            }
+            if container.parent != nil { container.noteChildRegistration(key, of: entry) }
             // The behaviors are told about the registration the application forwarded.
             container.tellBehaviors(about: type, registeredAs: entry, name: name)
         }
@@ -39,7 +37,7 @@ extension ServiceEntry {
     /// Makes this registration answer to `type` as well, under `name`; see ``Container/forward(_:name:to:)``.
     @discardableResult
     public func implements<Forwarded>(_ type: Forwarded.Type, name: String? = nil) -> ServiceEntry<Service> {
-        changingSettings { container?.forward(type, name: name, to: self) }
+        changingSettings { link.container?.forward(type, name: name, to: self) }
     }
 
     /// Makes this registration answer to each of several types as well, unnamed.
@@ -54,7 +52,7 @@ extension ServiceEntry {
         _ more: repeat (each More).Type
     ) -> ServiceEntry<Service> {
         changingSettings {
-            guard let container else { return }  // gone: nothing to add to, as in Swinject
+            guard let container = link.container else { return }  // gone: nothing to add to, as in Swinject
             container.forward(first, to: self)
             container.forward(second, to: self)
             repeat container.forward(each more, to: self)

@@ -37,7 +37,6 @@ public final class ServiceEntry<Service> {
     /// The container registered in, where `implements` adds forwarded types. An entry can outlive
     /// its container (the application may keep it); `implements` is then a no-op, as in Swinject.
     @usableFromInline let link: ContainerLink
-    var container: Container? { link.container }
 
     /// The memory of this entry's cell when it is not inline (`Service` is not a class type).
     @usableFromInline let outOfLineCellMemory: UnsafeMutableRawPointer?

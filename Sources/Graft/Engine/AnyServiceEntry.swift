@@ -169,9 +169,7 @@ extension ServiceEntry: AnyServiceEntry {
         }
         return text
     }
-}
 
-extension ServiceEntry {
     @usableFromInline
     func copy(into container: Container) -> AnyServiceEntry {
         if let asyncRegistration { return asyncRegistration.copy(into: container) }

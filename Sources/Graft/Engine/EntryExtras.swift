@@ -47,7 +47,4 @@ struct EntryExtrasState {
     /// the instance. An object, so that the inlinable `resolveAsync` reads it and downcasts it to
     /// the `AsyncServiceEntry` of its service type, which only it can name.
     @usableFromInline var asyncRegistration: AnyObject?
-
-    @usableFromInline
-    init() {}
 }
