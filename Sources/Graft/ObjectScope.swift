@@ -88,5 +88,5 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
 
     /// Shared while something else holds the instance; recreated after it is released.
     public static let weak = ObjectScope(
-        storageFactory: WeakStorage.init, description: "weak", parent: ObjectScope.graph, kind: .weak)
+        storageFactory: WeakStorage.init, description: "weak", parent: graph, kind: .weak)
 }

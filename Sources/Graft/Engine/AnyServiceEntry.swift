@@ -102,8 +102,7 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func rememberGraphInstance(in record: GraphRecord) {
-        guard hasGraphInstance else { return }
-        if let object = WeakStorage.referenceOrNil(graphInstance) { record.remember(self, object) }
+        if hasGraphInstance, let object = WeakStorage.referenceOrNil(graphInstance) { record.remember(self, object) }
     }
 
     @usableFromInline
@@ -146,8 +145,7 @@ extension ServiceEntry: AnyServiceEntry {
     @usableFromInline
     func takeGraphInstance() -> Any? {
         cell.isListedInGraph = false
-        guard hasGraphInstance else { return nil }
-        return cell.takeGraphSlot(Service.self)
+        return hasGraphInstance ? cell.takeGraphSlot(Service.self) : nil
     }
 
     @usableFromInline

@@ -195,8 +195,7 @@ final class RegistrationTable {
         if isOccupied {
             // The replaced entry is released after the table is consistent: its `deinit` (or its
             // instances') may register enough to grow the table and free this slot.
-            let replaced = slots[index].entry
-            slots[index].entry = entry
+            let replaced = exchange(&slots[index].entry, entry)
             slots[index].directCell = directCell
             endChange()
             withExtendedLifetime(replaced) {}
@@ -316,13 +315,10 @@ final class RegistrationTable {
     /// (what goes is released once the table holds them all). A table left alone lists its
     /// registrations in the same order, so comparing the two lists tells.
     func restore(_ registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
-        let now = self.registrations
-        let unchanged =
-            now.count == registrations.count
-            && zip(now, registrations).allSatisfy { now, then in
-                now.entry === then.entry && now.key.service == then.key.service
-                    && now.key.arguments == then.key.arguments && now.key.name == then.key.name
-            }
+        let unchanged = self.registrations.elementsEqual(registrations) { now, then in
+            now.entry === then.entry && now.key.service == then.key.service
+                && now.key.arguments == then.key.arguments && now.key.name == then.key.name
+        }
         if !unchanged { replaceAll(with: registrations) }
     }
 
