@@ -199,8 +199,10 @@ extension Container {
     ) throws(ResolutionFailed)
         -> Service
     {
-        if let made = resolveUnregisteredHandingFailureToCaller(serviceType, key: key) { return made }
-        throw ResolutionFailed()
+        guard let made = resolveUnregisteredHandingFailureToCaller(serviceType, key: key) else {
+            throw ResolutionFailed()
+        }
+        return made
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss
@@ -233,18 +235,21 @@ extension Container {
         }
         if reportsMiss {
             hierarchy.logMiss {
-                ResolutionError(
+                var names: [String] = []
+                repeat names.append(String(describing: (each Argument).self))
+                return ResolutionError(
                     .notRegistered, path: hierarchy.resolution.path + [serviceLabel(Service.self, name: key.name)],
                     message: resolutionFailureMessage(
-                        serviceType, name: key.name, arguments: key.arguments,
-                        argumentTypeNames: typeNames(repeat (each Argument).self))
+                        serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
                 ).description
             }
         }
         if _slowPath(hierarchy.diagnostics.isValidating), key.arguments != noArgumentsKey {
-            let names = typeNames(repeat (each Argument).self).joined(separator: ", ")
+            var names: [String] = []
+            repeat names.append(String(describing: (each Argument).self))
             hierarchy.diagnostics.validation?.observeMissing(
-                serviceLabel(Service.self, name: key.name) + " (arguments: \(names))", in: hierarchy)
+                serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
+                in: hierarchy)
         }
         return nil
     }
