@@ -38,13 +38,10 @@ struct ChildRegistrations {
     /// Records `registration`, replacing the record of the same key in the same container.
     mutating func note(_ registration: ChildRegistration) {
         let key = registration.key
-        if let index = byService[key.service]?.firstIndex(where: {
+        byService[key.service, default: []].removeAll {
             $0.owner == registration.owner && $0.key.arguments == key.arguments && $0.key.name == key.name
-        }) {
-            byService[key.service]![index] = registration
-        } else {
-            byService[key.service, default: []].append(registration)
         }
+        byService[key.service, default: []].append(registration)
     }
 
     /// Removes every record of the container `owner` (its `removeAll()`, or its end). `services`
