@@ -35,7 +35,7 @@ extension Resolver {
         -> Service
     {
         if let instance = resolve(serviceType, name: name) { return instance }
-        throw foreignResolverMiss(serviceType, name: name, argumentTypes: [])
+        throw foreignResolverMiss(serviceType, name: name, argumentTypeNames: [])
     }
 
     /// Resolves `serviceType` with `arguments`, or throws why it cannot be resolved and where.
@@ -53,9 +53,7 @@ extension Resolver {
             return try container.requireService(serviceType, name: name, arguments: repeat each arguments)
         }
         if let instance = resolve(serviceType, name: name, arguments: repeat each arguments) { return instance }
-        var types: [Any.Type] = []
-        repeat types.append((each Argument).self)
-        throw foreignResolverMiss(serviceType, name: name, argumentTypes: types)
+        throw foreignResolverMiss(serviceType, name: name, argumentTypeNames: typeNames(repeat (each Argument).self))
     }
 
     // Swinject's `argument:` label needs an overload of its own: the declaration above again, forwarding to it.
@@ -71,12 +69,12 @@ extension Resolver {
 
     /// A resolver other than Graft's own returned `nil`: all that is known is what was asked.
     @usableFromInline
-    func foreignResolverMiss(_ serviceType: Any.Type, name: String?, argumentTypes: [Any.Type]) -> ResolutionError {
+    func foreignResolverMiss(_ serviceType: Any.Type, name: String?, argumentTypeNames: [String]) -> ResolutionError {
         let label = serviceLabel(serviceType, name: name)
-        let arguments = argumentsPhrase(argumentTypes.map { "\($0)" })
         return ResolutionError(
             .notRegistered, path: [label],
-            message: "Graft: resolution failed: \(Self.self) returned nil for \(label) taking \(arguments).")
+            message: "Graft: resolution failed: \(Self.self) returned nil for \(label) taking "
+                + "\(argumentsPhrase(argumentTypeNames)).")
     }
 }
 
