@@ -112,13 +112,10 @@ extension Container {
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
                     sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
-                    if let registered = key.name {
-                        if key.arguments == arguments {
-                            namesTakingTheArguments.insert(registered)
-                        } else {
-                            otherArgumentLists[registered, default: []].insert(
-                                argumentsPhrase(entry.argumentTypeNames()))
-                        }
+                    if let registered = key.name, key.arguments == arguments {
+                        namesTakingTheArguments.insert(registered)
+                    } else if let registered = key.name {
+                        otherArgumentLists[registered, default: []].insert(argumentsPhrase(entry.argumentTypeNames()))
                     }
                 } else if "\(key.serviceType)" == typeName {
                     sameName.append(
