@@ -30,13 +30,7 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
         public var label: String { name.map { "\(serviceType) (name: \"\($0)\")" } ?? serviceType }
 
         /// "this container", "its parent", "ancestor 2", ...
-        public var containerDescription: String {
-            switch containerLevel {
-            case 0: "this container"
-            case 1: "its parent"
-            default: "ancestor \(containerLevel)"
-            }
-        }
+        public var containerDescription: String { containerName(containerLevel) }
     }
 
     /// A resolution observed: `from`'s factory asked for `requested`.
@@ -82,16 +76,12 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
                 missing[edge.requested] = missing.count
             }
             let target = edge.to.map { "n\($0)" } ?? "m\(missing[edge.requested]!)"
-            var attributes: [String] = []
-            if edge.isInCycle {
-                attributes += ["color=red", "label=\"cycle\""]
-            } else if let warning = edge.warning {
-                attributes += ["color=orange", "label=\"\(warning)\""]
-            } else if edge.to == nil {
-                attributes += ["color=red", "style=dashed"]
-            }
-            let suffix = attributes.isEmpty ? "" : " [\(attributes.joined(separator: ", "))]"
-            lines.append("    n\(edge.from) -> \(target)\(suffix);")
+            let attributes =
+                edge.isInCycle
+                ? " [color=red, label=\"cycle\"]"
+                : edge.warning.map { " [color=orange, label=\"\($0)\"]" }
+                    ?? (edge.to == nil ? " [color=red, style=dashed]" : "")
+            lines.append("    n\(edge.from) -> \(target)\(attributes);")
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
@@ -138,5 +128,14 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
             default: result.append(character)
             }
         }
+    }
+}
+
+/// The container `level` steps up from the validated one: "this container", "its parent", "ancestor 2", ...
+func containerName(_ level: Int) -> String {
+    switch level {
+    case 0: "this container"
+    case 1: "its parent"
+    default: "ancestor \(level)"
     }
 }

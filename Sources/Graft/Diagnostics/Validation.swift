@@ -38,15 +38,13 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
 
     /// A summary, then each failure, warning and skipped registration, and the absent dependencies.
     public var description: String {
-        var lines = [
+        let summary =
             "Validation: \(graph.nodes.count) registrations, \(failures.count) failures, "
-                + "\(warnings.count) warnings, \(skipped.count) skipped."
-        ]
-        for failure in failures { lines.append("FAILURE " + failure.description) }
-        for warning in warnings { lines.append("WARNING " + warning.description) }
-        for label in skipped { lines.append("SKIPPED " + label) }
-        for absent in absentDependencies { lines.append("ABSENT " + absent + " (not registered; resolved without it)") }
-        return lines.joined(separator: "\n")
+            + "\(warnings.count) warnings, \(skipped.count) skipped."
+        let details: [String] =
+            failures.map { "FAILURE \($0)" } + warnings.map { "WARNING \($0)" } + skipped.map { "SKIPPED " + $0 }
+            + absentDependencies.map { "ABSENT " + $0 + " (not registered; resolved without it)" }
+        return ([summary] + details).joined(separator: "\n")
     }
 }
 
@@ -118,10 +116,8 @@ extension Container {
 
     /// ``registrations`` on the container that holds them.
     private final func registrationInfos() -> [RegistrationInfo] {
-        var result: [RegistrationInfo] = []
-        let chain = selfAndAncestors
-        for (level, container) in chain.enumerated() {
-            let infos = container.services.registrations.map { key, entry in
+        selfAndAncestors.enumerated().flatMap { level, container in
+            container.services.registrations.map { key, entry in
                 // An async registration's instances are made by its builds.
                 RegistrationInfo(
                     serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
@@ -130,11 +126,8 @@ extension Container {
                     resolutionCount: entry.cell.resolutionCount,
                     instanceCount: entry.asyncRegistration?.instanceCount ?? entry.instanceCount)
             }
-            result += infos.sorted {
-                serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name)
-            }
+            .sorted { serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name) }
         }
-        return result
     }
 
     /// Resolves every registration of this container and its ancestors that needs no arguments,
@@ -172,22 +165,17 @@ extension Container {
         // hierarchy it captured: every live table is put back as it was after, with its counts.
         let tables = hierarchy.liveTables.map { ($0, $0.registrations) }
         let counts = tables.flatMap(\.1).map { ($0.entry, $0.entry.cell.resolutionCount, $0.entry.instanceCount) }
-        var entries: [AnyServiceEntry] = []
         var seen = Set<ObjectIdentifier>()
-        for container in selfAndAncestors {
-            for (_, entry) in container.services.registrations where seen.insert(ObjectIdentifier(entry)).inserted {
-                entries.append(entry)
-            }
-        }
-        entries.sort { SharedState.label($0) < SharedState.label($1) }
+        let entries = selfAndAncestors.flatMap { $0.services.registrations.map(\.entry) }
+            .filter { seen.insert(ObjectIdentifier($0)).inserted }
+            .sorted { SharedState.label($0) < SharedState.label($1) }
         // A main-actor registration is tried on the main actor only (elsewhere it fails by
         // design); an async one through resolveAsync only.
         let onMainThread = Platform.isOnMainActor()
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
         let scopes = entries.map { ($0.scope, $0.scopeKind) }
-        recorder.originalKinds = Dictionary(
-            uniqueKeysWithValues: zip(entries.map { ObjectIdentifier($0) }, scopes.map(\.1)))
+        recorder.originalKinds = Dictionary(uniqueKeysWithValues: entries.map { (ObjectIdentifier($0), $0.scopeKind) })
         // An async registration's synchronous resolution reads what its builds made, and is left so.
         for entry in entries where entry.scopeKind != .transient && entry.kind != .async {
             entry.setKindWhileValidating(.graph)
@@ -200,17 +188,15 @@ extension Container {
         // meet is written as it happens (see `SharedState.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
         for entry in entries {
-            if entry.kind == .async {
-                skipped.append(SharedState.label(entry) + " (async: its factory runs through resolveAsync)")
-                continue
-            }
-            if !onMainThread && entry.kind == .mainActor {
-                skipped.append(SharedState.label(entry) + " (main actor: validate on the main actor to try it)")
-                continue
-            }
-            if entry.argumentsKey != noArgumentsKey {
-                skipped.append(
-                    SharedState.label(entry) + " (arguments: \(entry.argumentTypeNames().joined(separator: ", ")))")
+            let arguments = entry.argumentTypeNames()
+            let whySkipped: String? =
+                switch entry.kind {
+                case .async: "async: its factory runs through resolveAsync"
+                case .mainActor where !onMainThread: "main actor: validate on the main actor to try it"
+                default: entry.argumentsKey == noArgumentsKey ? nil : "arguments: \(arguments.joined(separator: ", "))"
+                }
+            if let whySkipped {
+                skipped.append(SharedState.label(entry) + " (\(whySkipped))")
                 continue
             }
             _ = recorder.node(for: entry)
@@ -280,19 +266,15 @@ final class ValidationRecorder {
 
     /// A resolution with arguments reached `entry`.
     func observe(_ entry: AnyServiceEntry, in hierarchy: SharedState) {
-        guard let from = hierarchy.resolution.innermostEntry, from !== entry else { return }
-        add(from: node(for: from), to: node(for: entry), requested: SharedState.label(entry), key: nil)
+        guard hierarchy.resolution.innermostEntry !== entry else { return }
+        add(to: entry, requested: SharedState.label(entry), key: nil, in: hierarchy)
     }
 
     /// A resolution without arguments through the validation's resolver, before it runs.
     func observeRequest(_ key: ServiceKey, from container: Container, isWrapper: Bool, in hierarchy: SharedState) {
-        guard let from = hierarchy.resolution.innermostEntry else { return }
-        let requested = serviceLabel(key.serviceType, name: key.name)
-        if let slot = container.slot(for: key), let entry = slot.pointee.entry {
-            add(from: node(for: from), to: node(for: entry), requested: requested, key: key)
-        } else if !isWrapper && key.serviceType != GraphIdentifier.self {
-            add(from: node(for: from), to: nil, requested: requested, key: key)
-        }
+        let entry = container.slot(for: key)?.pointee.entry
+        guard entry != nil || (!isWrapper && key.serviceType != GraphIdentifier.self) else { return }
+        add(to: entry, requested: serviceLabel(key.serviceType, name: key.name), key: key, in: hierarchy)
     }
 
     /// The factory of `outer` was handed the failure of `failed`, a resolution it made, and may go
@@ -314,11 +296,13 @@ final class ValidationRecorder {
 
     /// A resolution with arguments found nothing registered.
     func observeMissing(_ requested: String, in hierarchy: SharedState) {
-        guard let from = hierarchy.resolution.innermostEntry else { return }
-        add(from: node(for: from), to: nil, requested: requested, key: nil)
+        add(to: nil, requested: requested, key: nil, in: hierarchy)
     }
 
-    private func add(from: Int, to: Int?, requested: String, key: ServiceKey?) {
+    /// An edge from the entry whose factory is running in `hierarchy` (none outside a factory).
+    private func add(to target: AnyServiceEntry?, requested: String, key: ServiceKey?, in hierarchy: SharedState) {
+        guard let from = hierarchy.resolution.innermostEntry.map(node(for:)) else { return }
+        let to = target.map(node(for:))
         guard edgeSet.insert("\(from)>\(to.map(String.init) ?? requested)").inserted else { return }
         edges.append(DependencyGraph.Edge(from: from, to: to, requested: requested, isInCycle: false, warning: nil))
         edgeKeys.append(key)
@@ -354,24 +338,19 @@ final class ValidationRecorder {
             for (from, to) in zip(failure.path, failure.path.dropFirst()) { cyclePairs.insert(from + "\u{0}" + to) }
         }
         for position in graphEdges.indices {
-            let edge = graphEdges[position]
-            guard let to = edge.to else { continue }
-            let from = entries[edge.from]
-            let target = entries[to]
-            if cyclePairs.contains(SharedState.label(from) + "\u{0}" + SharedState.label(target)) {
-                graphEdges[position].isInCycle = true
-            }
+            guard let to = graphEdges[position].to else { continue }
+            let (from, target) = (entries[graphEdges[position].from], entries[to])
+            let (service, dependency) = (SharedState.label(from), SharedState.label(target))
+            graphEdges[position].isInCycle = cyclePairs.contains(service + "\u{0}" + dependency)
             if isSingleton(from) && (kind(of: target) == .transient || kind(of: target) == .graph) {
                 graphEdges[position].warning = .captiveDependency
                 warnings.append(
                     ValidationWarning(
-                        kind: .captiveDependency, service: SharedState.label(from),
-                        dependency: SharedState.label(target),
+                        kind: .captiveDependency, service: service, dependency: dependency,
                         description:
-                            "captive dependency: \(SharedState.label(from)) (scope \(from.objectScope)) resolves "
-                            + "\(SharedState.label(target)) (scope \(target.objectScope)), which then lives as long as "
-                            + "\(SharedState.label(from)). Make \(SharedState.label(target)) longer-lived, or resolve it "
-                            + "when needed through a Provider."))
+                            "captive dependency: \(service) (scope \(from.objectScope)) resolves \(dependency) "
+                            + "(scope \(target.objectScope)), which then lives as long as \(service). Make \(dependency) "
+                            + "longer-lived, or resolve it when needed through a Provider."))
             }
         }
         warnings += parentCapturesChild(edges: &graphEdges)
@@ -404,23 +383,20 @@ final class ValidationRecorder {
                     let targetLevel = level(of: target)
                     if targetLevel >= 0 && targetLevel < home {
                         graphEdges[edgeIndex].warning = graphEdges[edgeIndex].warning ?? .parentCapturesChild
-                        let owner = chain[home]
                         let key =
                             edgeKeys[edgeIndex]
-                            ?? ServiceKey(
-                                service: target.keyType, arguments: target.argumentsKey, name: target.name)
-                        let overrides = owner.slot(for: key) != nil
+                            ?? ServiceKey(service: target.keyType, arguments: target.argumentsKey, name: target.name)
+                        let overrides = chain[home].slot(for: key) != nil
+                        let (service, dependency) = (SharedState.label(singleton), SharedState.label(target))
                         warnings.append(
                             ValidationWarning(
-                                kind: .parentCapturesChild, service: SharedState.label(singleton),
-                                dependency: SharedState.label(target),
-                                description: "parent captures child: \(SharedState.label(singleton)) (scope "
-                                    + "\(singleton.objectScope), registered \(level: home)) was made, through a child "
-                                    + "container, with \(SharedState.label(target)) registered \(level: targetLevel)"
+                                kind: .parentCapturesChild, service: service, dependency: dependency,
+                                description: "parent captures child: \(service) (scope \(singleton.objectScope), "
+                                    + "registered in \(containerName(home))) was made, through a child container, with "
+                                    + "\(dependency) registered in \(containerName(targetLevel))"
                                     + (overrides ? ", which overrides the registration its own container sees" : "")
                                     + ". The instance kept depends on which child resolves it first; register "
-                                    + "\(SharedState.label(singleton)) in the child, or \(SharedState.label(target)) in the parent."
-                            ))
+                                    + "\(service) in the child, or \(dependency) in the parent."))
                     } else if !isSingleton(target) {
                         stack.append(to)
                     }
@@ -428,15 +404,5 @@ final class ValidationRecorder {
             }
         }
         return warnings
-    }
-}
-
-extension DefaultStringInterpolation {
-    fileprivate mutating func appendInterpolation(level: Int) {
-        switch level {
-        case 0: appendLiteral("in this container")
-        case 1: appendLiteral("in its parent")
-        default: appendLiteral("in ancestor \(level)")
-        }
     }
 }
