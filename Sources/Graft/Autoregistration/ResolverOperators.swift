@@ -32,7 +32,7 @@ postfix operator ~>
 /// - Returns: The resolved instance.
 @inlinable
 public postfix func ~> <Service>(resolver: any Resolver) -> Service {
-    resolveOrStop(resolver, Service.self, name: nil, form: .postfix)
+    resolveOrStop(try resolver.require(Service.self), through: resolver, form: .postfix)
 }
 
 /// Resolves `serviceType`: `r ~> Cat.self` is `r.resolve(Cat.self)!` with Graft's message on failure.
@@ -44,7 +44,7 @@ public postfix func ~> <Service>(resolver: any Resolver) -> Service {
 /// Failure stops the program, as for the postfix `~>`.
 @inlinable
 public func ~> <Service>(resolver: any Resolver, serviceType: Service.Type) -> Service {
-    resolveOrStop(resolver, serviceType, name: nil, form: .type)
+    resolveOrStop(try resolver.require(serviceType), through: resolver, form: .type)
 }
 
 /// Resolves the registration of a type under a name: `r ~> (Cat.self, name: "mimi")`.
@@ -52,7 +52,7 @@ public func ~> <Service>(resolver: any Resolver, serviceType: Service.Type) -> S
 /// Failure stops the program, as for the postfix `~>`.
 @inlinable
 public func ~> <Service>(resolver: any Resolver, service: (service: Service.Type, name: String)) -> Service {
-    resolveOrStop(resolver, Service.self, name: service.name, form: .named)
+    resolveOrStop(try resolver.require(Service.self, name: service.name), through: resolver, form: .named)
 }
 
 /// Resolves the registration whose factory takes one argument of `argument`'s type:
@@ -64,8 +64,7 @@ public func ~> <Service, Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, argument: Argument)
 ) -> Service {
-    resolveWithArgumentsOrStop(
-        resolver, Service.self, name: nil, form: .argument, arguments: service.argument)
+    resolveOrStop(try resolver.require(Service.self, arguments: service.argument), through: resolver, form: .argument)
 }
 
 /// Resolves the registration under a name whose factory takes one argument of `argument`'s type:
@@ -77,8 +76,9 @@ public func ~> <Service, Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, name: String, argument: Argument)
 ) -> Service {
-    resolveWithArgumentsOrStop(
-        resolver, Service.self, name: service.name, form: .namedArgument, arguments: service.argument)
+    resolveOrStop(
+        try resolver.require(Service.self, name: service.name, arguments: service.argument), through: resolver,
+        form: .namedArgument)
 }
 
 /// Resolves the registration whose factory takes the arguments of the tuple, any number of them:
@@ -90,8 +90,9 @@ public func ~> <Service, each Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, arguments: (repeat each Argument))
 ) -> Service {
-    resolveWithArgumentsOrStop(
-        resolver, Service.self, name: nil, form: .arguments, arguments: repeat each service.arguments)
+    resolveOrStop(
+        try resolver.require(Service.self, arguments: repeat each service.arguments), through: resolver,
+        form: .arguments)
 }
 
 /// Resolves the registration under a name whose factory takes the arguments of the tuple:
@@ -103,9 +104,9 @@ public func ~> <Service, each Argument>(
     resolver: any Resolver,
     service: (service: Service.Type, name: String, arguments: (repeat each Argument))
 ) -> Service {
-    resolveWithArgumentsOrStop(
-        resolver, Service.self, name: service.name, form: .namedArguments,
-        arguments: repeat each service.arguments)
+    resolveOrStop(
+        try resolver.require(Service.self, name: service.name, arguments: repeat each service.arguments),
+        through: resolver, form: .namedArguments)
 }
 
 /// Resolves with two arguments listed after the name, the form SwinjectAutoregistration deprecated.
@@ -172,35 +173,18 @@ enum OperatorForm {
     }
 }
 
-/// The path of the operators without arguments: `require`, and on failure a stop that says why
-/// and where. (Type names are printed out of line, in code not specialized: interpolated in code
-/// specialized for a private type, an optimized build prints it with its file's discriminator,
-/// `(Tag in _F256…)`.)
+/// The path of every `~>`: `require`, the call its form makes of `resolver`, and on failure a stop
+/// that says why and where. (Type names are printed out of line, in code not
+/// specialized: interpolated in code specialized for a private type, an optimized build prints it
+/// with its file's discriminator, `(Tag in _F256…)`.)
 @inlinable
 func resolveOrStop<Service>(
-    _ resolver: any Resolver,
-    _ serviceType: Service.Type,
-    name: String?,
+    _ require: @autoclosure () throws(ResolutionError) -> Service,
+    through resolver: any Resolver,
     form: OperatorForm
 ) -> Service {
     do {
-        return try resolver.require(serviceType, name: name)
-    } catch {
-        return absentOrStop(error, resolver: resolver, form: form, serviceType: Service.self)
-    }
-}
-
-/// The path of the operators with arguments; see `resolveOrStop(_:_:name:form:)`.
-@inlinable
-func resolveWithArgumentsOrStop<Service, each Argument>(
-    _ resolver: any Resolver,
-    _ serviceType: Service.Type,
-    name: String?,
-    form: OperatorForm,
-    arguments: repeat each Argument
-) -> Service {
-    do {
-        return try resolver.require(serviceType, name: name, arguments: repeat each arguments)
+        return try require()
     } catch {
         return absentOrStop(error, resolver: resolver, form: form, serviceType: Service.self)
     }
