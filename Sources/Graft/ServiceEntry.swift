@@ -42,12 +42,10 @@ public final class ServiceEntry<Service> {
     @usableFromInline let outOfLineCellMemory: UnsafeMutableRawPointer?
 
     /// Where this entry's instances are kept; the registration table keeps a copy of the pointer.
-    @inlinable
+    @inlinable @inline(__always)
     var cell: InstanceCell {
-        @inline(__always) get {
-            assert(outOfLineCellMemory != nil || inlineCellIsWhereExpected(), "ServiceEntry: inline cell moved")
-            return InstanceCell(existingAt: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self))
-        }
+        assert(outOfLineCellMemory != nil || inlineCellIsWhereExpected(), "ServiceEntry: inline cell moved")
+        return InstanceCell(existingAt: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self))
     }
 
     /// Debug check: the first stored property is where the cell is looked for.
@@ -99,18 +97,14 @@ public final class ServiceEntry<Service> {
         @inline(__always) get { Int(state.factoryFrame) }
         @inline(__always) set { state.factoryFrame = Int32(truncatingIfNeeded: newValue) }
     }
-    @inlinable var scope: ObjectScopeProtocol {
-        @inline(__always) get { state.scope }
-    }
+    @inlinable @inline(__always) var scope: ObjectScopeProtocol { state.scope }
     @inlinable var instanceCount: Int {
         @inline(__always) get { state.instanceCount }
         @inline(__always) set { state.instanceCount = newValue }
     }
     /// How the path keeps this entry's instances; set only by ``setScope(_:keptAs:)`` (and, for a
     /// validation's duration, ``setKindWhileValidating(_:)``).
-    @inlinable var scopeKind: ObjectScope.Kind {
-        @inline(__always) get { state.scopeKind }
-    }
+    @inlinable @inline(__always) var scopeKind: ObjectScope.Kind { state.scopeKind }
 
     /// The one writer of the entry's scope after `init`: the scope as set (``scope``), how the
     /// path keeps its instances (``scopeKind``, and a custom scope's ``storage``, which the cell
@@ -257,12 +251,8 @@ public final class ServiceEntry<Service> {
         kind != .mainActor && Key.self == Service.self ? cell : nil
     }
 
-    var hasInstance: Bool {
-        @inline(__always) get { cell.hasInstance }
-    }
-    var hasGraphInstance: Bool {
-        @inline(__always) get { cell.hasGraphInstance }
-    }
+    @inline(__always) var hasInstance: Bool { cell.hasInstance }
+    @inline(__always) var hasGraphInstance: Bool { cell.hasGraphInstance }
 
     /// The instance kept by `.container`; only while `hasInstance`.
     var instance: Service { cell.instance(as: Service.self) }
