@@ -30,9 +30,7 @@ extension Container {
             let label = serviceLabel(Service.self, name: name)
             return container.add(
                 ServiceEntry<Service>(
-                    serviceType: serviceType, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey,
-                    name: name, container: container, argumentTypeNames: { [] }, plainFactory: nil,
-                    argumentFactory: nil,
+                    serviceType: serviceType, name: name, container: container,
                     throwingFactory: { resolver, _ in
                         guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
                         // Safe: checked just above that this code runs on the main actor (the main

@@ -32,10 +32,8 @@ extension Container {
         let label = registration.label
         let call = resolutionCall("resolveAsync", Service.self, name: registration.name)
         let entry = ServiceEntry<Service>(
-            serviceType: Service.self, argumentsType: (any Resolver).self, argumentsKey: noArgumentsKey,
-            name: registration.name, container: self, argumentTypeNames: { [] }, plainFactory: nil,
-            argumentFactory: nil, throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) },
-            kind: .async)
+            serviceType: Service.self, name: registration.name, container: self,
+            throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) }, kind: .async)
         entry.madeExtras.state.asyncRegistration = registration
         entry.setKeeping(.custom, storage: AsyncBuiltInstance(registration))
         return entry
