@@ -80,11 +80,8 @@ private final class DefaultResolverBox: @unchecked Sendable {  // `stored` is on
 
     var value: SynchronizedResolver? {
         get { mutex.withLock { stored } }
-        set {
-            var old = newValue
-            mutex.withLock { swap(&old, &stored) }
-            withExtendedLifetime(old) {}  // released after unlocking: its container's deinit may run
-        }
+        // The one replaced is released after unlocking: its container's deinit may run.
+        set { withExtendedLifetime(mutex.withLock { exchange(&stored, newValue) }) {} }
     }
 }
 
