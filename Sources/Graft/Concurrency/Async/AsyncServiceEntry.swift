@@ -115,14 +115,12 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             let started = AsyncBuild<Service>(generation: generation, node: node)
             build = started
             Task {
-                let outcome: Result<Service, any Error>
                 do {
-                    outcome = .success(
-                        try await AsyncBuildContext.$current.withValue(node) { try await self.factory(resolver) })
+                    let made = try await AsyncBuildContext.$current.withValue(node) { try await self.factory(resolver) }
+                    self.finish(started, with: .success(made))
                 } catch {
-                    outcome = .failure(error)
+                    self.finish(started, with: .failure(error))
                 }
-                self.finish(started, with: outcome)
             }
             if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
             return .wait(started)
