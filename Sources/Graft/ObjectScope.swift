@@ -64,9 +64,7 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
 
     /// How an entry in `scope` keeps instances: a built-in kind, or a custom scope's new storage.
     static func storage(for scope: ObjectScopeProtocol) -> (Kind, InstanceStorage?) {
-        if let builtIn = scope as? ObjectScope, builtIn.kind != .custom {
-            return (builtIn.kind, nil)
-        }
+        if let builtIn = scope as? ObjectScope, builtIn.kind != .custom { return (builtIn.kind, nil) }
         return (.custom, scope.makeStorage())
     }
 
