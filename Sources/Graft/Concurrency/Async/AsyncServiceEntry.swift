@@ -150,9 +150,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
             if build === finished { build = nil }
             if case .success = result { instanceCount &+= 1 }
-            if case .success(let instance) = result, finished.generation == generation {
-                built = instance
-            }
+            if case .success(let instance) = result, finished.generation == generation { built = instance }
             return finished.complete(with: result)
         }
         for waiter in waiters { waiter.resume(with: result) }
