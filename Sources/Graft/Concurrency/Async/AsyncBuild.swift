@@ -86,8 +86,7 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
     /// Records the result and hands back the waiters to resume (after unlocking).
     func complete(with outcome: Result<Service, ResolutionError>) -> [CheckedContinuation<Service, any Error>] {
         result = outcome
-        defer { waiters = [:] }
-        return Array(waiters.values)
+        return Array(exchange(&waiters, [:]).values)
     }
 
     /// Waits for the result; a cancelled waiter stops waiting, the build goes on.

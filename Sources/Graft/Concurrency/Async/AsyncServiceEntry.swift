@@ -66,22 +66,17 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     var scope: ObjectScope { link.hierarchy.locked { isTransient ? .transient : .container } }
 
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
-    var inFlightWaiterCount: Int {
-        link.hierarchy.locked { build?.waiterCount ?? 0 }
-    }
+    var inFlightWaiterCount: Int { link.hierarchy.locked { build?.waiterCount ?? 0 } }
 
     /// The instance built, if any (for a synchronous `resolve`), read under the hierarchy's mutex.
     func builtInstance() -> Service? { link.hierarchy.mutex.withLock { built } }
 
     /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
-    func reset() {
-        link.hierarchy.locked { resetLocked() }
-    }
+    func reset() { link.hierarchy.locked { resetLocked() } }
 
     private func resetLocked() {
         generation &+= 1
-        let dropped = built
-        built = nil
+        let dropped = exchange(&built, nil)
         build = nil
         withExtendedLifetime(dropped) {}
     }
