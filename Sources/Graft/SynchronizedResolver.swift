@@ -25,9 +25,7 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
     // properties of a view are `let`s copied from the viewed container at init).
 
     /// Makes a view of `container` (of the container it views, if it is a view itself).
-    init(container: Container) {
-        super.init(viewing: container)
-    }
+    init(container: Container) { super.init(viewing: container) }
 }
 
 // Whether a call goes through a view's lock is decided here, for every public member of

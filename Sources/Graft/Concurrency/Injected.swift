@@ -35,9 +35,7 @@ public struct Injected<Service> {
 
     /// Captures ``SynchronizedResolver/current``; resolves the unnamed registration on first access.
     @inlinable
-    public init() {
-        self.init(name: nil)
-    }
+    public init() { self.init(name: nil) }
 
     /// Captures ``SynchronizedResolver/current``; resolves the registration under `name` on first
     /// access. (Inlinable: the component is made with the caller's metadata, not looked up at run time.)

@@ -14,9 +14,7 @@ public struct MainInjected<Service> {
     private let access: FirstAccess<Service>
 
     /// Captures ``SynchronizedResolver/current``; resolves the unnamed registration on first access.
-    public init() {
-        self.init(name: nil)
-    }
+    public init() { self.init(name: nil) }
 
     /// Captures ``SynchronizedResolver/current``; resolves the registration under `name` on first access.
     public init(name: String?) {
