@@ -118,6 +118,7 @@ extension GraftWorkloads {
                 throughView
             ),
             ("resolveMain of a built main-actor singleton", mainActorSingleton(), plain),
+            ("register (1,000 directly on a container)", directRegistration(), registration()),
             ("registerMain (1,000 via assembler)", mainActorRegistration(), registration()),
             ("registerAsync (1,000 via assembler)", asyncRegistration(), registration()),
         ]
@@ -147,7 +148,6 @@ extension GraftWorkloads {
             run: { count in _ = run(count) })
     }
 }
-
 
 /// A flag handed between threads.
 final class LockedFlag: @unchecked Sendable {  // `stored` is only touched under `lock`

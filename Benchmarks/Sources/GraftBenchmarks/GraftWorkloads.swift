@@ -175,6 +175,26 @@ enum GraftWorkloads {
         )
     }
 
+    /// As ``registration()``, without the assembler: each `register` a call of its own on the
+    /// container, the way code registers outside an assembly.
+    static func directRegistration() -> Workload {
+        func registered() -> Container {
+            let container = Container()  // as the assembler's: no fillers
+            ThousandServices().assemble(container: container)
+            return container
+        }
+        return Workload(
+            check: {
+                try require(
+                    registered().resolve(Service.self, name: registrationNames[999]) != nil,
+                    "Graft: direct registration")
+            },
+            run: { count in
+                for _ in 0..<(count / registrationNames.count) { BlackHole.consume(registered()) }
+            }
+        )
+    }
+
     static func failedResolution() -> Workload {
         Container.loggingFunction = nil
         let container = container()

@@ -46,6 +46,7 @@ private let gateRuns: [String: (operations: Int, fillers: Bool)] = [
     "2 threads, one synchronized view": (51_200, true),
     "8 threads, one synchronized view": (51_200, true),
     "registration (1,000 via assembler)": (5_000, false),
+    "register (1,000 directly on a container)": (5_000, false),
     "failed resolution, logging off": (12_800, true),
     "start-up: 10,000 services, 100 assemblies": (1, false),
     "resolve through SynchronizedResolver.current (bound by withResolver)": (25_600, true),
