@@ -111,14 +111,44 @@ extension Container {
                 }))
     }
 
+    /// Runs `registrations` under one hold of the hierarchy's mutex, and returns its result: what
+    /// it registers, with every setting chained on each registration, becomes visible to other
+    /// threads whole. Every change to a container takes the mutex, but a chained setting takes it
+    /// on its own, after `register` has returned: a thread resolving in between would get the
+    /// registration without it.
+    ///
+    /// ```swift
+    /// view.registerAtomically { container in
+    ///     container.register(Settings.self) { _ in Settings() }
+    ///         .inObjectScope(.container)
+    ///         .initCompleted { _, settings in settings.load() }
+    /// }
+    /// ```
+    ///
+    /// A setting chained later on a registration other threads already resolve takes the mutex
+    /// and applies to the resolutions that start after it; an instance a scope already keeps is
+    /// dropped by a new scope, and kept by a new `initCompleted` action, which runs only on
+    /// instances made from then on. `registrations` must not wait for another thread that uses
+    /// this hierarchy: that thread would wait for the mutex.
+    ///
+    /// - Parameter registrations: Registers, given this container (or view).
+    public final func registerAtomically<Result>(_ registrations: (Container) throws -> Result) rethrows -> Result {
+        try onContainer(changing: "registerAtomically", batch: true) { _ in try registrations(self) }
+    }
+
     /// Inlinable, so that turning the entry into a table entry uses the caller's cached metadata.
-    @inlinable
+    @inlinable @inline(__always)
     func add<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         // Not `onContainer` here: its closures, specialized in the caller for each service type,
         // would be two more arguments of every copy of `register` the optimizer merges.
         if isView { return addThroughView(entry) }
+        // Under the hierarchy's mutex, as every change: the entry enters the table and the
+        // behaviors hear of it under one hold. Inside an assembler's hold, nothing more to take.
+        let held = Platform.heldChanges(changeMark.key) == changeMark.hierarchy
+        let outerThread = held ? 0 : hierarchy.lockForChange(Service.self)
         insert(entry)
         if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
+        if !held { hierarchy.unlockAfterChange(outerThread) }
         return entry
     }
 

@@ -220,6 +220,12 @@ extension Container {
         if hierarchy.resolution.depth > 0 {
             hierarchy.checkNestedCall(resolving: serviceLabel(Service.self, name: key.name))
         }
+        // A miss while another thread changes the hierarchy may be that change half done (a plain
+        // container resolving on one thread while another registers): the stop says so, rather
+        // than a "not registered" that lists the registration.
+        if _slowPath(hierarchy.calls.changingThread != 0) {
+            hierarchy.stopIfAnotherThreadUses("\(serviceLabel(Service.self, name: key.name)) was resolved")
+        }
         if Service.self == GraphIdentifier.self, key.arguments == noArgumentsKey, key.name == nil {
             // Outside a resolution there is no graph: `nil`, as in Swinject, and nothing to report.
             return hierarchy.resolution.escapedGraph as? Service

@@ -14,7 +14,7 @@ extension Container {
         name: String? = nil,
         to entry: ServiceEntry<Service>
     ) {
-        onContainer(registering: "forward(\(Forwarded.self).self)") { container in
+        onContainer(changing: "forward", Forwarded.self) { container in
             // An entry's instances and frames are guarded by its own hierarchy's mutex: reached from
             // another hierarchy, two mutexes would let two threads into it at once. Checked on the
             // entry asked for.

@@ -48,6 +48,10 @@ public class Container {
     /// plain container. Every public member of a view takes the hierarchy's mutex, then runs on
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
+    /// The hierarchy's mark for a thread that holds its changes, and the key it is kept under
+    /// (``SharedState/beginChange(_:call:batch:)``), copied here so a registration asks without retaining the
+    /// hierarchy around the call. Compared, never dereferenced.
+    @usableFromInline final let changeMark: (key: Platform.ThreadKey, hierarchy: UnsafeMutableRawPointer)
 
     /// Makes a container.
     ///
@@ -75,6 +79,7 @@ public class Container {
         self.defaultScopeKind = defaultObjectScope.kind
         self.services = RegistrationTable()
         self.viewed = nil
+        self.changeMark = (hierarchy.heldChangesKey, Unmanaged.passUnretained(hierarchy).toOpaque())
         state.link = ContainerLink(self, hierarchy: hierarchy)
         hierarchy.noteContainer(services)
         behaviors.forEach(addBehavior)
@@ -91,6 +96,7 @@ public class Container {
         self.defaultScopeKind = viewed.defaultScopeKind
         self.services = viewed.services
         self.viewed = viewed
+        self.changeMark = viewed.changeMark
         state.link = viewed.link
     }
 
@@ -102,7 +108,7 @@ public class Container {
 
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
-        onContainer { container in
+        onContainer(changing: "removeAll()") { container in
             let registered = container.parent == nil ? [] : container.services.serviceTypes
             container.services.replaceAll(with: [])
             if container.parent != nil {
@@ -119,7 +125,7 @@ public class Container {
 
     /// Drops the instances kept by a custom `objectScope` in this container and its ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol) {
-        onContainer { $0.resetEntries(keptBy: objectScope, service: nil) }
+        onContainer(changing: "resetObjectScope") { $0.resetEntries(keptBy: objectScope, service: nil) }
     }
 
     /// Drops the instances of `serviceType` kept by `objectScope` in this container and its ancestors.
@@ -129,7 +135,9 @@ public class Container {
 
     /// Drops the instances of `serviceType` kept by a custom `objectScope` here and in ancestors.
     public final func resetObjectScope(_ objectScope: ObjectScopeProtocol, serviceType: Any.Type) {
-        onContainer { $0.resetEntries(keptBy: objectScope, service: ObjectIdentifier(serviceType)) }
+        onContainer(changing: "resetObjectScope") {
+            $0.resetEntries(keptBy: objectScope, service: ObjectIdentifier(serviceType))
+        }
     }
 
     /// `resetObjectScope` on the container that holds the registrations: the entries of `service`
@@ -151,7 +159,7 @@ public class Container {
     public final func addBehavior(_ behavior: Behavior) {
         // Through a view, the registrations' gate: refused on the unbound placeholder, where the
         // behavior would be kept for the process and never told anything.
-        onContainer(registering: "addBehavior") { $0.state.behaviors.append(behavior) }
+        onContainer(changing: "addBehavior") { $0.state.behaviors.append(behavior) }
     }
 
     /// Whether `serviceType` is registered under `name` (with any arguments) here or in an ancestor.

@@ -7,6 +7,10 @@ public typealias Assembler = ContainerAssembler
 ///
 /// Each call that applies assemblies first runs every `assemble(container:)`, in order, and then
 /// every `loaded(resolver:)`, so a `loaded` hook can resolve anything the others registered.
+/// The `assemble` calls run under one hold of the hierarchy's mutex: another thread, resolving
+/// through a synchronized view, sees all of their registrations, with their settings, or none.
+/// (So an `assemble` must not wait for another thread that uses the hierarchy.) The `loaded` hooks
+/// run after the mutex is released.
 /// An assembler made with a parent assembler gets a child container of the parent's:
 ///
 /// ```swift
@@ -58,8 +62,10 @@ public final class ContainerAssembler {
 
     /// Applies more assemblies: all `assemble` first, then all `loaded`.
     public func apply(assemblies: [Assembly]) {
-        for assembly in assemblies {
-            assembly.assemble(container: container)
+        container.registerAtomically { container in
+            for assembly in assemblies {
+                assembly.assemble(container: container)
+            }
         }
         for assembly in assemblies {
             assembly.loaded(resolver: container)

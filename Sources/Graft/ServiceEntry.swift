@@ -26,11 +26,11 @@ public final class ServiceEntry<Service> {
     /// The type of the factory's whole argument list, as in Swinject: `(any Resolver).self` for a
     /// factory without arguments, `(any Resolver, Int).self` for one taking an `Int`, and so on
     /// (they print as `Resolver` and `(Resolver, Int)`).
-    public var argumentsType: Any.Type { extras?.argumentsType ?? (any Resolver).self }
+    public var argumentsType: Any.Type { link.hierarchy.locked { extras?.argumentsType ?? (any Resolver).self } }
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
-    public var objectScope: ObjectScopeProtocol { asyncRegistration?.scope ?? scope }
+    public var objectScope: ObjectScopeProtocol { link.hierarchy.locked { asyncRegistration?.scope ?? scope } }
 
     /// The factory of a registration without arguments, stored as given.
     @usableFromInline let plainFactory: ((Resolver) -> Service)?
@@ -137,10 +137,6 @@ public final class ServiceEntry<Service> {
             updatePlan()
         }
     }
-    @usableFromInline var settingsTakeTheMutex: Bool {
-        get { state.settingsTakeTheMutex }
-        set { state.settingsTakeTheMutex = newValue }
-    }
 
     /// The extras, made now if they were not.
     var madeExtras: EntryExtras<Service> {
@@ -171,9 +167,12 @@ public final class ServiceEntry<Service> {
         set { if newValue != nil || extras != nil { madeExtras.state.weakInstance = newValue } }
     }
 
-    /// Runs a change of settings, under the mutex if registered through a synchronized view.
+    /// Runs a change of settings under the hierarchy's mutex, as every change to a container: the
+    /// entry may be resolved on other threads as soon as it is in the table.
     func changingSettings(_ change: () -> Void) -> Self {
-        if settingsTakeTheMutex { link.hierarchy.locked(change) } else { change() }
+        let hold = link.hierarchy.beginChange(Service.self, call: "a setting of the registration of")
+        change()
+        link.hierarchy.endChange(hold)
         return self
     }
 
@@ -329,7 +328,7 @@ public final class ServiceEntry<Service> {
 }
 
 /// What changes in a ``ServiceEntry`` after registration. Touched by one thread at a time (a plain
-/// container's contract), or under the hierarchy's mutex (``settingsTakeTheMutex``), and read by
+/// container's contract), or under the hierarchy's mutex (every change to settings), and read by
 /// inlinable code in other modules, where each access would be a dynamic exclusivity check: the
 /// entry's field is unchecked in release builds, and debug builds keep the checks. Not generic (not
 /// nested in the entry), so unspecialized code copies and destroys it without metadata. The
@@ -352,9 +351,6 @@ struct ServiceEntryState {
     @usableFromInline var scopeKind: ObjectScope.Kind
     /// Set through ``ServiceEntry/hasInitCompletedActions``, which updates the plan.
     @usableFromInline var hasInitCompletedActions = false
-    /// Set when registered through a synchronized view: other threads may resolve this entry as
-    /// soon as it is in the table, so its settings change under the hierarchy's mutex.
-    @usableFromInline var settingsTakeTheMutex = false
 
     @inlinable
     init(scope: ObjectScopeProtocol, scopeKind: ObjectScope.Kind) {

@@ -16,8 +16,9 @@
 ///
 /// It is a `Container`, as the view Swinject returns is, so code written for Swinject that casts
 /// it (`container.synchronize() as! Container`, or to a protocol the application adds to
-/// `Container`) keeps working. A registration made through it is added to the viewed container,
-/// and its ``ServiceEntry`` settings (`inObjectScope`, `initCompleted`) take the mutex too.
+/// `Container`) keeps working. A registration made through it is added to the viewed container.
+/// Every change to the hierarchy takes the same mutex, made through a view or a plain container:
+/// registrations, forwards, behaviors, removals, resets and the settings of a ``ServiceEntry``.
 public final class SynchronizedResolver: Container, @unchecked Sendable {
     // Sendable because all state is behind `hierarchy.mutex`: every public member of `Container`
     // runs its work through `onContainer` (the resolution entry points test `isView` and take
@@ -62,9 +63,7 @@ extension Container {
         return try body(self)
     }
 
-    /// ``onContainer(registering:_:)`` on a view, out of line. A `ServiceEntry` it returns (a
-    /// registration) changes its settings under the mutex from then on: other threads may resolve
-    /// it as soon as it is in the table.
+    /// ``onContainer(registering:_:)`` on a view, out of line.
     @usableFromInline
     final func onViewedContainer<Result>(
         registering call: () -> String?,
@@ -75,9 +74,24 @@ extension Container {
         }
         enterViewLock()
         defer { exitViewLock() }
-        let result = try body(viewed.unsafelyUnwrapped)  // set on every view
-        (result as? any AnyServiceEntry)?.settingsTakeTheMutex = true
-        return result
+        return try body(viewed.unsafelyUnwrapped)  // set on every view
+    }
+
+    /// ``onContainer(registering:_:)`` for a change to the container (a forward, a behavior, a
+    /// removal, a reset): on a plain container as on a view, `body` runs under the hierarchy's
+    /// mutex (``SharedState/beginChange(_:call:batch:)``), so changes from any threads are safe against
+    /// each other and against resolutions through a view.
+    final func onContainer<Result>(
+        changing call: StaticString,
+        _ service: Any.Type? = nil,
+        batch: Bool = false,
+        _ body: (Container) throws -> Result
+    ) rethrows -> Result {
+        try onContainer(registering: service.map { "\(call)(\($0).self)" } ?? "\(call)") { container in
+            let hold = container.hierarchy.beginChange(service, call: call, batch: batch)
+            defer { container.hierarchy.endChange(hold) }
+            return try body(container)
+        }
     }
 
     /// A view resolves on itself: it shares its container's table, parent and hierarchy, and the

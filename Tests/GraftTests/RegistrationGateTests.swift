@@ -118,15 +118,4 @@ private struct IgnoringBehavior: Behavior {
         child.removeAll()
         #expect(parent.hierarchy.childRegistrationRecordCount == 0)
     }
-
-    @Test func aRegistrationThroughAViewOfAChildTakesTheMutexForItsSettings() {
-        let parent = Container()
-        let child = Container(parent: parent)
-        let view = child.synchronize()
-        let entry = view.register(Dep.self) { _ in Dep() }
-        #expect(entry.settingsTakeTheMutex)
-        let main = view.registerMain(Model.self) { _ in Model(serial: 0) }
-        #expect(main.settingsTakeTheMutex)
-        #expect(!child.register(Other.self) { _ in Other() }.settingsTakeTheMutex)
-    }
 }

@@ -25,9 +25,6 @@ protocol AnyServiceEntry: AnyObject {
     var cell: InstanceCell { get }
     var instanceCount: Int { get set }
     var kind: RegistrationKind { get }
-    /// Whether the entry's settings change under the hierarchy's mutex (set for a registration
-    /// made through a view, see ``Container/onContainer(registering:_:)``).
-    var settingsTakeTheMutex: Bool { get set }
     /// An async entry's registration (an ``AnyAsyncEntry``); `nil` for the other kinds.
     var asyncRegistrationObject: AnyObject? { get }
     /// ``ServiceEntry/directCell(forKeyOf:)`` for a key whose service type is `service`.

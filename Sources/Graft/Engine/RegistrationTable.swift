@@ -268,10 +268,11 @@ final class RegistrationTable {
     @inline(__always)
     private func beginChange() {
         // No user code runs while a change is in progress, so on one thread no change starts
-        // inside another: a change in progress here is another thread's (a plain container
-        // registered into from two threads at once, which corrupts the buffers). Checked in every
-        // build, so such a program stops with what to do instead; an unsynchronized read, it
-        // catches the overlaps it sees, not every one.
+        // inside another; and every change to a container takes the hierarchy's mutex. A change
+        // in progress here is another thread's that took no mutex (`validate()` on a plain
+        // container, which resolves, while another thread registers), which would corrupt the
+        // buffers. Checked in every build, so such a program stops with what to do instead; an
+        // unsynchronized read, it catches the overlaps it sees, not every one.
         if _slowPath(buffers.isChanging) { Self.stopChangeFromTwoThreads() }
         buffers.isChanging = true
     }
@@ -280,9 +281,8 @@ final class RegistrationTable {
     private static func stopChangeFromTwoThreads() -> Never {
         stop(
             "Graft: a container's registrations were changed while another change to them was in progress: "
-                + "from two threads at once. A plain Container is not thread-safe: register on one thread "
-                + "(at start-up, before other threads use it), or through container.synchronize(), whose "
-                + "view registers under the hierarchy's mutex.")
+                + "from two threads at once. A plain Container resolves and validates on one thread at a time; "
+                + "do that through container.synchronize(), whose view runs each call under the hierarchy's mutex.")
     }
 
     @inline(__always)

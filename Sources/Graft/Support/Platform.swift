@@ -64,6 +64,29 @@ enum Platform {
         return made
     }()
 
+    /// A pthread thread-specific key.
+    @usableFromInline typealias ThreadKey = pthread_key_t
+
+    /// The hierarchy whose changes the calling thread holds the mutex for
+    /// (``SharedState/beginChange(_:call:batch:)``), as an opaque pointer, or `nil`: the value of `key`,
+    /// ``heldChangesKey``.
+    @inlinable @inline(__always)
+    static func heldChanges(_ key: ThreadKey) -> UnsafeMutableRawPointer? {
+        pthread_getspecific(key)
+    }
+
+    static func setHeldChanges(_ key: ThreadKey, _ value: UnsafeMutableRawPointer?) {
+        precondition(pthread_setspecific(key, value) == 0, "pthread_setspecific failed")
+    }
+
+    /// The pthread thread-specific key of ``heldChanges(_:)``, made once; each hierarchy keeps a
+    /// copy, read without the check of a global's initialization.
+    static let heldChangesKey: ThreadKey = {
+        var made = pthread_key_t()
+        precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
+        return made
+    }()
+
     /// Whether a main-actor factory may run here: where the compiler would say the main actor is
     /// (the main thread, or the main actor's executor running this task), or inside a main-actor
     /// call (this thread is inside ``onMainActorCall(_:)``).

@@ -137,16 +137,6 @@ private func makeContainer(counting made: Made) -> Container {
         #expect(report.skipped == ["BadgeViewModel (main actor: validate on the main actor to try it)"])
     }
 
-    /// `registerMain` through a view returns an entry whose settings take the mutex: the main actor
-    /// resolves it under the mutex while another thread may change its scope, its `initCompleted`
-    /// actions or its lazily made extras.
-    @Test func aMainActorEntryRegisteredThroughAViewChangesItsSettingsUnderTheMutex() {
-        let view = Container().synchronize()
-        let entry = view.registerMain(Model.self) { _ in Model() }
-        #expect(entry.settingsTakeTheMutex)
-        #expect(view.register(Model.self, name: "plain") { _ in Model() }.settingsTakeTheMutex)
-    }
-
     /// The race itself, bounded: a thread registers and rescopes main-actor entries through a view
     /// while the main actor resolves them. Under `scripts/tsan.sh` a missing lock is reported.
     @MainActor @Test func settingsChangedOnAThreadWhileTheMainActorResolves() async {

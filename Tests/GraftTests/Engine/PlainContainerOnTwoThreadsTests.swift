@@ -105,6 +105,32 @@ import Testing
         try Self.expectStopped(result, naming: second.label)
     }
 
+    /// A registration on a second thread while the first resolves through a plain container of the
+    /// same hierarchy stops the same way, naming the registration: the table it changes may be the
+    /// one the first thread reads.
+    @Test func aRegistrationOnASecondThreadStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let root = Container()
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            root.register(Expensive.self) { _ in
+                entered.signal()
+                release.wait()
+                return Expensive()
+            }
+            nonisolated(unsafe) let first = root  // the race is the point
+            Thread.detachNewThread { _ = first.resolve(Expensive.self) }
+            entered.wait()
+            Container(parent: root).register(Other.self) { _ in Other() }
+            release.signal()
+            Platform.writeToStandardError("NOT STOPPED")
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("Graft: register(Other.self) was called while another thread's resolution was in flight"))
+        #expect(stderr.contains("resolve through container.synchronize()"))
+        #expect(!stderr.contains("NOT STOPPED"))
+    }
+
     /// The same program through the synchronized view never stops: the second thread waits for
     /// the mutex, then resolves.
     @Test func theSameProgramThroughAViewResolves() async throws {

@@ -86,16 +86,18 @@ extension SharedState {
     }
 
     /// The stop for a plain hierarchy used from two threads at once, `event` saying what the
-    /// second thread did ("`X` was resolved").
+    /// second thread did ("`X` was resolved") and `other` what the first one was doing.
     @inline(never)
-    static func stopOnTwoThreads(_ event: String) -> Never {
+    static func stopOnTwoThreads(
+        _ event: String, while other: String = "another thread's resolution was in flight"
+    ) -> Never {
         stop(
-            "Graft: \(event) while another thread's resolution was in flight in the same plain Container "
-                + "hierarchy: a Container is used from two threads at once. A plain Container (and every container "
-                + "of its hierarchy) is for one thread at a time; resolve through container.synchronize(), whose "
-                + "view runs each call under the hierarchy's mutex and may be shared by every thread. (If this "
-                + "thread uses a view already, another thread is using a plain container of this hierarchy, or a "
-                + "factory handed work to another thread that resolves while the factory waits.)")
+            "Graft: \(event) while \(other) in the same plain Container hierarchy: a Container is used from two "
+                + "threads at once. A plain Container (and every container of its hierarchy) resolves on one thread "
+                + "at a time; resolve through container.synchronize(), whose view runs each call under the "
+                + "hierarchy's mutex and may be shared by every thread. (If this thread uses a view already, another "
+                + "thread is using a plain container of this hierarchy, or a factory handed work to another thread "
+                + "that resolves while the factory waits.)")
     }
 
     // MARK: Requests

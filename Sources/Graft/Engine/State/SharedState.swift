@@ -170,7 +170,7 @@ final class SharedState {
         @usableFromInline
         func userCodeRanInUncheckedSection(_ what: String) -> Never {
             // What it reports is the event, not the frames: they may be another thread's.
-            resolution.stopIfAnotherThreadResolves("\(what) ran")
+            stopIfAnotherThreadUses("\(what) ran")
             fatalError(
                 "Graft: \(what) ran inside an unchecked section (a store to a field whose access is not checked)")
         }
@@ -208,6 +208,94 @@ final class SharedState {
         swap(&messages, &calls.heldMessages)
         mutex.unlock()
         Container.deliver(messages)
+    }
+
+    // MARK: Changes
+
+    /// The key of the thread-specific mark of a hierarchy whose changes a thread holds
+    /// (``Platform/heldChangesKey``, copied).
+    @usableFromInline let heldChangesKey = Platform.heldChangesKey
+
+    /// A change in progress (``beginChange(_:call:batch:)``): what its end restores.
+    @usableFromInline
+    struct ChangeHold {
+        /// Whether this change took the mutex (this thread did not hold the hierarchy's changes).
+        let tookMutex: Bool
+        /// Whether it marked the hierarchy's changes as held by this thread, and the mark it replaced.
+        let marked: Bool
+        let outerMark: UnsafeMutableRawPointer?
+        /// The changing thread recorded before (``lockForChange(_:call:)``).
+        let outerThread: UInt
+    }
+
+    /// Begins a change to the hierarchy's registrations, scopes or behaviors: every change takes
+    /// the mutex, on a plain container as on a view, so changes from any threads are safe against
+    /// each other and against resolutions through a view. Pair with ``endChange(_:)``.
+    ///
+    /// A `batch` of changes (an assembler applying its assemblies, or
+    /// ``Container/registerAtomically(_:)``) marks the hierarchy as this thread's in a
+    /// thread-specific value while it runs: a registration inside finds the mark and takes nothing
+    /// more, cheaper than locking the recursive mutex again. Marking costs more than it saves for a
+    /// single change, which takes the mutex only.
+    ///
+    /// - Parameters:
+    ///   - service: The type a registration or forward is for, named by the stop for a plain
+    ///     container's resolution in flight on another thread; `nil` for others.
+    ///   - call: The call making the change, named by that stop.
+    ///   - batch: Whether to mark the hierarchy's changes as held while the change runs.
+    @usableFromInline
+    func beginChange(_ service: Any.Type? = nil, call: StaticString = "register", batch: Bool = false) -> ChangeHold {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let outerMark = Platform.heldChanges(heldChangesKey)
+        if outerMark == me { return ChangeHold(tookMutex: false, marked: false, outerMark: nil, outerThread: 0) }
+        let outerThread = lockForChange(service, call: call)
+        if batch { Platform.setHeldChanges(heldChangesKey, me) }
+        return ChangeHold(tookMutex: true, marked: batch, outerMark: outerMark, outerThread: outerThread)
+    }
+
+    /// Ends the change `hold` began; the mark and the mutex go as it found them.
+    @usableFromInline
+    func endChange(_ hold: ChangeHold) {
+        guard hold.tookMutex else { return }
+        if hold.marked { Platform.setHeldChanges(heldChangesKey, hold.outerMark) }
+        unlockAfterChange(hold.outerThread)
+    }
+
+    /// Takes the mutex for a change by a thread that does not hold the hierarchy's changes, and
+    /// records it as the changing thread; returns the one recorded before, for
+    /// ``unlockAfterChange(_:)``. A plain container's resolution in flight on another thread is
+    /// the misuse of a plain container from two threads: the program stops, saying what to do.
+    @usableFromInline
+    func lockForChange(_ service: Any.Type?, call: StaticString = "register") -> UInt {
+        enterLocked()
+        let outerThread = calls.changingThread
+        calls.changingThread = Platform.currentThread()
+        if resolution.depth > 0 { resolution.stopIfAnotherThreadResolves(Self.changeLabel(service, call: call)) }
+        return outerThread
+    }
+
+    /// Ends what ``lockForChange(_:call:)`` began.
+    @usableFromInline
+    func unlockAfterChange(_ outerThread: UInt) {
+        if resolution.depth > 0 { resolution.stopIfAnotherThreadResolves("a change to a container was made") }
+        calls.changingThread = outerThread
+        exitLocked()
+    }
+
+    /// What the stop for a change made while another thread resolves says the change was.
+    private static func changeLabel(_ service: Any.Type?, call: StaticString) -> String {
+        service.map { "\(call)(\($0).self) was called" } ?? "\(call) was called"
+    }
+
+    /// In a check that found the hierarchy in a state only another thread explains: stops with
+    /// the message for a plain container used from two threads at once when another thread
+    /// resolves or changes it, rather than with the check's own message.
+    func stopIfAnotherThreadUses(_ event: @autoclosure () -> String) {
+        resolution.stopIfAnotherThreadResolves(event())
+        let changing = calls.changingThread
+        if changing != 0 && changing != Platform.currentThread() {
+            Self.stopOnTwoThreads(event(), while: "another thread's change to it was in progress")
+        }
     }
 
     /// Logs now, or once the mutex is released if a synchronized call holds it. While a
