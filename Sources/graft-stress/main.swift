@@ -5,8 +5,10 @@
 // fixed number of iterations against the synchronized views of a parent container and of its
 // child, touching every scope (transient, graph, container, weak, a custom one), `Lazy` and
 // `Provider` (resolved on one thread, accessed on others), and weak-scoped instances that
-// threads release while others resolve them. After joining every thread it checks what was
-// built, and exits 1 on a wrong result.
+// threads release while others resolve them. Then four threads change a plain container
+// (registrations, forwards, assemblies, `registerAtomically`, scopes, resets, a child's removal)
+// while four resolve through its view and read a registration's settings (Changes.swift). After
+// joining every thread it checks what was built, and exits 1 on a wrong result.
 //
 //     graft-stress [--iterations N]     the stress (default 2,000 iterations per thread)
 //     graft-stress --planted-race       the stress, then a deliberate data race on a shared
@@ -42,6 +44,7 @@ while let argument = arguments.popFirst() {
 }
 
 stress(threads: 8, iterations: iterations)
+stressChanges(threads: 8, iterations: iterations / 4)
 let failures = census.failures.load(ordering: .relaxed)
 guard failures == 0 else {
     say("graft-stress: FAIL: \(failures) wrong results")

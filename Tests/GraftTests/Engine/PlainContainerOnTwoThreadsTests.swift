@@ -126,7 +126,8 @@ import Testing
             Platform.writeToStandardError("NOT STOPPED")
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("Graft: register(Other.self) was called while another thread's resolution was in flight"))
+        #expect(
+            stderr.contains("Graft: register(Other.self) was called while another thread's resolution was in flight"))
         #expect(stderr.contains("resolve through container.synchronize()"))
         #expect(!stderr.contains("NOT STOPPED"))
     }
