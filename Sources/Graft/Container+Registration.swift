@@ -132,6 +132,7 @@ extension Container {
     /// this hierarchy: that thread would wait for the mutex.
     ///
     /// - Parameter registrations: Registers, given this container (or view).
+    @discardableResult
     public final func registerAtomically<Result>(_ registrations: (Container) throws -> Result) rethrows -> Result {
         try onContainer(changing: "registerAtomically", batch: true) { _ in try registrations(self) }
     }
@@ -144,11 +145,20 @@ extension Container {
         if isView { return addThroughView(entry) }
         // Under the hierarchy's mutex, as every change: the entry enters the table and the
         // behaviors hear of it under one hold. Inside an assembler's hold, nothing more to take.
-        let held = Platform.heldChanges(changeMark.key) == changeMark.hierarchy
-        let outerThread = held ? 0 : hierarchy.lockForChange(Service.self)
+        guard Platform.heldChanges(changeMark.key) == changeMark.hierarchy else { return addHoldingChanges(entry) }
         insert(entry)
         if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
-        if !held { hierarchy.unlockAfterChange(outerThread) }
+        return entry
+    }
+
+    /// ``add(_:)`` by a thread that does not hold the hierarchy's changes: under the mutex, out of
+    /// line. Inlinable, so it is specialized for the service as `add` is.
+    @inlinable @inline(never)
+    func addHoldingChanges<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
+        let outerThread = hierarchy.lockForChange(Service.self)
+        insert(entry)
+        if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
+        hierarchy.unlockAfterChange(outerThread)
         return entry
     }
 
@@ -161,7 +171,7 @@ extension Container {
     /// Puts `entry` in the table under its key, telling no behavior: the entry is finished first,
     /// and the behaviors are told after, since a behavior is application code and may copy or
     /// resolve the registration it is told about.
-    @inlinable
+    @inlinable @inline(__always)
     func insert<Service>(_ entry: ServiceEntry<Service>) {
         hierarchy.assertUserCodeMayRun("a registration")
         // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which

@@ -220,7 +220,7 @@ public final class ServiceEntry<Service> {
     /// Writes to the cell which construction the inlinable path may run itself (see
     /// ``InstanceCell/plan``): called whenever the scope, the `initCompleted` actions or (at init)
     /// the factories are set, so the cell never says more than the entry allows.
-    @inlinable
+    @inlinable @inline(__always)
     func updatePlan() {
         // A plain factory, or a throwing one without arguments (the planned path calls it out of line).
         let plain =

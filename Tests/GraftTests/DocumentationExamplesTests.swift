@@ -585,6 +585,18 @@ final class Digest {
         #expect(database.api is LiveCheckoutAPI)
     }
 
+    /// ThreadSafety.md: a registration published whole, with its settings, while the view is shared.
+    @Test func aRegistrationPublishedWhole() {
+        final class Settings { var ready = false }
+        let view = Container().synchronize()      // workers resolve Settings through it meanwhile
+        view.registerAtomically { container in    // a configuration reload
+            container.register(Settings.self) { _ in Settings() }
+                .inObjectScope(.container)
+                .initCompleted { _, settings in settings.ready = true }
+        }
+        #expect(view.resolve(Settings.self)?.ready == true)
+    }
+
     /// Every line of every ```swift block in Documentation/ appears, in order, in this file.
     @Test func documentationMatchesTheseExamples() throws {
         let thisFile = URL(fileURLWithPath: #filePath)

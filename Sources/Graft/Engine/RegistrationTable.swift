@@ -36,7 +36,8 @@ final class RegistrationTable {
         @usableFromInline var slots: UnsafeMutablePointer<Slot>
         @usableFromInline var capacity: Int
         var count = 0
-        /// Set while the buffers are being changed; no user code may run then (see `beginChange`).
+        /// Set while the buffers are being changed, in debug builds; no user code may run then (see
+        /// `beginChange`).
         var isChanging = false
     }
     // Read on every resolution at every level of the hierarchy, where a dynamic exclusivity check
@@ -267,27 +268,19 @@ final class RegistrationTable {
 
     @inline(__always)
     private func beginChange() {
-        // No user code runs while a change is in progress, so on one thread no change starts
-        // inside another; and every change to a container takes the hierarchy's mutex. A change
-        // in progress here is another thread's that took no mutex (`validate()` on a plain
-        // container, which resolves, while another thread registers), which would corrupt the
-        // buffers. Checked in every build, so such a program stops with what to do instead; an
-        // unsynchronized read, it catches the overlaps it sees, not every one.
-        if _slowPath(buffers.isChanging) { Self.stopChangeFromTwoThreads() }
-        buffers.isChanging = true
-    }
-
-    @inline(never)
-    private static func stopChangeFromTwoThreads() -> Never {
-        stop(
-            "Graft: a container's registrations were changed while another change to them was in progress: "
-                + "from two threads at once. A plain Container resolves and validates on one thread at a time; "
-                + "do that through container.synchronize(), whose view runs each call under the hierarchy's mutex.")
+        // Every change to a container holds the hierarchy's mutex and runs no user code while the
+        // buffers change, so no change starts inside another, on any thread: checked in debug builds.
+        #if DEBUG
+            precondition(!buffers.isChanging, "RegistrationTable: a change began while another was in progress")
+            buffers.isChanging = true
+        #endif
     }
 
     @inline(__always)
     private func endChange() {
-        buffers.isChanging = false
+        #if DEBUG
+            buffers.isChanging = false
+        #endif
         assert(checkInvariants())
     }
 
