@@ -170,11 +170,14 @@ protocol OptionalValue {
     var wrappedAny: Any? { get }
     /// `nil` of this type.
     static var absent: Self { get }
+    /// The type it wraps.
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalValue {
     var wrappedAny: Any? { map { $0 } }
     static var absent: Self { nil }
+    static var wrappedType: Any.Type { Wrapped.self }
 }
 
 /// `nil` as a `Service`, when `Service` is an `Optional`; otherwise `nil` (no such value).

@@ -79,15 +79,19 @@ extension ServiceEntry {
     /// What the general path asks in a hierarchy that validates or has main-actor
     /// registrations (``HierarchyDiagnostics/entriesNeedChecks``), before the scope is asked: a validation
     /// observes the call; a main-actor registration off the main actor is refused, whatever its
-    /// scope keeps, and its factory does not run.
+    /// scope keeps, and its factory does not run; on the main actor, it is noted, so that a
+    /// wrapper that keeps it hands it to the main actor only.
     /// - Returns: `false` if the resolution was refused (and has failed).
     @inline(never)
     func mayResolve(in container: Container, arguments: UnsafeRawPointer?) -> Bool {
         let hierarchy = container.hierarchy
         if hierarchy.diagnostics.isValidating { observeForValidation(in: container, arguments: arguments) }
-        if kind == .mainActor && !Platform.isOnMainActor() {
-            refuse(MainActorServiceError(service: SharedState.label(self)), in: hierarchy)
-            return false
+        if kind == .mainActor {
+            guard Platform.isOnMainActor() else {
+                refuse(MainActorServiceError(service: SharedState.label(self)), in: hierarchy)
+                return false
+            }
+            hierarchy.resolution.noteMainActorResult()
         }
         return true
     }

@@ -14,7 +14,7 @@
 /// - **A failure is not kept.** For an optional service whose registered service failed, the access
 ///   is `nil`, logged as `resolve` logs it, and the next access resolves again; any other failure
 ///   stops the program with the policy's message. A value is kept only as
-///   ``mayKeep(failuresBefore:in:isNone:)`` allows.
+///   ``keeping(failuresBefore:in:isNone:)`` allows.
 /// - **The captured resolver goes once a value is kept**: a singleton holding an `@Injected` would
 ///   otherwise keep its own container alive (container, entry, singleton, component, resolver).
 /// - **The unbound placeholder stops.** A wrapper made where no resolver was bound captured a
@@ -41,9 +41,13 @@ final class FirstAccess<Service> {
         @usableFromInline var resolver: SynchronizedResolver?
         /// The value once kept (also the `nil` of an optional service not registered).
         @usableFromInline var kept: KeptValue<Service>?
+        /// The value once kept, when its registration is a main-actor one: handed out on the main
+        /// actor only, so never read by the path that takes no check.
+        @usableFromInline var mainActorKept: KeptValue<Service>?
     #else
         @exclusivity(unchecked) @usableFromInline var resolver: SynchronizedResolver?
         @exclusivity(unchecked) @usableFromInline var kept: KeptValue<Service>?
+        @exclusivity(unchecked) @usableFromInline var mainActorKept: KeptValue<Service>?
     #endif
     /// The registration name asked for.
     @usableFromInline let name: String?
@@ -80,6 +84,9 @@ final class FirstAccess<Service> {
         let failures = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
         defer { if locks { exitLocked() } }
         if let kept { return kept.value }  // kept by another thread meanwhile
+        // A main-actor value, on the main actor; elsewhere, resolved again, and refused as the
+        // first access off the main actor is, whoever read it first.
+        if let held = mainActorKept { return isOnMainActor() ? held.value : refusedOffTheMainActor(policy) }
         // Held here: a nested access that keeps a value lets the field go.
         let resolver = self.resolver
         do throws(ResolutionError) {
@@ -87,6 +94,7 @@ final class FirstAccess<Service> {
             // User code run by that resolution (a factory, a `deinit` at its end) may have read this
             // wrapper and kept a value: that first one is everyone's, and `made` is released on return.
             if let kept { return kept.value }
+            if let held = mainActorKept { return held.value }  // kept on this thread: the main actor
             // Allocated here, specialized (see the type's comment).
             if Policy.keeps { keep(KeptValue(made), failuresBefore: failures) }
             return made
@@ -109,7 +117,7 @@ final class FirstAccess<Service> {
         }.get()
     }
 
-    /// Keeps `value` unless ``mayKeep(failuresBefore:in:isNone:)`` says not to, then lets the
+    /// Keeps `value` unless ``keeping(failuresBefore:in:isNone:)`` says not to, then lets the
     /// resolver go. Under the policy's isolation, with nothing kept yet.
     ///
     /// Invariant (the fields are unchecked in release builds): no user code runs inside a store to
@@ -122,9 +130,15 @@ final class FirstAccess<Service> {
     /// Inlinable, so the new value's reference moves into the field (no retain, no release).
     @inlinable
     func keep(_ value: consuming KeptValue<Service>, failuresBefore failures: Int) {
-        guard mayKeep(value, failuresBefore: failures) else { return }
-        assert(kept == nil, "FirstAccess: a value is kept already; storing another would release it")
-        kept = consume value
+        switch keeping(value, failuresBefore: failures) {
+        case .nothing: return
+        case .forAnyThread:
+            assert(kept == nil, "FirstAccess: a value is kept already; storing another would release it")
+            kept = consume value
+        case .forTheMainActor:
+            assert(mainActorKept == nil, "FirstAccess: a value is kept already; storing another would release it")
+            mainActorKept = consume value
+        }
         let dropped = resolver
         resolver = nil
         Self.release(dropped)
@@ -141,10 +155,18 @@ final class FirstAccess<Service> {
     /// ``enterLocked(wrapper:)`` without the mutex, for a plain container's one thread.
     @usableFromInline
     func enter(wrapper: StaticString) -> Int {
-        // The placeholder's hierarchy is its own (no container joins it), so its mark tells,
-        // without retaining anything.
-        if _slowPath(hierarchy.isUnboundPlaceholder) { stopUnbound(wrapper: wrapper) }
+        // One byte for both checks: the placeholder's hierarchy (its own: no container joins it)
+        // sets it, as main-actor registrations do.
+        if _slowPath(hierarchy.diagnostics.entriesNeedChecks) { enterWithChecks(wrapper: wrapper) }
         return hierarchy.resolution.errorCount
+    }
+
+    /// ``enter(wrapper:)`` in a hierarchy that validates, has main-actor registrations, or is the
+    /// unbound placeholder's.
+    @inline(never)
+    private func enterWithChecks(wrapper: StaticString) {
+        if hierarchy.isUnboundPlaceholder { stopUnbound(wrapper: wrapper) }
+        hierarchy.resolution.clearMainActorResult()
     }
 
     @usableFromInline
@@ -159,10 +181,26 @@ final class FirstAccess<Service> {
     @usableFromInline
     func isBetweenResolutions() -> Bool { hierarchy.resolution.depth == 0 }
 
-    /// See ``mayKeep(failuresBefore:in:isNone:)``.
     @usableFromInline
-    func mayKeep(_ value: KeptValue<Service>, failuresBefore failures: Int) -> Bool {
-        Graft.mayKeep(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value))
+    func isOnMainActor() -> Bool { Platform.isOnMainActor() }
+
+    /// A main-actor value kept, read off the main actor: refused as its first access there is (the
+    /// resolver that access used may be gone), `nil` and logged for an optional service.
+    @usableFromInline @inline(never)
+    func refusedOffTheMainActor<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service
+    where Policy.Service == Service {
+        let registered = (Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self
+        let label = serviceLabel(registered, name: name)
+        let refusal = MainActorServiceError(service: label)
+        let error = ResolutionError(refusal.reason, path: [label], message: refusal.description)
+        if let absent = absentAfterFailure(error) { return absent }
+        stopAfterFailure(error, policy)
+    }
+
+    /// See ``keeping(failuresBefore:in:isNone:)``.
+    @usableFromInline
+    func keeping(_ value: KeptValue<Service>, failuresBefore failures: Int) -> Keeping {
+        Graft.keeping(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value))
     }
 
     @usableFromInline @inline(never)
@@ -200,7 +238,9 @@ extension FirstAccess: CustomReflectable {
     /// debugger must never load a dead one), and state other threads change.
     @usableFromInline
     var customMirror: Mirror {
-        let value: Any = hierarchy.mutex.withLock { kept.map { $0.value as Any } ?? "nothing kept" }
+        let value: Any = hierarchy.mutex.withLock {
+            (kept ?? mainActorKept).map { $0.value as Any } ?? "nothing kept"
+        }
         return Mirror(self, children: ["name": name as Any, "value": value], displayStyle: .class)
     }
 }
@@ -260,21 +300,38 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
     init(_ value: Service) { self.value = value }
 }
 
-/// Whether a first access may keep what it made: not what a validation made (it lives in the
-/// validation's graph only), nor the `nil` of an optional service whose resolution failed (a
+/// What a first access keeps of what it made (``keeping(failuresBefore:in:isNone:)``).
+@usableFromInline
+enum Keeping {
+    /// Nothing: the next access resolves again.
+    case nothing
+    /// The value, handed to any thread the wrapper allows.
+    case forAnyThread
+    /// The value of a main-actor registration, handed out on the main actor only: off it, an
+    /// access resolves again and is refused, as a first access there is, whoever read first.
+    case forTheMainActor
+}
+
+/// What a first access may keep of what it made: nothing of what a validation made (it lives in
+/// the validation's graph only), nor the `nil` of an optional service whose resolution failed (a
 /// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
-/// service that is not registered, and a failure is tried again on the next access. Under the
-/// hierarchy's mutex, or on the one thread a plain container is used from.
+/// service that is not registered, and a failure is tried again on the next access. A main-actor
+/// registration's value is kept for the main actor only. Under the hierarchy's mutex, or on the
+/// one thread a plain container is used from.
 ///
 /// A value kept inside a factory (a `Lazy` read there) is handed out for good, so what the requests
 /// in flight made up to now is final: the value may be an instance one of them kept (a singleton
 /// it found made) or hold one, and a later failure of those requests must not take it back.
-func mayKeep(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Bool {
-    if hierarchy.diagnostics.isValidating { return false }
+func keeping(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Keeping {
+    var forTheMainActor = false
+    if _slowPath(hierarchy.diagnostics.entriesNeedChecks) {
+        if hierarchy.diagnostics.isValidating { return .nothing }
+        forTheMainActor = hierarchy.resolution.takeMainActorResult()
+    }
     // The value is looked at only after a failure.
-    guard hierarchy.resolution.errorCount == failures || !isNone() else { return false }
+    guard hierarchy.resolution.errorCount == failures || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
-    return true
+    return forTheMainActor ? .forTheMainActor : .forAnyThread
 }
 
 /// Whether `value` is the `nil` of an optional type.

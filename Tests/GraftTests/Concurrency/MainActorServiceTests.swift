@@ -207,6 +207,38 @@ private func makeContainer(counting made: Made) -> Container {
         #expect(await onNewThread { Platform.isOnMainActor() } == false)
     }
 
+    /// Holds an `@Injected` optional main-actor service, made on the main actor.
+    private final class InjectedHolder: @unchecked Sendable {  // the wrapper's component guards its state
+        @Injected var panel: Panel?
+    }
+
+    /// A main-actor value is refused off the main actor on every read through a wrapper, whoever
+    /// read it first: a `Lazy` and an `@Injected` read on the main actor, then from a background
+    /// thread and a detached task (`nil`, the optional service's refusal), then on the main actor
+    /// again (the same instance, kept).
+    @MainActor @Test func aMainActorValueReadFirstOnTheMainActorIsRefusedOffIt() async {
+        for scope in [ObjectScope.graph, .container, .transient] {
+            let container = Container()
+            container.registerMain(Panel.self) { _ in Panel() }.inObjectScope(scope)
+            let view = container.synchronize()
+            // Shared on purpose: a Lazy made through a view takes the mutex to resolve.
+            nonisolated(unsafe) let lazy = view.resolve(Lazy<Panel?>.self)!
+            let holder = withResolver(view) { InjectedHolder() }
+            let first = lazy.instance
+            let injected = holder.panel
+            #expect(first != nil && injected != nil)
+            let fromThread = await onNewThread { HandedBack(lazy.instance) }
+            #expect(fromThread.object == nil, "\(scope): a Lazy handed the main-actor Panel to a thread")
+            let injectedFromThread = await onNewThread { HandedBack(holder.panel) }
+            #expect(injectedFromThread.object == nil, "\(scope): @Injected handed it to a thread")
+            let fromTask = await Task.detached { HandedBack(lazy.instance) }.value
+            #expect(fromTask.object == nil, "\(scope): a Lazy handed it to a detached task")
+            let injectedFromTask = await Task.detached { HandedBack(holder.panel) }.value
+            #expect(injectedFromTask.object == nil, "\(scope): @Injected handed it to a detached task")
+            #expect(lazy.instance === first && holder.panel === injected, "\(scope): the kept value changed")
+        }
+    }
+
     /// A forwarded main-actor entry is reachable from its forwarded key and from the main-actor
     /// registrations: validation checks it once and accepts it.
     @Test

@@ -102,6 +102,11 @@ struct ResolutionState {
     /// Set while instances are being moved out of cells, when no user code may run (written in
     /// every build, asserted on in debug builds).
     private(set) var isMovingOut = false
+    /// The frame count at which a main-actor registration last resolved, or -1: a first access
+    /// whose request resolved one at its own level keeps the value for the main actor only
+    /// (``noteMainActorResult()``, ``takeMainActorResult()``). Only in a hierarchy with main-actor
+    /// registrations.
+    private(set) var mainActorResultFrames = -1
 
     /// Frees the frame stack's buffer; only from the hierarchy's `deinit`.
     func deallocate() {
@@ -145,6 +150,24 @@ struct ResolutionState {
         guard depth > 0 else { return }
         fixedKept = keptEntries.count
         graph.fixMembers()
+    }
+
+    /// A main-actor registration resolves, on the main actor, at the current frame count.
+    mutating func noteMainActorResult() {
+        mainActorResultFrames = stack.count
+    }
+
+    /// A first access begins, in a hierarchy with main-actor registrations: what was noted before
+    /// is not its own.
+    mutating func clearMainActorResult() {
+        mainActorResultFrames = -1
+    }
+
+    /// Whether the request a first access just ended resolved a main-actor registration at its
+    /// own level (its frames are popped: the level is the current frame count), clearing the note.
+    mutating func takeMainActorResult() -> Bool {
+        defer { mainActorResultFrames = -1 }
+        return mainActorResultFrames == stack.count
     }
 
     /// A `withObjectGraph` scope opens in `identifier`'s graph: each resolution its body starts is

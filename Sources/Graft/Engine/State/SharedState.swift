@@ -28,7 +28,10 @@ final class SharedState {
     private(set) var isUnboundPlaceholder = false
 
     /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
-    func markAsUnboundPlaceholder() { isUnboundPlaceholder = true }
+    func markAsUnboundPlaceholder() {
+        isUnboundPlaceholder = true
+        diagnostics.noteUnboundPlaceholder()
+    }
 
     /// The resolution in flight: frames, requests, the graph and the failure.
     ///
