@@ -109,7 +109,7 @@ extension Container {
         let locks = isView
         if locks {
             enterViewLock()
-            observeIfValidating(serviceType, name: name)
+            if _slowPath(hierarchy.diagnostics.isValidating) { observeIfValidating(serviceType, name: name) }
         }
         defer { if locks { exitViewLock() } }
         let errors = errorCount

@@ -86,7 +86,7 @@ final class FirstAccess<Service> {
         if let kept { return kept.value }  // kept by another thread meanwhile
         // A main-actor value, on the main actor; elsewhere, resolved again, and refused as the
         // first access off the main actor is, whoever read it first.
-        if let held = mainActorKept { return isOnMainActor() ? held.value : refusedOffTheMainActor(policy) }
+        if let held = mainActorKept { return mainActorValue(held, policy) }
         // Held here: a nested access that keeps a value lets the field go.
         let resolver = self.resolver
         do throws(ResolutionError) {
@@ -178,17 +178,16 @@ final class FirstAccess<Service> {
     @usableFromInline
     func unlockForRead() { hierarchy.mutex.unlock() }
 
-    @usableFromInline
+    /// Inlinable: one load, where a call would cost more than it.
+    @inlinable
     func isBetweenResolutions() -> Bool { hierarchy.resolution.depth == 0 }
 
-    @usableFromInline
-    func isOnMainActor() -> Bool { Platform.isOnMainActor() }
-
-    /// A main-actor value kept, read off the main actor: refused as its first access there is (the
-    /// resolver that access used may be gone), `nil` and logged for an optional service.
+    /// A main-actor value kept: on the main actor, the value; off it, refused as its first access
+    /// there is (the resolver that access used may be gone), `nil` and logged for an optional service.
     @usableFromInline @inline(never)
-    func refusedOffTheMainActor<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service
+    func mainActorValue<Policy: FirstAccessPolicy>(_ held: KeptValue<Service>, _ policy: Policy) -> Service
     where Policy.Service == Service {
+        if Platform.isOnMainActor() { return held.value }
         let registered = (Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self
         let label = serviceLabel(registered, name: name)
         let refusal = MainActorServiceError(service: label)
@@ -323,12 +322,23 @@ enum Keeping {
 /// in flight made up to now is final: the value may be an instance one of them kept (a singleton
 /// it found made) or hold one, and a later failure of those requests must not take it back.
 func keeping(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Keeping {
-    var forTheMainActor = false
     if _slowPath(hierarchy.diagnostics.entriesNeedChecks) {
-        if hierarchy.diagnostics.isValidating { return .nothing }
-        forTheMainActor = hierarchy.resolution.takeMainActorResult()
+        return keepingWithChecks(failuresBefore: failures, in: hierarchy, isNone: isNone())
     }
     // The value is looked at only after a failure.
+    guard hierarchy.resolution.errorCount == failures || !isNone() else { return .nothing }
+    hierarchy.resolution.fixWhatRequestsMade()
+    return .forAnyThread
+}
+
+/// ``keeping(failuresBefore:in:isNone:)`` in a hierarchy that validates or has main-actor
+/// registrations.
+@inline(never)
+private func keepingWithChecks(
+    failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool
+) -> Keeping {
+    if hierarchy.diagnostics.isValidating { return .nothing }
+    let forTheMainActor = hierarchy.resolution.takeMainActorResult()
     guard hierarchy.resolution.errorCount == failures || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
     return forTheMainActor ? .forTheMainActor : .forAnyThread

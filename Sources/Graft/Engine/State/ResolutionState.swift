@@ -42,7 +42,7 @@
 @usableFromInline
 struct ResolutionState {
     /// Open requests and `withObjectGraph` scopes; 0 between resolutions.
-    private(set) var depth = 0
+    @usableFromInline private(set) var depth = 0
     /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
     /// each is held by the call that pushed it until that call pops it.
     private(set) var stack = FrameStack()

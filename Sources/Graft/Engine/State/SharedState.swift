@@ -41,9 +41,9 @@ final class SharedState {
     /// dynamic exclusivity checks on it in release builds; debug builds keep them, the invariant
     /// check on every access. (Swift cannot compile an attribute conditionally: hence the `#if`.)
     #if DEBUG
-        var resolution = ResolutionState()
+        @usableFromInline var resolution = ResolutionState()
     #else
-        @exclusivity(unchecked) var resolution = ResolutionState()
+        @exclusivity(unchecked) @usableFromInline var resolution = ResolutionState()
     #endif
     /// Values displaced from a cell while a resolution runs (a finished graph's value, replaced
     /// before its teardown released it), released when the outermost resolution ends.
