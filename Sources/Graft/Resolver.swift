@@ -9,6 +9,16 @@
 /// A conformer implements `resolve(_:)`, `resolve(_:name:)`, and either the pack-based
 /// ``resolve(_:name:arguments:)`` or the fixed-arity forms of ``FixedArityResolver``, as a type
 /// written for Swinject does.
+///
+/// `Resolver` is not `Sendable`: a global or a `static let` typed `Resolver` does not compile in
+/// the Swift 6 language mode. Keep the view at its own type, which is `Sendable` and still a
+/// `Container` (so code that registers keeps compiling):
+///
+/// ```swift
+/// enum AppDependencies {
+///     static let shared = Container().synchronize()   // SynchronizedResolver: register and resolve
+/// }
+/// ```
 public protocol Resolver: FixedArityResolver {
     /// Resolves the unnamed registration of `serviceType` that takes no arguments.
     ///

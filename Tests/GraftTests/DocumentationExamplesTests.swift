@@ -19,6 +19,10 @@ final class Database: Sendable {
 
 // MARK: GettingStarted.md
 
+enum AppDependencies {
+    static let shared = Container().synchronize()
+}
+
 protocol MessageStore: AnyObject {
     func save(_ message: String)
 }
@@ -583,6 +587,13 @@ final class Digest {
         }
         let database = try await resolver.resolveAsync(ShopDatabase.self)
         #expect(database.api is LiveCheckoutAPI)
+    }
+
+    /// GettingStarted.md: the app's container kept as a `static let`, at the view's type.
+    @Test func oneContainerForTheWholeApp() {
+        AppDependencies.shared.register(Mailer.self) { _ in Mailer(store: MemoryStore()) }
+        let shared = AppDependencies.shared.resolve(Mailer.self)
+        #expect(shared?.store is MemoryStore)
     }
 
     /// ThreadSafety.md: a registration published whole, with its settings, while the view is shared.
