@@ -45,6 +45,39 @@ extension Container {
         set { logSink.mutex.withLock { logSink.storedPrintsUnhandledFailures = newValue } }
     }
 
+    /// Runs `operation` with `function` as the logging function of this task and of the child
+    /// tasks it creates: what Graft logs from code running there (and a failure nobody handled,
+    /// which ``printsUnhandledFailures`` would print) goes to `function`, not to
+    /// ``loggingFunction``. Other tasks and threads keep theirs, so tests running in parallel each
+    /// see their own messages (GraftTesting's `withCapturedLog` and `.capturedLog` trait use it).
+    /// A message from work handed to another thread (a `DispatchQueue`, a detached task) goes to
+    /// ``loggingFunction``.
+    ///
+    /// ```swift
+    /// Container.withLoggingFunction({ message in logged.append(message) }) {
+    ///     _ = container.resolve(Clock.self)
+    /// }
+    /// ```
+    public static func withLoggingFunction<R>(
+        _ function: @escaping @Sendable (String) -> Void,
+        operation: () throws -> R
+    ) rethrows -> R {
+        logSink.bindingBegins()
+        defer { logSink.bindingEnds() }
+        return try LogSink.$taskFunction.withValue(function, operation: operation)
+    }
+
+    /// ``withLoggingFunction(_:operation:)`` around asynchronous work.
+    public static func withLoggingFunction<R>(
+        _ function: @escaping @Sendable (String) -> Void,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> R
+    ) async rethrows -> R {
+        logSink.bindingBegins()
+        defer { logSink.bindingEnds() }
+        return try await LogSink.$taskFunction.withValue(function, operation: operation, isolation: isolation)
+    }
+
     /// Writes `failure` to standard error if ``printsUnhandledFailures`` asks for it and no
     /// logging function received it.
     static func printUnhandled(_ failure: ResolutionError) {
@@ -53,7 +86,7 @@ extension Container {
         case .notRegistered, .notOnMainActor, .wrongType: return
         }
         let prints = logSink.mutex.withLock { logSink.storedPrintsUnhandledFailures && logSink.storedFunction == nil }
-        guard prints else { return }
+        guard prints, !logSink.isBoundInThisTask else { return }
         Platform.writeToStandardError(
             failure.description
                 + "\n(Graft prints a failure no caller handled in debug builds: set Container.loggingFunction to "
@@ -69,7 +102,9 @@ extension Container {
 
     /// Whether anyone reads messages (so they are worth building). Copies no reference to the
     /// function (a copy released here, under a hierarchy's mutex, could be the last one).
-    static var isLogging: Bool { logSink.mutex.withLock { logSink.storedFunction != nil } }
+    static var isLogging: Bool {
+        logSink.mutex.withLock { logSink.storedFunction != nil || logSink.storedBindings > 0 }
+    }
 
     /// Whether the logging function is the default one, writing to standard error
     /// (`GRAFT_LOGGING_ENABLED=1`).
@@ -258,6 +293,11 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     fileprivate var storedFunction: Container.LoggingFunctionType?
     /// Whether `storedFunction` is the default one, which writes to standard error.
     fileprivate var storedFunctionWritesToStandardError = false
+    /// How many tasks run inside ``Container/withLoggingFunction(_:operation:)`` now: while any
+    /// does, messages are built, and each goes to its task's function if it has one.
+    fileprivate var storedBindings = 0
+    /// The logging function of the task running, bound by ``Container/withLoggingFunction(_:operation:)``.
+    @TaskLocal static var taskFunction: (@Sendable (String) -> Void)?
     #if DEBUG
         fileprivate var storedPrintsUnhandledFailures = true
     #else
@@ -287,6 +327,17 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     }
 
     func log(_ message: () -> String) {
-        mutex.withLock { storedFunction }?(message())  // called once unlocked; built only if there is one
+        // Called once unlocked; built only if there is one.
+        let (function, bindings) = mutex.withLock { (storedFunction, storedBindings) }
+        if bindings > 0, let taskFunction = Self.taskFunction { return taskFunction(message()) }
+        function?(message())
+    }
+
+    fileprivate func bindingBegins() { mutex.withLock { storedBindings += 1 } }
+    fileprivate func bindingEnds() { mutex.withLock { storedBindings -= 1 } }
+
+    /// Whether a logging function is bound in this task (read only while a binding exists).
+    fileprivate var isBoundInThisTask: Bool {
+        mutex.withLock { storedBindings } > 0 && Self.taskFunction != nil
     }
 }

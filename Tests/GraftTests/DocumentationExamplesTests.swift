@@ -175,6 +175,11 @@ func checkoutFails() {
     #expect(CheckoutModel().api is FailingCheckoutAPI)
 }
 
+@Test(.capturedLog) func aFailingCheckoutIsLogged() {
+    _ = makeShopContainer().resolve(ShopDatabase.self)
+    #expect(CapturedLog.current?.messages.isEmpty == false)
+}
+
 @MainActor final class ProfileViewModel {
     let api: any CheckoutAPI
     init(api: any CheckoutAPI) { self.api = api }

@@ -1,0 +1,75 @@
+import Graft
+import GraftTesting
+import Testing
+
+private struct Down: Error {}
+private final class Clock: Sendable {}
+
+/// A container whose `Clock` under `name` fails: resolving it logs a failure naming `name`.
+private func failingClock(named name: String) -> Container {
+    let container = Container()
+    container.register(Clock.self, name: name) { _ in throw Down() }
+    return container
+}
+
+/// Hands each of two tasks the moment the other has logged.
+private actor Rendezvous {
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    func arriveAndWait() async {
+        arrived += 1
+        if arrived == 2 {
+            waiting.forEach { $0.resume() }
+            waiting = []
+        } else {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+    }
+}
+
+@Suite struct CapturedLogTests {
+    /// Two tasks capture at the same time: each logs, waits until the other has logged, and finds
+    /// only its own message in its capture.
+    @Test func capturesRunningAtOnceSeeOnlyTheirOwnMessages() async {
+        let rendezvous = Rendezvous()
+        let captured = await withTaskGroup(of: (String, [String]).self) { group in
+            for name in ["left", "right"] {
+                group.addTask {
+                    await withCapturedLog { log in
+                        _ = failingClock(named: name).resolve(Clock.self, name: name)
+                        await rendezvous.arriveAndWait()
+                        return (name, log.messages)
+                    }
+                }
+            }
+            return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        for (name, other) in [("left", "right"), ("right", "left")] {
+            let messages = captured[name] ?? []
+            #expect(messages.count == 1, "\(name): \(messages)")
+            #expect(messages.allSatisfy { $0.contains("\"\(name)\"") && !$0.contains("\"\(other)\"") })
+        }
+    }
+
+    /// The trait gives each test case a capture of its own, and a child task's messages are the
+    /// test's too.
+    @Test(.capturedLog, arguments: ["first", "second"])
+    func theTraitCapturesEachCase(_ name: String) async {
+        let container = failingClock(named: name)
+        let resolver = container.synchronize()
+        _ = await Task { resolver.resolve(Clock.self, name: name) }.value
+        let messages = CapturedLog.current?.messages ?? []
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("Graft: resolution failed: the factory of Clock (name: \"\(name)\")") == true)
+    }
+
+    /// Outside a capture, nothing is captured, and the process-wide logging function is left as it was.
+    @Test func outsideACaptureNothingIsCurrent() {
+        #expect(CapturedLog.current == nil)
+        let before = Container.loggingFunction == nil
+        withCapturedLog { log in
+            #expect(CapturedLog.current === log)
+        }
+        #expect((Container.loggingFunction == nil) == before)
+    }
+}
