@@ -19,7 +19,7 @@ private actor Rendezvous {
     func arriveAndWait() async {
         arrived += 1
         if arrived == 2 {
-            waiting.forEach { $0.resume() }
+            for continuation in waiting { continuation.resume() }
             waiting = []
         } else {
             await withCheckedContinuation { waiting.append($0) }
