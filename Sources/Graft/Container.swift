@@ -109,11 +109,12 @@ public class Container {
     /// Removes every registration of this container (its parent's stay).
     public final func removeAll() {
         onContainer(changing: "removeAll()") { container in
-            let registered = container.parent == nil ? [] : container.services.serviceTypes
-            container.services.replaceAll(with: [])
+            // The records go first: a `deinit` the removal runs may register again, and is noted.
             if container.parent != nil {
+                let registered = container.services.serviceTypes
                 container.hierarchy.forgetChildRegistrations(of: ObjectIdentifier(container), services: registered)
             }
+            container.services.replaceAll(with: [])
         }
     }
 
@@ -164,7 +165,7 @@ public class Container {
 
     /// Whether `serviceType` is registered under `name` (with any arguments) here or in an ancestor.
     public final func hasAnyRegistration<Service>(of serviceType: Service.Type, name: String? = nil) -> Bool {
-        onContainer { container in
+        onContainerLocked { container in
             let service = ObjectIdentifier(serviceType)
             return container.selfAndAncestors.contains { level in
                 level.services.registrations.contains { $0.key.service == service && $0.key.name == name }
@@ -206,7 +207,7 @@ public class Container {
 extension Container: CustomStringConvertible {
     /// This container's own registrations, one per line, sorted.
     public final var description: String {
-        onContainer { container in
+        onContainerLocked { container in
             let lines = container.services.registrations.map { "    { \($0.entry.entryDescription(for: $0.key)) }" }
                 .sorted()
             return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"

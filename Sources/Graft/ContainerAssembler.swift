@@ -7,10 +7,10 @@ public typealias Assembler = ContainerAssembler
 ///
 /// Each call that applies assemblies first runs every `assemble(container:)`, in order, and then
 /// every `loaded(resolver:)`, so a `loaded` hook can resolve anything the others registered.
-/// The `assemble` calls run under one hold of the hierarchy's mutex: another thread, resolving
-/// through a synchronized view, sees all of their registrations, with their settings, or none.
-/// (So an `assemble` must not wait for another thread that uses the hierarchy.) The `loaded` hooks
-/// run after the mutex is released.
+/// They run under one hold of the hierarchy's mutex: another thread, resolving through a
+/// synchronized view, sees all of the registrations, with their settings, or none, and a `loaded`
+/// hook may resolve through the container it is given while other threads use the view. (So
+/// neither may wait for another thread that uses the hierarchy.)
 /// An assembler made with a parent assembler gets a child container of the parent's:
 ///
 /// ```swift
@@ -66,9 +66,11 @@ public final class ContainerAssembler {
             for assembly in assemblies {
                 assembly.assemble(container: container)
             }
-        }
-        for assembly in assemblies {
-            assembly.loaded(resolver: container)
+            // Still under the mutex: a hook resolving through a plain container must not overlap
+            // other threads' resolutions through a view of it.
+            for assembly in assemblies {
+                assembly.loaded(resolver: container)
+            }
         }
     }
 }

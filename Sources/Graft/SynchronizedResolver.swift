@@ -77,6 +77,12 @@ extension Container {
         return try body(viewed.unsafelyUnwrapped)  // set on every view
     }
 
+    /// ``onContainer(registering:_:)`` for a read of the registrations (a listing, a description):
+    /// under the hierarchy's mutex on a plain container too, since other threads may change them.
+    final func onContainerLocked<Result>(_ body: (Container) -> Result) -> Result {
+        onContainer { container in container.hierarchy.locked { body(container) } }
+    }
+
     /// ``onContainer(registering:_:)`` for a change to the container (a forward, a behavior, a
     /// removal, a reset): on a plain container as on a view, `body` runs under the hierarchy's
     /// mutex (``SharedState/beginChange(_:call:batch:)``), so changes from any threads are safe against

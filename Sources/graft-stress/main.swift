@@ -44,7 +44,7 @@ while let argument = arguments.popFirst() {
 }
 
 stress(threads: 8, iterations: iterations)
-stressChanges(threads: 8, iterations: iterations / 4)
+stressChanges(threads: 8, iterations: max(iterations / 4, 1))
 let failures = census.failures.load(ordering: .relaxed)
 guard failures == 0 else {
     say("graft-stress: FAIL: \(failures) wrong results")

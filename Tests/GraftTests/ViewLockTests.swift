@@ -139,10 +139,13 @@ private struct APILine: Hashable {
 @Suite struct ViewLockTests {
     /// The members of `Container` and `Resolver`, one call each. Not here: the initializer (it
     /// makes a container, it is not called on one), `LoggingFunctionType` (a type) and the static
-    /// `loggingFunction` and `printsUnhandledFailures` (process-wide, of no container); see
+    /// `loggingFunction`, `printsUnhandledFailures` and `withLoggingFunction` (process-wide or of a
+    /// task, of no container); see
     /// `excludedContainerMembers`.
     @MainActor private static let containerCalls: [ViewCall] = [
         ViewCall("removeAll()") { $0.view.removeAll() },
+        ViewCall("registerAtomically(_:)") { fixture in fixture.view.registerAtomically { _ in fixture.probe.observe() }
+        },
         ViewCall("resetObjectScope(_:)", "(Graft.ObjectScope)") { $0.view.resetObjectScope(.container) },
         ViewCall("resetObjectScope(_:)", "(any Graft.ObjectScopeProtocol)") {
             $0.view.resetObjectScope(ObjectScope.container as ObjectScopeProtocol)
@@ -212,7 +215,7 @@ private struct APILine: Hashable {
 
     private static let excludedContainerMembers: Set<String> = [
         "init(parent:defaultObjectScope:behaviors:registeringClosure:)", "LoggingFunctionType", "loggingFunction",
-        "printsUnhandledFailures",
+        "printsUnhandledFailures", "withLoggingFunction(_:operation:)", "withLoggingFunction(_:isolation:operation:)",
     ]
 
     /// The members of `Resolver` (the protocol's requirements and its extensions), called on the

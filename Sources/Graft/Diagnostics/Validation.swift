@@ -111,7 +111,7 @@ extension Container {
     /// }
     /// ```
     public final var registrations: [RegistrationInfo] {
-        onContainer { $0.registrationInfos() }
+        onContainerLocked { $0.registrationInfos() }
     }
 
     /// ``registrations`` on the container that holds them.
@@ -150,7 +150,8 @@ extension Container {
     public final func validate() -> ValidationReport {
         // Factories get a view, whatever `validate()` was called on: each registration is resolved
         // through it as a root request.
-        onContainer { $0.validate(through: SynchronizedResolver(container: $0)) }
+        // A change hold: it switches scopes and restores tables, which other threads may change.
+        onContainer(changing: "validate()") { $0.validate(through: SynchronizedResolver(container: $0)) }
     }
 
     private final func validate(through resolver: Container) -> ValidationReport {

@@ -79,12 +79,13 @@ import Testing
         }
     }
 
-    /// An assembler's `assemble` calls run under one hold of the mutex; its `loaded` hooks after
-    /// it is released, so a hook may wait for other threads that resolve.
-    @Test func anAssemblerHoldsTheMutexForItsAssembliesAndNotForItsHooks() {
+    /// An assembler's `assemble` calls and `loaded` hooks run under one hold of the mutex, so a
+    /// hook resolving through the plain container never overlaps other threads' resolutions
+    /// through its view.
+    @Test func anAssemblerHoldsTheMutexForItsAssembliesAndItsHooks() {
         let probe = Probe()
         let assembler = ContainerAssembler([ProbingAssembly(probe: probe)])
-        #expect(probe.heldDuringChange == ["assemble": true, "loaded": false])
+        #expect(probe.heldDuringChange == ["assemble": true, "loaded": true])
         #expect(assembler.resolver.resolve(Service.self) != nil)
     }
 
@@ -123,6 +124,76 @@ import Testing
             #expect(view.resolve(Int.self, name: "thread-\(thread)") == rounds - 1)
             #expect(view.resolve(Int.self, name: "forwarded-\(thread)") == rounds - 1)
         }
+    }
+
+    final class Database: Sendable {}
+    final class Feature: Sendable {
+        let database: Database
+        init(database: Database) { self.database = database }
+    }
+
+    /// Registers `Feature`, and resolves it in its `loaded` hook through the container it is given.
+    struct FeatureAssembly: Assembly {
+        func assemble(container: Container) {
+            container.register(Feature.self) { r in Feature(database: r.resolve(Database.self)!) }
+        }
+        func loaded(resolver: Resolver) {
+            precondition(resolver.resolve(Feature.self) != nil, "the hook could not resolve Feature")
+        }
+    }
+
+    /// Assemblies applied to the plain container by one thread, whose hooks resolve, while two
+    /// threads resolve through the view: the hooks run under the mutex, so no resolution overlaps
+    /// another (which would stop the program as a plain container used from two threads).
+    @Test func anAssemblerOverThePlainContainerWhileOthersResolveThroughTheView() {
+        let root = Container()
+        root.register(Database.self) { _ in Database() }.inObjectScope(.container)
+        let view = root.synchronize()
+        nonisolated(unsafe) let plain = root  // changes and the assembler's hooks take the mutex
+        let done = ManagedAtomicCounter()
+        let finished = DispatchSemaphore(value: 0)
+        let resolved = ManagedAtomicCounter()
+        let started = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            Thread.detachNewThread {
+                started.signal()
+                while done.value == 0 {
+                    if view.resolve(Database.self) != nil { resolved.increment() }
+                }
+                finished.signal()
+            }
+        }
+        started.wait()
+        started.wait()
+        for _ in 0..<200 { ContainerAssembler(container: plain).apply(assembly: FeatureAssembly()) }
+        done.increment()
+        finished.wait()
+        finished.wait()
+        #expect(view.resolve(Feature.self) != nil)
+    }
+
+    /// The queries of a plain container (its registrations, whether one exists, its description)
+    /// read under the mutex: another thread registering meanwhile, growing the table, is safe.
+    @Test func queriesOfAPlainContainerWhileAnotherThreadRegisters() {
+        nonisolated(unsafe) let plain = Container()  // its changes and queries take the mutex
+        let registered = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for index in 0..<2_000 { plain.register(Int.self, name: "n\(index)") { _ in index } }
+            registered.signal()
+        }
+        var answers = 0
+        for index in 0..<2_000 {
+            _ = plain.hasAnyRegistration(of: Int.self, name: "n\(index)")
+            if index % 200 == 0 {
+                _ = plain.registrations
+                _ = plain.description
+            }
+            answers += 1
+        }
+        registered.wait()
+        #expect(answers == 2_000)
+        #expect(plain.registrations.count == 2_000)
+        #expect(plain.hasAnyRegistration(of: Int.self, name: "n1999"))
     }
 
     /// A registration re-made with its settings inside `registerAtomically`, while two threads
