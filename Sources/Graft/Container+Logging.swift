@@ -326,11 +326,17 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
         }
     }
 
+    @inline(__always)
     func log(_ message: () -> String) {
-        // Called once unlocked; built only if there is one.
-        let (function, bindings) = mutex.withLock { (storedFunction, storedBindings) }
-        if bindings > 0, let taskFunction = Self.taskFunction { return taskFunction(message()) }
-        function?(message())
+        // Called once unlocked; built only if there is a function.
+        mutex.withLock { storedBindings > 0 ? Self.function(whileBound: storedFunction) : storedFunction }?(message())
+    }
+
+    /// The function of the running task while any task binds one, else `stored`. Out of line: the
+    /// path of a failed resolution inlines ``log(_:)``.
+    @inline(never)
+    private static func function(whileBound stored: Container.LoggingFunctionType?) -> Container.LoggingFunctionType? {
+        taskFunction.map { function in { function($0) } } ?? stored
     }
 
     fileprivate func bindingBegins() { mutex.withLock { storedBindings += 1 } }

@@ -303,6 +303,7 @@ final class SharedState {
 
     /// Logs now, or once the mutex is released if a synchronized call holds it. While a
     /// validation runs, writes at once to standard error too (see ``explain(_:)``).
+    @inline(__always)
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
         if _slowPath(diagnostics.isValidating) { return explain(message()) }
