@@ -96,8 +96,9 @@ extension ServiceEntry {
         return true
     }
 
-    /// ``resolveForwarded(as:in:resolver:arguments:)`` unwrapped, out of line: the `Optional`'s
-    /// metadata is looked up on the path of a forwarded type only.
+    /// Resolves this entry for a type it was forwarded to (`implements`, `forward`). Out of line,
+    /// and without an `Optional` of the requested type: the path of a forwarded type only pays for
+    /// the cast.
     @inline(never)
     func resolveForwardedOrFail<Requested>(
         as requested: Requested.Type,
@@ -105,24 +106,7 @@ extension ServiceEntry {
         resolver: Resolver,
         arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested {
-        guard let forwarded = resolveForwarded(as: requested, in: container, resolver: resolver, arguments: arguments)
-        else { throw ResolutionFailed() }
-        return forwarded
-    }
-
-    /// Resolves this entry for a type it was forwarded to (`implements`, `forward`).
-    func resolveForwarded<Requested>(
-        as requested: Requested.Type,
-        in container: Container,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
-    ) -> Requested? {
-        let instance: Service  // not `try?`: an `Optional` service's `nil` would read as a failure
-        do {
-            instance = try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
-        } catch {
-            return nil
-        }
+        let instance = try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
         if let forwarded = instance as? Requested { return forwarded }
         let hierarchy = container.hierarchy
         let error = ResolutionError(
@@ -131,7 +115,7 @@ extension ServiceEntry {
                 + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
         hierarchy.record(error)
         hierarchy.logMiss { error.description }
-        return nil
+        throw ResolutionFailed()
     }
 
     @_transparent
@@ -216,12 +200,18 @@ extension ServiceEntry {
         }
     }
 
-    /// The first half of a construction: opens the request (if asked), checks that the
-    /// construction may go on, and pushes the factory's frame. Throws (having failed the
-    /// resolution) if the request has failed, or this would be a cycle or too deep.
+    /// The first half of a construction: opens a request if asked (before the checks, so a cycle
+    /// or the depth limit met here fails this request, not the one around it), checks that the
+    /// construction may go on, closing that request if not, and pushes the factory's frame.
+    /// Throws (having failed the resolution) if the request has failed, or this would be a cycle
+    /// or too deep.
     @inline(__always)
     func beginConstruction(in hierarchy: SharedState, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
-        let request = try openConstruction(in: hierarchy, opensRequest: opensRequest)
+        let request = openRequest(if: opensRequest, in: hierarchy)
+        guard canConstruct(in: hierarchy) else {
+            if let request { _ = hierarchy.endRequest(request) }
+            throw ResolutionFailed()
+        }
         let outerFrame = factoryFrame
         factoryFrame = hierarchy.pushFactory(self)
         return Construction(request: request, outerFrame: outerFrame)
@@ -287,25 +277,9 @@ extension ServiceEntry {
         }
     }
 
-    // `checkBeforeConstructing` and `settle` are inlined in release builds; in debug builds they
+    // `canConstruct` and `settle` are inlined in release builds; in debug builds they
     // are frames of their own, so their locals are off the stack while the factory (and every
     // level below it) runs.
-
-    /// Opens a request if asked (before the checks, so a cycle or the depth limit met here fails
-    /// this request, not the one around it), then checks that the construction may go on,
-    /// closing that request if not.
-    @inline(__always)
-    func openConstruction(
-        in hierarchy: SharedState,
-        opensRequest: Bool
-    ) throws(ResolutionFailed) -> ResolutionState.Request? {
-        let request = openRequest(if: opensRequest, in: hierarchy)
-        guard canConstruct(in: hierarchy) else {
-            if let request { _ = hierarchy.endRequest(request) }
-            throw ResolutionFailed()
-        }
-        return request
-    }
 
     /// Opens a request if asked (a call at the request base); else checks that this nested call
     /// is made on the thread of the requests in flight.
