@@ -46,12 +46,7 @@ extension Container {
     ) -> ServiceEntry<Service> {
         let key = argumentsKey(repeat (each Argument).self)
         let readArguments: (Resolver, UnsafeRawPointer) -> Service = { resolver, arguments in
-            // The resolution path passes a pointer to exactly this tuple type: the key includes it.
-            // The placeholder address stands only for a tuple of zero size, which is never read.
-            assert(
-                arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
-                "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
-            let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
+            let values: (repeat each Argument) = argumentTuple(at: arguments)
             return factory(resolver, repeat each values)
         }
         // An empty pack (generic code can make one) keys as "no arguments", which the path
@@ -94,19 +89,13 @@ extension Container {
         name: String? = nil,
         factory: @escaping (Resolver, repeat each Argument) throws -> Service
     ) -> ServiceEntry<Service> {
-        let key = argumentsKey(repeat (each Argument).self)
-        return add(
+        add(
             ServiceEntry(
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
-                argumentsKey: key, name: name, container: self,
+                argumentsKey: argumentsKey(repeat (each Argument).self), name: name, container: self,
                 argumentTypeNames: typeNames(repeat (each Argument).self),
                 throwingFactory: { resolver, arguments in
-                    // As for a factory that cannot throw: the path passes a pointer to exactly this
-                    // tuple type (the placeholder address only for a tuple of zero size).
-                    assert(
-                        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
-                        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
-                    let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
+                    let values: (repeat each Argument) = argumentTuple(at: arguments)
                     return try factory(resolver, repeat each values)
                 }))
     }
@@ -173,11 +162,19 @@ extension Container {
     /// resolve the registration it is told about.
     @inlinable @inline(__always)
     func insert<Service>(_ entry: ServiceEntry<Service>) {
-        hierarchy.assertUserCodeMayRun("a registration")
         // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
         // may be a subclass): the fast path returns the cell's contents as the key's type.
-        let key = ServiceKey(service: Service.self, arguments: entry.argumentsKey, name: entry.name)
-        services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Service.self))
+        insert(entry, as: Service.self, name: entry.name)
+    }
+
+    /// Puts `entry` in the table under the key of `Key` and `name`: its own (``insert(_:)``) or a
+    /// type forwarded to it. The slot keeps the entry's cell for the inlined hit where `Key` is
+    /// the entry's own service type (a type forwarded to its own registration under another name).
+    @inlinable @inline(__always)
+    func insert<Key, Service>(_ entry: ServiceEntry<Service>, as _: Key.Type, name: String?) {
+        hierarchy.assertUserCodeMayRun("a registration")
+        let key = ServiceKey(service: Key.self, arguments: entry.argumentsKey, name: name)
+        services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Key.self))
         if parent != nil { noteChildRegistration(key, of: entry) }
     }
 
@@ -206,9 +203,16 @@ extension Container {
 /// arguments keeps this, not the names.
 @inlinable
 func typeNames<each Argument>(_ types: repeat (each Argument).Type) -> () -> [String] {
-    {
-        var names: [String] = []
-        repeat names.append(String(describing: (each Argument).self))
-        return names
-    }
+    { typeNames(repeat (each Argument).self) }
+}
+
+/// The arguments a factory registered with argument types receives, read from the pointer the
+/// resolution path passes: to exactly this tuple type, which the key includes. The placeholder
+/// address stands only for a tuple of zero size, which is never read.
+@inlinable @inline(__always)
+func argumentTuple<each Argument>(at arguments: UnsafeRawPointer) -> (repeat each Argument) {
+    assert(
+        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
+    return arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
 }

@@ -241,18 +241,16 @@ extension Container {
         }
         if reportsMiss {
             hierarchy.logMiss {
-                var names: [String] = []
-                repeat names.append(String(describing: (each Argument).self))
-                return ResolutionError(
+                ResolutionError(
                     .notRegistered, path: hierarchy.resolution.path + [serviceLabel(Service.self, name: key.name)],
                     message: resolutionFailureMessage(
-                        serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
+                        serviceType, name: key.name, arguments: key.arguments,
+                        argumentTypeNames: typeNames(repeat (each Argument).self))
                 ).description
             }
         }
         if _slowPath(hierarchy.diagnostics.isValidating), key.arguments != noArgumentsKey {
-            var names: [String] = []
-            repeat names.append(String(describing: (each Argument).self))
+            let names: [String] = typeNames(repeat (each Argument).self)
             hierarchy.diagnostics.validation?.observeMissing(
                 serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
                 in: hierarchy)

@@ -22,11 +22,7 @@ extension Container {
                 entry.link.hierarchy === container.hierarchy,
                 "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
                     + "container hierarchy; forward it in the container it was registered in, or one of its children")
-            let key = ServiceKey(service: Forwarded.self, arguments: entry.argumentsKey, name: name)
-            // Forwarding a type to its own registration (under another name, say) may keep the cell
-            // for the inlined hit, as the registration's own key does.
-            container.services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Forwarded.self))
-            if container.parent != nil { container.noteChildRegistration(key, of: entry) }
+            container.insert(entry, as: Forwarded.self, name: name)
             // The behaviors are told about the registration the application forwarded.
             container.tellBehaviors(about: type, registeredAs: entry, name: name)
         }
