@@ -156,19 +156,21 @@ public func ~> <Service, Argument1, Argument2, Argument3>(
 
 /// Which `~>` was used, for the message of a failure.
 @usableFromInline
-enum OperatorForm {
-    case postfix, type, named, argument, namedArgument, arguments, namedArguments
+enum OperatorForm: String {
+    // The labels of a tuple form, as its call is written.
+    case postfix, type
+    case named = "name:"
+    case argument = "argument:"
+    case namedArgument = "name:, argument:"
+    case arguments = "arguments:"
+    case namedArguments = "name:, arguments:"
 
     /// The call as written, with `serviceType` in it: `r ~> (Cat.self, name:)`.
     func text(for serviceType: Any.Type) -> String {
         switch self {
         case .postfix: "r~>"
         case .type: "r ~> \(serviceType).self"
-        case .named: "r ~> (\(serviceType).self, name:)"
-        case .argument: "r ~> (\(serviceType).self, argument:)"
-        case .namedArgument: "r ~> (\(serviceType).self, name:, argument:)"
-        case .arguments: "r ~> (\(serviceType).self, arguments:)"
-        case .namedArguments: "r ~> (\(serviceType).self, name:, arguments:)"
+        default: "r ~> (\(serviceType).self, \(rawValue))"
         }
     }
 }
