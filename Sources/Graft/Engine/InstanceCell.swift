@@ -234,13 +234,9 @@ struct InstanceCell {
         Unmanaged<AnyObject>.fromOpaque(reference).release()
     }
 
-    /// Whether slot [1] holds a finished graph's value, not yet released.
-    var hasFinishedGraphInstance: Bool { graphState == Self.graphFinished }
-
-    /// Releases a finished graph's value, if any, after emptying its slot.
+    /// Releases a finished graph's value (slot [1]'s, not yet released), if any, after emptying its slot.
     func releaseFinished<Service>(_ type: Service.Type) {
-        guard hasFinishedGraphInstance else { return }
-        _ = takeGraphSlot(type)
+        if graphState == Self.graphFinished { _ = takeGraphSlot(type) }
     }
 
     /// The `.container` instance; only while ``hasInstance``.

@@ -289,8 +289,7 @@ final class RegistrationTable {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "RegistrationTable: capacity \(capacity)")
         precondition(count * 4 <= capacity * 3, "RegistrationTable: \(count) entries in \(capacity) slots")
         if capacity <= 4096 {
-            var occupied = 0
-            for index in 0..<capacity where hashes[index] != 0 { occupied += 1 }
+            let occupied = (0..<capacity).count { hashes[$0] != 0 }
             precondition(occupied == count, "RegistrationTable: count \(count), \(occupied) slots occupied")
         }
         return true
