@@ -100,12 +100,10 @@ struct InstanceCell {
             !isInline || (Self.isReference(type) && Self.byteCount(type) == Self.inlineByteCount),
             "InstanceCell: \(type) made inline")
         base = memory
-        base.storeBytes(of: false, toByteOffset: Header.hasInstance, as: Bool.self)
-        base.storeBytes(of: Self.graphEmpty, toByteOffset: Header.graphState, as: UInt8.self)
-        base.storeBytes(of: Self.planGeneral, toByteOffset: Header.plan, as: UInt8.self)
-        base.storeBytes(of: false, toByteOffset: Header.isListedInGraph, as: Bool.self)
+        // Bytes 0 to 7 zeroed at once: every flag clear, the graph slot empty (`graphEmpty` is 0) and
+        // the plan general (`planGeneral` is 0); then bytes 4 and 6.
+        base.storeBytes(of: 0, toByteOffset: Header.hasInstance, as: UInt64.self)
         base.storeBytes(of: Self.isReference(type), toByteOffset: Header.isReference, as: Bool.self)
-        base.storeBytes(of: false, toByteOffset: Header.entryHasStorage, as: Bool.self)
         base.storeBytes(of: isInline, toByteOffset: Header.isInline, as: Bool.self)
         base.storeBytes(of: ObjectIdentifier(Service.self), toByteOffset: Header.storedType, as: ObjectIdentifier.self)
         base.storeBytes(of: 0, toByteOffset: Header.resolutionCount, as: Int.self)
