@@ -118,7 +118,6 @@ extension Container {
     /// resolver (a view), before the path: a `.container` hit returns without reaching the entry.
     @usableFromInline
     final func observeIfValidating<Service>(_ serviceType: Service.Type, name: String?) {
-        guard _slowPath(hierarchy.diagnostics.isValidating) else { return }
         hierarchy.diagnostics.validation?.observeRequest(
             ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name),
             from: self, isWrapper: Service.self is any ResolutionWrapper.Type, in: hierarchy)

@@ -297,9 +297,7 @@ final class RegistrationTable {
 
     /// The service types of every key, retaining no entry.
     var serviceTypes: Set<ObjectIdentifier> {
-        var types = Set<ObjectIdentifier>(minimumCapacity: count)
-        for index in 0..<capacity where hashes[index] != 0 { types.insert(slots[index].key.service) }
-        return types
+        Set((0..<capacity).lazy.filter { self.hashes[$0] != 0 }.map { self.slots[$0].key.service })
     }
 
     /// Makes the table hold `registrations` again (taken from ``registrations`` earlier), if it
