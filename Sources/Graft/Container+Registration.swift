@@ -46,7 +46,12 @@ extension Container {
     ) -> ServiceEntry<Service> {
         let key = argumentsKey(repeat (each Argument).self)
         let readArguments: (Resolver, UnsafeRawPointer) -> Service = { resolver, arguments in
-            let values: (repeat each Argument) = argumentTuple(at: arguments)
+            // The resolution path passes a pointer to exactly this tuple type: the key includes it.
+            // The placeholder address stands only for a tuple of zero size, which is never read.
+            assert(
+                arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+                "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
+            let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
             return factory(resolver, repeat each values)
         }
         // An empty pack (generic code can make one) keys as "no arguments", which the path
@@ -95,7 +100,12 @@ extension Container {
                 argumentsKey: argumentsKey(repeat (each Argument).self), name: name, container: self,
                 argumentTypeNames: typeNames(repeat (each Argument).self),
                 throwingFactory: { resolver, arguments in
-                    let values: (repeat each Argument) = argumentTuple(at: arguments)
+                    // As for a factory that cannot throw: the path passes a pointer to exactly this
+                    // tuple type (the placeholder address only for a tuple of zero size).
+                    assert(
+                        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+                        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
+                    let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
                     return try factory(resolver, repeat each values)
                 }))
     }
@@ -204,15 +214,4 @@ extension Container {
 @inlinable
 func typeNames<each Argument>(_ types: repeat (each Argument).Type) -> () -> [String] {
     { typeNames(repeat (each Argument).self) }
-}
-
-/// The arguments a factory registered with argument types receives, read from the pointer the
-/// resolution path passes: to exactly this tuple type, which the key includes. The placeholder
-/// address stands only for a tuple of zero size, which is never read.
-@inlinable @inline(__always)
-func argumentTuple<each Argument>(at arguments: UnsafeRawPointer) -> (repeat each Argument) {
-    assert(
-        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
-        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
-    return arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
 }
