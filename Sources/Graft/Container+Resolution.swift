@@ -241,16 +241,18 @@ extension Container {
         }
         if reportsMiss {
             hierarchy.logMiss {
-                ResolutionError(
+                var names: [String] = []
+                repeat names.append(String(describing: (each Argument).self))
+                return ResolutionError(
                     .notRegistered, path: hierarchy.resolution.path + [serviceLabel(Service.self, name: key.name)],
                     message: resolutionFailureMessage(
-                        serviceType, name: key.name, arguments: key.arguments,
-                        argumentTypeNames: typeNames(repeat (each Argument).self))
+                        serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
                 ).description
             }
         }
         if _slowPath(hierarchy.diagnostics.isValidating), key.arguments != noArgumentsKey {
-            let names: [String] = typeNames(repeat (each Argument).self)
+            var names: [String] = []
+            repeat names.append(String(describing: (each Argument).self))
             hierarchy.diagnostics.validation?.observeMissing(
                 serviceLabel(Service.self, name: key.name) + " (arguments: \(names.joined(separator: ", ")))",
                 in: hierarchy)
