@@ -18,10 +18,7 @@ struct ChildRegistration {
     var owner: ObjectIdentifier { lineage[0] }
 
     var description: String {
-        let arguments = argumentTypeNames()
-        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
-        return "Service: \(key.serviceType)" + (key.name.map { ", Name: \"\($0)\"" } ?? "")
-            + ", Factory: \(parameters) -> \(key.serviceType)"
+        key.registrationDescription(of: key.serviceType, argumentTypeNames: argumentTypeNames())
     }
 }
 

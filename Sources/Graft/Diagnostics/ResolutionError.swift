@@ -28,6 +28,19 @@ public struct ResolutionError: Error, Sendable, CustomStringConvertible {
         /// The instance made is not of the type asked for (a type it is forwarded to with
         /// `implements` or `forward`).
         case wrongType
+
+        /// Whether a failure of this kind belongs to the whole request rather than to one dependency:
+        /// a cycle or the depth limit is a mistake in the wiring, so no factory may handle it (with an
+        /// `Optional`, `??`, `try?`) and go on with a half-made object. The request the application
+        /// started fails, and keeps nothing it made. A dependency's own failure (its factory threw, it
+        /// is not registered, it is of the wrong type, it is refused off the main actor) may be
+        /// handled by the factory that asked.
+        var failsTheWholeRequest: Bool {
+            switch self {
+            case .circularDependency, .tooDeep: true
+            case .notRegistered, .factoryFailed, .notOnMainActor, .wrongType: false
+            }
+        }
     }
 
     /// The kind of failure.
@@ -81,19 +94,4 @@ extension ResolutionError.Reason: CustomStringConvertible {
 /// `Type` or `Type (name: "x")`: how paths and graphs name a service.
 func serviceLabel(_ type: Any.Type, name: String?) -> String {
     name.map { "\(type) (name: \"\($0)\")" } ?? "\(type)"
-}
-
-extension ResolutionError.Reason {
-    /// Whether a failure of this kind belongs to the whole request rather than to one dependency:
-    /// a cycle or the depth limit is a mistake in the wiring, so no factory may handle it (with an
-    /// `Optional`, `??`, `try?`) and go on with a half-made object. The request the application
-    /// started fails, and keeps nothing it made. A dependency's own failure (its factory threw, it
-    /// is not registered, it is of the wrong type, it is refused off the main actor) may be
-    /// handled by the factory that asked.
-    var failsTheWholeRequest: Bool {
-        switch self {
-        case .circularDependency, .tooDeep: true
-        case .notRegistered, .factoryFailed, .notOnMainActor, .wrongType: false
-        }
-    }
 }

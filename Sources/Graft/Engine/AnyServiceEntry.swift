@@ -154,11 +154,8 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func entryDescription(for key: ServiceKey) -> String {
-        var text = "Service: \(serviceType)"
-        if let name = key.name { text += ", Name: \"\(name)\"" }
-        let arguments = argumentTypeNames()
-        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
-        text += ", Factory: \(parameters) -> \(key.serviceType), ObjectScope: \(objectScope)"
+        var text = key.registrationDescription(of: serviceType, argumentTypeNames: argumentTypeNames())
+        text += ", ObjectScope: \(objectScope)"
         if !initCompletedActions.isEmpty {
             text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
         }

@@ -22,6 +22,14 @@ struct ServiceKey {
 
     @inlinable
     var service: ObjectIdentifier { ObjectIdentifier(serviceType) }
+
+    /// `Service: …, Name: …, Factory: …` for a registration of this key, as failure messages and
+    /// `Container.description` name one; `service` is the type its `register` call was given.
+    func registrationDescription(of service: Any.Type, argumentTypeNames arguments: [String]) -> String {
+        let parameters = arguments.isEmpty ? "Resolver" : "(Resolver, \(arguments.joined(separator: ", ")))"
+        return "Service: \(service)" + (name.map { ", Name: \"\($0)\"" } ?? "")
+            + ", Factory: \(parameters) -> \(serviceType)"
+    }
 }
 
 /// The key component of the argument types `Argument...`: the address of their tuple type's
