@@ -16,10 +16,9 @@ extension ServiceEntry {
         } catch {
             return  // refused already: a cycle, too deep, or the request has failed
         }
-        let marks = hierarchy.marks
         failConstruction(
-            throwing: refusal, outerFrame: construction.outerFrame, request: construction.request, marks: marks,
-            in: hierarchy)
+            throwing: refusal, outerFrame: construction.outerFrame, request: construction.request,
+            marks: hierarchy.marks, in: hierarchy)
     }
 
     @inline(never)
@@ -34,11 +33,7 @@ extension ServiceEntry {
                 + "inject a Lazy<\(serviceType)>, read after the factory returns."
             : "Each factory needs the next to be made first; break the cycle by injecting one side in "
                 + "`initCompleted`, or through a Lazy."
-        failRequest(
-            ResolutionError(
-                .circularDependency, path: hierarchy.resolution.path + [label],
-                message: "Graft: circular dependency: \(chain). " + advice),
-            in: hierarchy)
+        failRequest(.circularDependency, message: "Graft: circular dependency: \(chain). " + advice, in: hierarchy)
     }
 
     @inline(never)
@@ -56,19 +51,18 @@ extension ServiceEntry {
                     + "condition that stops it."
             case .none: "\(levels): \(hierarchy.resolution.chain(reentering: self))"
             }
-        failRequest(
-            ResolutionError(
-                .tooDeep, path: hierarchy.resolution.path + [SharedState.label(self)], message: message,
-                shownPath: cycle?.shownPath),
-            in: hierarchy)
+        failRequest(.tooDeep, message: message, shownPath: cycle?.shownPath, in: hierarchy)
     }
 
-    /// Fails the request with a cycle or the depth limit met by a construction's checks, logged
-    /// there. Nested in a running factory, the failure is confined to the nested resolution
+    /// Fails the request with a cycle or the depth limit met by a construction's checks (`message`,
+    /// this registration last on the path), logged there. Nested in a running factory, the failure is confined to the nested resolution
     /// (nothing was made yet) for the request's end to hand on; at the request's base (a request
     /// this construction opened, or a custom storage's) the request ends with it.
-    func failRequest(_ error: ResolutionError, in hierarchy: SharedState) {
-        hierarchy.fail(error)
+    func failRequest(
+        _ reason: ResolutionError.Reason, message: String, shownPath: String? = nil, in hierarchy: SharedState
+    ) {
+        let path = hierarchy.resolution.path + [SharedState.label(self)]
+        hierarchy.fail(ResolutionError(reason, path: path, message: message, shownPath: shownPath))
         hierarchy.logFailure()
         if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
     }
@@ -90,17 +84,6 @@ extension ServiceEntry {
         marks: ResolutionState.Marks,
         in hierarchy: SharedState
     ) {
-        failThrown(thrown, in: hierarchy)
-        hierarchy.popFactory(self)
-        factoryFrame = outerFrame
-        if let request {
-            _ = hierarchy.endRequest(request)
-        } else if !hierarchy.isAtRequestBase {
-            hierarchy.confineFailure(of: self, from: marks)
-        }
-    }
-
-    func failThrown(_ thrown: any Error, in hierarchy: SharedState) {
         if let error = thrown as? ResolutionError {
             // A failure a nested `require` handed this factory, thrown on: not handled here.
             if !hierarchy.handedFailures.isEmpty { hierarchy.takeBackHandedFailure(error) }
@@ -118,5 +101,12 @@ extension ServiceEntry {
         }
         // The factory's frame is still pushed: the call that ran it is one level up.
         hierarchy.logFailure(level: hierarchy.frameCount - 1)
+        hierarchy.popFactory(self)
+        factoryFrame = outerFrame
+        if let request {
+            _ = hierarchy.endRequest(request)
+        } else if !hierarchy.isAtRequestBase {
+            hierarchy.confineFailure(of: self, from: marks)
+        }
     }
 }

@@ -166,7 +166,7 @@ final class FirstAccess<Service> {
     @inline(never)
     private func enterWithChecks(wrapper: StaticString) {
         if hierarchy.isUnboundPlaceholder { stopUnbound(wrapper: wrapper) }
-        hierarchy.resolution.clearMainActorResult()
+        _ = hierarchy.resolution.takeMainActorResult()  // a note made before is not this access's own
     }
 
     @usableFromInline

@@ -49,11 +49,4 @@ struct HierarchyDiagnostics {
         hasMainActorEntries = true
         entriesNeedChecks = true
     }
-
-    /// The hierarchy is the unbound placeholder's, which holds no entry: a first access tests the
-    /// one byte for its checks (``FirstAccess/enter(wrapper:)``), and stops there.
-    mutating func noteUnboundPlaceholder() {
-        hasMainActorEntries = true
-        entriesNeedChecks = true
-    }
 }

@@ -104,7 +104,8 @@ struct ResolutionState {
     private(set) var isMovingOut = false
     /// The frame count at which a main-actor registration last resolved, or -1: a first access
     /// whose request resolved one at its own level keeps the value for the main actor only
-    /// (``noteMainActorResult()``, ``takeMainActorResult()``). Only in a hierarchy with main-actor
+    /// (``noteMainActorResult()``, ``takeMainActorResult()``, which a first access also calls as it
+    /// begins, to drop a note that is not its own). Only in a hierarchy with main-actor
     /// registrations.
     private(set) var mainActorResultFrames = -1
 
@@ -294,22 +295,17 @@ struct ResolutionState {
     /// then the request around it fails too, up to the one the application started. A failure set
     /// aside when it started comes back (or, handing on a whole request's failure, is dropped).
     mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
-        let end: RequestEnd
-        if hasFailed && failureEndsRequest && stack.count > 0 {
-            end = RequestEnd(
-                succeeded: false, failure: failure,
-                released: request.suspendsFailure ? suspendedFailures.removeLast() : nil)
-        } else {
-            end = RequestEnd(succeeded: !hasFailed, failure: failure, released: failure)
-            failure = request.suspendsFailure ? suspendedFailures.removeLast() : nil
-        }
+        let handsOn = hasFailed && failureEndsRequest && stack.count > 0
+        let setAside = request.suspendsFailure ? suspendedFailures.removeLast() : nil
+        let end = RequestEnd(succeeded: !hasFailed, failure: failure, released: handsOn ? setAside : failure)
+        if !handsOn { failure = setAside }
+        depth -= 1
         if end.succeeded {
-            endSucceededRequest(request, into: &teardown)
+            takeKeptEntries(from: request.keptMark, into: &teardown)
         } else {
-            depth -= 1
             rollBack(request, into: &teardown)
-            if depth == 0 { endGraph(into: &teardown) }
         }
+        if depth == 0 { endGraph(into: &teardown) }
         return end
     }
 

@@ -250,8 +250,8 @@ extension SharedState {
     /// than the frames running now): each factory handled its failure and went on.
     func logHandledFailures() {
         let level = frameCount
-        guard handedFailures.contains(where: { $0.level > level }) else { return }
         let handled = handedFailures.filter { $0.level > level }
+        if handled.isEmpty { return }
         handedFailures.removeAll { $0.level > level }
         for (error, _) in handled { log { error.description } }
     }
@@ -303,16 +303,13 @@ extension SharedState {
     /// failure itself.
     func absentAfterFailure<Service>(of _: Service.Type, _ error: ResolutionError) -> Service? {
         guard let absent = absentValue(of: Service.self) else { return nil }
-        locked { logFailureOfOptional(error) }
+        // Logged unless it is the failure of the request in flight, whose end logs it.
+        locked {
+            if let failure = resolution.failure, Self.isSame(failure, error) { return }
+            takeBackHandedFailure(error)  // logged here, not again when the request ends
+            log { error.description }
+        }
         return absent
-    }
-
-    /// An `Optional` read as `nil` because the service it wraps is registered and failed: logs
-    /// `error`, unless it is the failure of the request in flight, whose end logs it.
-    private func logFailureOfOptional(_ error: ResolutionError) {
-        if let failure = resolution.failure, Self.isSame(failure, error) { return }
-        takeBackHandedFailure(error)  // logged here, not again when the request ends
-        log { error.description }
     }
 
     /// Marks the resolution in flight as failed: a request returns `nil` and keeps nothing it

@@ -30,7 +30,9 @@ final class SharedState {
     /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
     func markAsUnboundPlaceholder() {
         isUnboundPlaceholder = true
-        diagnostics.noteUnboundPlaceholder()
+        // It holds no entry: noted as one with main-actor registrations, a first access tests the
+        // one byte for its checks (``FirstAccess/enter(wrapper:)``), and stops there.
+        diagnostics.noteMainActorEntry()
     }
 
     /// The resolution in flight: frames, requests, the graph and the failure.
@@ -273,7 +275,10 @@ final class SharedState {
         enterLocked()
         let outerThread = calls.changingThread
         calls.changingThread = Platform.currentThread()
-        if resolution.depth > 0 { resolution.stopIfAnotherThreadResolves(Self.changeLabel(service, call: call)) }
+        if resolution.depth > 0 {
+            resolution.stopIfAnotherThreadResolves(
+                service.map { "\(call)(\($0).self) was called" } ?? "\(call) was called")
+        }
         return outerThread
     }
 
@@ -283,11 +288,6 @@ final class SharedState {
         if resolution.depth > 0 { resolution.stopIfAnotherThreadResolves("a change to a container was made") }
         calls.changingThread = outerThread
         exitLocked()
-    }
-
-    /// What the stop for a change made while another thread resolves says the change was.
-    private static func changeLabel(_ service: Any.Type?, call: StaticString) -> String {
-        service.map { "\(call)(\($0).self) was called" } ?? "\(call) was called"
     }
 
     /// In a check that found the hierarchy in a state only another thread explains: stops with
