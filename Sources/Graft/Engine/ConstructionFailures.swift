@@ -88,20 +88,18 @@ extension ServiceEntry {
             // A failure a nested `require` handed this factory, thrown on: not handled here.
             if !hierarchy.handedFailures.isEmpty { hierarchy.takeBackHandedFailure(error) }
             hierarchy.fail(error)
-        } else if let refusal = thrown as? any RefusedResolution {
-            hierarchy.fail(
-                ResolutionError(
-                    refusal.reason, path: hierarchy.resolution.path,  // the registration's frame is on the path
-                    message: "Graft: resolution failed: \(refusal.description)"))
         } else if !hierarchy.resolution.hasFailed {
+            // With the refused registration's (or this factory's) frame still on the path.
+            let refusal = thrown as? any RefusedResolution
+            let what = refusal?.description ?? "the factory of \(SharedState.label(self)) threw \(thrown)"
             hierarchy.fail(
                 ResolutionError(
-                    .factoryFailed(thrown), path: hierarchy.resolution.path,  // with this factory still on the path
-                    message: "Graft: resolution failed: the factory of \(SharedState.label(self)) threw \(thrown)"))
+                    refusal?.reason ?? .factoryFailed(thrown), path: hierarchy.resolution.path,
+                    message: "Graft: resolution failed: " + what))
         }
         // The factory's frame is still pushed: the call that ran it is one level up.
         hierarchy.logFailure(level: hierarchy.frameCount - 1)
-        hierarchy.popFactory(self)
+        hierarchy.resolution.leaveFrame(self)
         factoryFrame = outerFrame
         if let request {
             _ = hierarchy.endRequest(request)

@@ -106,35 +106,26 @@ struct GraphState {
     }
 
     /// The graph in flight, set aside while another is resolved (`withObjectGraph`).
-    struct SetAside {
-        fileprivate let identifier: GraphIdentifier?
-        fileprivate let escaped: Bool
-        fileprivate let recalled: GraphRecord?
-        let members: [GraphMember]
-        fileprivate let fixed: Int
-    }
+    typealias SetAside = (
+        identifier: GraphIdentifier?, escaped: Bool, recalled: GraphRecord?, members: [GraphMember], fixed: Int
+    )
 
     /// Sets the graph in flight aside and enters `identifier`'s, with an empty list, escaped, and
     /// what an earlier resolution of it left alive recalled.
     mutating func enter(_ identifier: GraphIdentifier) -> SetAside {
-        var outer: [GraphMember] = []
-        swap(&outer, &members)
         defer {
             self.identifier = identifier
             escaped = true
             recalled = records[identifier]
+            members = []
             fixed = 0
         }
-        return SetAside(identifier: self.identifier, escaped: escaped, recalled: recalled, members: outer, fixed: fixed)
+        return (self.identifier, escaped, recalled, members, fixed)
     }
 
     /// Resumes the graph set aside, once the one entered has ended.
     mutating func resume(_ outer: SetAside) {
-        identifier = outer.identifier
-        escaped = outer.escaped
-        recalled = outer.recalled
-        members = outer.members
-        fixed = outer.fixed
+        (identifier, escaped, recalled, members, fixed) = outer
     }
 }
 
