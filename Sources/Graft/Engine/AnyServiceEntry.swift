@@ -17,8 +17,6 @@ protocol AnyServiceEntry: AnyObject {
     /// ``ServiceEntry/setKindWhileValidating(_:)``.
     func setKindWhileValidating(_ kind: ObjectScope.Kind)
     var factoryFrame: Int { get }
-    /// Moves on with every instance kept beyond a graph, reset and change of scope.
-    var keptGeneration: Int { get }
     var argumentsKey: UInt { get }
     var argumentTypeNames: () -> [String] { get }
     var link: ContainerLink { get }
@@ -135,7 +133,7 @@ extension ServiceEntry: AnyServiceEntry {
     func recall(from record: GraphRecord, in hierarchy: SharedState) -> Bool {
         guard let object = record.object(for: self), let instance = object as? Service else { return false }
         setGraphInstance(instance, in: hierarchy)
-        hierarchy.holdsGraphInstance(self, cell: cell)
+        hierarchy.resolution.holdGraphInstance(self, cell: cell)
         return true
     }
 

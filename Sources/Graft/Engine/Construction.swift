@@ -231,7 +231,7 @@ extension ServiceEntry {
         resolver: Resolver,
         keepsGraphInline: Bool
     ) -> ConstructionEnd {
-        hierarchy.popFactory(self)
+        hierarchy.resolution.leaveFrame(self)
         factoryFrame = outerFrame
         instanceCount &+= 1
         // The request failed while the factory ran: nothing is kept, and the caller gets `nil`,
@@ -244,7 +244,7 @@ extension ServiceEntry {
         if keepsGraphInline && scopeKind == .graph && !hasInitCompletedActions {
             if hasGraphInstance { return .kept }
             setGraphInstance(made, in: hierarchy)
-            hierarchy.holdsGraphInstance(self, cell: cell)
+            hierarchy.resolution.holdGraphInstance(self, cell: cell)
         } else if settle(made, in: hierarchy, resolver: resolver) {
             // A kept instance is read before the request ends (ending it may end the graph): the
             // caller does both with ``finishWithKeptInstance(in:request:)``.

@@ -55,25 +55,25 @@ extension ServiceEntry {
             return
         case .graph:
             setGraphInstance(made, in: hierarchy)
-            hierarchy.holdsGraphInstance(self, cell: cell)
+            hierarchy.resolution.holdGraphInstance(self, cell: cell)
         case .container:
             setInstance(made)
-            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+            hierarchy.resolution.keptNewInstance(self, generation: nextKeptGeneration())
         case .weak:
             setGraphInstance(made, in: hierarchy)
             weakInstance = WeakStorage.referenceOrNil(made)
-            hierarchy.holdsGraphInstance(self, cell: cell)
-            hierarchy.keptNewInstance(self, generation: nextKeptGeneration())
+            hierarchy.resolution.holdGraphInstance(self, cell: cell)
+            hierarchy.resolution.keptNewInstance(self, generation: nextKeptGeneration())
         case .custom:
             storage?.setInstance(made, inGraph: hierarchy.resolution.currentGraph)
             if !cell.isListedInGraph {
                 cell.isListedInGraph = true
-                hierarchy.holdsGraphInstance(self, cell: cell)
+                hierarchy.resolution.holdGraphInstance(self, cell: cell)
             }
             // The generation it was kept in, not a new one: a storage keeps an instance per graph,
             // so a keep in another graph (a nested `withObjectGraph`) leaves this graph's instance
             // to this request's rollback; only a reset (or a storage set since) moves it on.
-            hierarchy.keptNewInstance(self, generation: keptGeneration)
+            hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         }
     }
 

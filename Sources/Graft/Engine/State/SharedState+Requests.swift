@@ -17,16 +17,11 @@ extension SharedState {
     }
 
     @inline(__always)
-    func popFactory(_ entry: AnyServiceEntry) {
-        resolution.leaveFrame(entry)
-    }
-
-    @inline(__always)
     func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
         let outer = resolution.enterCompletion(at: pushFactory(entry))
         body()
         resolution.leaveCompletion(outer)
-        popFactory(entry)
+        resolution.leaveFrame(entry)
     }
 
     // Queries the path makes on every construction, from the stored fields of ``resolution`` (see
@@ -347,15 +342,5 @@ extension SharedState {
     func releaseLater(_ value: Any) {
         laterReleases.append(value)
         resolution.expectGeneralEnd()
-    }
-
-    @inline(__always)
-    func holdsGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
-        resolution.holdGraphInstance(entry, cell: cell)
-    }
-
-    @inline(__always)
-    func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
-        resolution.keptNewInstance(entry, generation: generation)
     }
 }
