@@ -25,8 +25,17 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
     // `enterViewLock()`), which on a view takes the mutex before touching anything (the stored
     // properties of a view are `let`s copied from the viewed container at init).
 
+    /// Whether an `@Injected` or `@MainInjected` made while this is ``current`` holds a link to its
+    /// container instead of this view: set on the view bound while the hierarchy makes an instance
+    /// a scope keeps (``Construction/constructKept(in:resolver:arguments:opensRequest:)``), which
+    /// then holds the wrapper while the container holds the instance.
+    @usableFromInline let linksWrappers: Bool
+
     /// Makes a view of `container` (of the container it views, if it is a view itself).
-    init(container: Container) { super.init(viewing: container) }
+    init(container: Container, linksWrappers: Bool = false) {
+        self.linksWrappers = linksWrappers
+        super.init(viewing: container)
+    }
 }
 
 // Whether a call goes through a view's lock is decided here, for every public member of

@@ -175,6 +175,20 @@ func dropEveryShape() async {
     unreadLazy = nil
     provider = nil
     screen = nil
+    // Singletons whose `@Injected` is never read, resolved through a view and
+    // through the plain container (in a child too), with a resolver of their hierarchy bound; many,
+    // so what a stale stack slot still points to cannot hide them all.
+    for _ in 0..<100 {
+        let root = makeRoot()
+        let child = makeFeature(parent: root)
+        for container in [root, child] {
+            container.register(Screen.self) { _ in Screen() }.inObjectScope(.container)
+        }
+        withResolver(child.synchronize()) {
+            _ = child.resolve(Screen.self)
+            _ = root.synchronize().resolve(Screen.self)
+        }
+    }
     // Failed resolutions whose errors hold what owns the hierarchy: a factory's error holding its
     // resolver, or a `Lazy`; through `resolve`, `require` (on the container and on a view) and
     // `validate()`, and handled by an outer factory.

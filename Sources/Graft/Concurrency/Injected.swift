@@ -17,7 +17,9 @@
 /// using that resolver after the scope ends. The first access from many threads at once resolves
 /// once, and so does one that user code re-enters (a `deinit` run at the end of the first
 /// resolution that reads the property): everyone gets the value kept first. A non-optional service
-/// that cannot be resolved stops the program with the ``ResolutionError`` that says why.
+/// that cannot be resolved stops the program with the ``ResolutionError`` that says why. Made while
+/// a container makes an instance it keeps (a `.container` singleton), it holds a link to the
+/// captured resolver's container instead, so the singleton does not keep its container alive.
 ///
 /// An optional service is `nil` when nothing is registered for it, and that `nil` is kept like any
 /// value. But an object made where no resolver is bound (before
@@ -83,7 +85,9 @@ struct InjectedPolicy<Service>: FirstAccessPolicy {
     ) throws(ResolutionError)
         -> Service
     {
-        // Set until a value is kept, which the component checked just before.
-        try access.resolveInItsOwnRequest(through: resolver!)
+        // Set until a value is kept, which the component checked just before, unless the wrapper
+        // holds a link instead.
+        if _slowPath(resolver == nil) { return try access.resolveThroughLink(wrapper: Self.wrapperName) }
+        return try access.resolveInItsOwnRequest(through: resolver!)
     }
 }

@@ -42,8 +42,9 @@ struct MainInjectedPolicy<Service>: FirstAccessPolicy {
     ) throws(ResolutionError)
         -> Service
     {
-        // Set until a value is kept, which the component checked just before.
-        let resolver = resolver!
+        // Set until a value is kept, which the component checked just before, unless the wrapper
+        // holds a link instead.
+        let resolver = resolver ?? access.resolverThroughLink(wrapper: Self.wrapperName)
         return try Platform.onMainActorCall {
             Result { () throws(ResolutionError) -> Service in try access.resolveInItsOwnRequest(through: resolver) }
         }.get()

@@ -127,6 +127,8 @@ extension ServiceEntry {
         switch scopeKind {
         case .container:
             if hasInstance { return instance }
+            return try constructKept(
+                in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
         case .graph:
             if hasGraphInstance { return graphInstance }
             if let record = hierarchy.resolution.graph.recalled, recall(from: record, in: hierarchy) {
@@ -167,6 +169,30 @@ extension ServiceEntry {
         let construction = try beginConstruction(in: hierarchy, opensRequest: opensRequest)
         let made = callFactory(resolver: resolver, arguments: arguments)
         return try finish(made, construction, in: hierarchy, resolver: resolver)
+    }
+
+    /// `construct` for an instance the container keeps (a `.container` singleton, a custom scope's):
+    /// the instance holds what its factory makes, and the container holds it, so a wrapper made
+    /// meanwhile that held the current resolver of this hierarchy would keep the container alive
+    /// until read. So that resolver is bound, for the construction, as a view whose wrappers hold
+    /// a link instead (``SynchronizedResolver/linksWrappers``). Once per instance kept.
+    @inline(never)
+    func constructKept(
+        in hierarchy: SharedState,
+        resolver: Resolver,
+        arguments: UnsafeRawPointer?,
+        opensRequest: Bool
+    ) throws(ResolutionFailed) -> Service {
+        let current = SynchronizedResolver.current
+        guard current.hierarchy === hierarchy, !current.linksWrappers else {
+            return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
+        }
+        let linking = SynchronizedResolver(container: current, linksWrappers: true)
+        return try ResolverBinding.$bound.withValue(linking) {
+            Result { () throws(ResolutionFailed) -> Service in
+                try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
+            }
+        }.get()
     }
 
     /// `construct` for a factory that may throw: the same halves.

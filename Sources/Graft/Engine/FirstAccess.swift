@@ -51,14 +51,20 @@ final class FirstAccess<Service> {
     #endif
     /// The registration name asked for.
     @usableFromInline let name: String?
+    /// For a wrapper made while an instance its resolver's container keeps is being made (see
+    /// ``SynchronizedResolver/linksWrappers``), the link of that resolver's container, held
+    /// instead of the resolver: container, entry, singleton, wrapper, resolver would be a cycle,
+    /// read or not.
+    @usableFromInline private(set) var link: ContainerLink?
 
     /// Inlinable, so `@Injected` allocates the component with its module's cached metadata for
     /// `FirstAccess<Service>` (not a runtime lookup per object made).
     @inlinable
     init(in hierarchy: SharedState, capturing resolver: SynchronizedResolver?, name: String?) {
         self.hierarchy = hierarchy
-        self.resolver = resolver
         self.name = name
+        self.resolver = resolver
+        if _slowPath(resolver?.linksWrappers == true) { holdLinkInsteadOfResolver() }
     }
 
     /// The value: the one kept, or a resolution now.
@@ -142,6 +148,33 @@ final class FirstAccess<Service> {
         let dropped = resolver
         resolver = nil
         Self.release(dropped)
+    }
+
+    /// See ``link``; from the initializer only, before the component is shared.
+    @usableFromInline
+    func holdLinkInsteadOfResolver() {
+        link = resolver?.link
+        resolver = nil
+    }
+
+    /// The resolver of a wrapper that holds a link (see ``link``): a view of the captured resolver's
+    /// container, made for this access; a stop once that container is gone, as a `Lazy`'s first
+    /// access after its container is gone stops. Under the hierarchy's mutex.
+    @usableFromInline @inline(never)
+    func resolverThroughLink(wrapper: StaticString) -> SynchronizedResolver {
+        guard let container = link?.container else {
+            stop(
+                "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)) was made while its container made an "
+                    + "instance it keeps, and that container is gone: such a wrapper does not keep its container "
+                    + "alive. Read it while the container lives (in initCompleted, say), or keep the container.")
+        }
+        return SynchronizedResolver(container: container)
+    }
+
+    /// ``resolveInItsOwnRequest(through:)`` through ``resolverThroughLink(wrapper:)``, out of line.
+    @usableFromInline @inline(never)
+    func resolveThroughLink(wrapper: StaticString) throws(ResolutionError) -> Service {
+        try resolveInItsOwnRequest(through: resolverThroughLink(wrapper: wrapper))
     }
 
     /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.

@@ -96,7 +96,7 @@ extension ServiceEntry {
         let request = openRequest(if: hierarchy.isAtRequestBase, in: hierarchy)
         let result = Result { () throws(ResolutionFailed) -> Service in
             if let stored = storedInstance(in: hierarchy) { return stored }
-            return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
+            return try constructKept(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: false)
         }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
         return try result.get()

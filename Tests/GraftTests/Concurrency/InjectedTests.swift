@@ -175,6 +175,72 @@ private struct Refusal: Error {}
         #expect(weakSingleton == nil)
     }
 
+    /// Made while its container makes an instance it keeps, an `@Injected` holds only a link to
+    /// that container: a `.container` singleton whose property is never read does not keep the
+    /// container alive, resolved through a view or a plain container, in a child too.
+    @Test(arguments: [false, true], ["container", "custom scope", "child"])
+    func singletonWithAnUnreadInjectedPropertyDoesNotKeepItsContainerAlive(throughView: Bool, shape: String) {
+        weak var weakContainer: Container?
+        weak var weakSingleton: InjectedSingleton?
+        do {
+            let root = Container()
+            let container = shape == "child" ? Container(parent: root) : root
+            let scope = shape == "custom scope" ? ObjectScope(storageFactory: PermanentStorage.init) : .container
+            container.register(Preferences.self) { _ in Preferences() }
+            container.register(InjectedSingleton.self) { _ in InjectedSingleton() }.inObjectScope(scope)
+            weakContainer = container
+            let view = container.synchronize()
+            withResolver(view) {
+                weakSingleton =
+                    throughView ? view.resolve(InjectedSingleton.self) : container.resolve(InjectedSingleton.self)
+            }
+            #expect(weakSingleton != nil)
+        }
+        #expect(weakContainer == nil)
+        #expect(weakSingleton == nil)
+    }
+
+    /// The linked `@Injected` of a singleton resolves while its container lives, from another
+    /// thread too, and keeps what it resolved once the container is gone. A transient's holds the
+    /// resolver, as one made outside any resolution does.
+    @Test func aSingletonsInjectedResolvesThroughItsContainerAndKeepsItsValue() async {
+        var container: Container? = Container()
+        container!.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        container!.register(PreferencesHolder.self) { _ in PreferencesHolder() }.inObjectScope(.container)
+        container!.register(PreferencesHolder.self, name: "transient") { _ in PreferencesHolder() }
+        let view = container!.synchronize()
+        // Not `Sendable`; read on one other thread at a time, with this one waiting.
+        nonisolated(unsafe) let holder = withResolver(view) { view.resolve(PreferencesHolder.self)! }
+        let transient = withResolver(view) { view.resolve(PreferencesHolder.self, name: "transient")! }
+        let expected = view.resolve(Preferences.self)!
+        let read = await Task.detached { ObjectIdentifier(holder.settings) }.value
+        #expect(read == ObjectIdentifier(expected))
+        weak let weakContainer = container
+        container = nil
+        #expect(weakContainer != nil)  // the view still holds it
+        _ = consume view
+        #expect(weakContainer != nil)  // the transient's unread wrapper holds it
+        #expect(transient.settings === expected)
+        #expect(weakContainer == nil)
+        #expect(holder.settings === expected)
+    }
+
+    /// Its first access after its container is gone says so, and what to do.
+    @Test func aSingletonsInjectedFirstReadAfterItsContainerIsGoneStops() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let holder: PreferencesHolder = {
+                let container = Container()
+                container.register(Preferences.self) { _ in Preferences() }
+                container.register(PreferencesHolder.self) { _ in PreferencesHolder() }.inObjectScope(.container)
+                let view = container.synchronize()
+                return withResolver(view) { view.resolve(PreferencesHolder.self)! }
+            }()
+            _ = holder.settings
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("@Injected Preferences was made while its container made an instance it keeps"))
+    }
+
     @Test func injectedResolvesOptionalsExistentialsAndNames() {
         let container = Container()
         container.register(Signal.self) { _ in Signal() }
