@@ -45,10 +45,18 @@ struct ChildRegistrations {
     /// are the service types in its table: every key recorded is one (the records are made as
     /// keys are inserted), so a container's end touches only the lists of what it registered.
     mutating func forget(_ owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        for service in services {
-            byService[service]?.removeAll { $0.owner == owner }
-            if byService[service]?.isEmpty == true { byService[service] = nil }
-        }
+        for service in services { forget(service: service, [owner]) }
+    }
+
+    /// Removes every record of the containers `owners` (children that ended while a validation
+    /// ran, from what it puts back).
+    mutating func forget(_ owners: Set<ObjectIdentifier>) {
+        for service in Array(byService.keys) { forget(service: service, owners) }
+    }
+
+    private mutating func forget(service: ObjectIdentifier, _ owners: Set<ObjectIdentifier>) {
+        byService[service]?.removeAll { owners.contains($0.owner) }
+        if byService[service]?.isEmpty == true { byService[service] = nil }
     }
 
     /// The records of `service`.

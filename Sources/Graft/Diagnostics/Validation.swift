@@ -165,6 +165,7 @@ extension Container {
         // A factory may register while it runs, and resolve through any container of the
         // hierarchy it captured: every live table is put back as it was after, with its counts.
         let tables = hierarchy.liveTables.map { ($0, $0.registrations) }
+        let childRecords = hierarchy.childRegistrationRecords
         let counts = tables.flatMap(\.1).map { ($0.entry, $0.entry.cell.resolutionCount, $0.entry.instanceCount) }
         var seen = Set<ObjectIdentifier>()
         let entries = selfAndAncestors.flatMap { $0.services.registrations.map(\.entry) }
@@ -209,6 +210,7 @@ extension Container {
             }
         }
         hierarchy.endCallHandingFailureToCaller(outer)
+        hierarchy.restoreChildRegistrations(childRecords, endedMeanwhile: recorder.endedChildren)
         hierarchy.endValidation()
         hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
@@ -241,6 +243,8 @@ final class ValidationRecorder {
     /// What the validation's requests kept beyond their graph, in any container of the hierarchy:
     /// dropped when it ends.
     var kept: [KeptMember] = []
+    /// The child containers that ended while it ran, whose records it must not put back.
+    var endedChildren = Set<ObjectIdentifier>()
     private var entries: [AnyServiceEntry] = []
     private var index: [ObjectIdentifier: Int] = [:]
     private var edges: [DependencyGraph.Edge] = []

@@ -383,21 +383,31 @@ private final class Calls { var count = 0 }
     }
 
     /// A factory that registers in a child container it captured while `validate()` runs leaves
-    /// no trace there either.
+    /// no trace there either: nor in what the hierarchy records of its children's registrations
+    /// for failure messages, where a child that ended meanwhile leaves none either.
     @Test(arguments: [false, true])
-    func registrationsAFactoryMakesInACapturedChildAreUndone(throughAView: Bool) {
+    func registrationsAFactoryMakesInACapturedChildAreUndone(throughAView: Bool) throws {
         final class Stray {}
         final class Screen {}
         let container = Container()
         let child = Container(parent: container)
+        child.register(Screen.self, name: "kept") { _ in Screen() }
+        var ending: Container? = Container(parent: container)
+        ending!.register(Screen.self, name: "ended") { _ in Screen() }
         let registering: Container = throughAView ? child.synchronize() : child
         container.register(Screen.self) { _ in
             registering.register(Stray.self) { _ in Stray() }
+            registering.register(Screen.self, name: "kept") { _ in Screen() }
+            ending = nil
             return Screen()
         }
+        #expect(container.hierarchy.childRegistrationRecordCount == 2)
         #expect(container.validate().isValid)
         #expect(child.resolve(Stray.self) == nil)
         #expect(!child.registrations.contains { $0.serviceType == Stray.self })
+        #expect(container.hierarchy.childRegistrationRecordCount == 1)
+        let error = try #require(throws: ResolutionError.self) { try container.require(Stray.self) }
+        #expect(!error.description.contains("not visible from here"))
     }
 
     /// A `deinit` run when validation releases what a factory registered sees the container as it

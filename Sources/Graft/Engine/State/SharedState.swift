@@ -129,7 +129,21 @@ final class SharedState {
     /// holding the mutex; what is released holds no reference to user code: no user code runs.
     func forgetContainerLocked(_ table: RegistrationTable, child: ObjectIdentifier?, services: Set<ObjectIdentifier>) {
         diagnostics.tables[ObjectIdentifier(table)] = nil
-        if let child { diagnostics.childRegistrations.forget(child, services: services) }
+        guard let child else { return }
+        diagnostics.childRegistrations.forget(child, services: services)
+        diagnostics.validation?.endedChildren.insert(child)
+    }
+
+    /// The records of child registrations, for a validation to put back
+    /// (``restoreChildRegistrations(_:endedMeanwhile:)``).
+    var childRegistrationRecords: ChildRegistrations { mutex.withLock { diagnostics.childRegistrations } }
+
+    /// Puts back `records`, less those of the children that ended since: what a validation's
+    /// factories registered in children they captured is undone, as their tables are.
+    func restoreChildRegistrations(_ records: ChildRegistrations, endedMeanwhile ended: Set<ObjectIdentifier>) {
+        var records = records
+        records.forget(ended)
+        mutex.withLock { diagnostics.childRegistrations = records }
     }
 
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
