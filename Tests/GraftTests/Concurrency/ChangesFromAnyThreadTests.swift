@@ -89,6 +89,61 @@ import Testing
         #expect(assembler.resolver.resolve(Service.self) != nil)
     }
 
+    /// Inside a batch, which lets registrations skip the mutex on the strength of a mark it sets
+    /// for its thread, user code run by a change re-enters: a `deinit` of a replaced singleton that
+    /// registers, resolves and removes in the same hierarchy and registers in another, a nested
+    /// batch of another hierarchy that registers back, a batch that throws. Every registration
+    /// lands, and once the batches end their marks are gone: this thread's next registration takes
+    /// the mutex again, and another thread's registration waits for no one.
+    @Test func userCodeRunInsideABatchChangesAnyHierarchyAndTheMarksEnd() throws {
+        struct Refusal: Error {}
+        let container = Container()
+        let child = Container(parent: container)
+        let other = Container()
+        child.register(Service.self, name: "child") { _ in Service() }
+        container.register(Dropped.self) { _ in
+            Dropped {
+                container.register(Service.self, name: "from deinit") { _ in Service() }
+                _ = container.resolve(Service.self, name: "from deinit")
+                child.removeAll()
+                other.register(Service.self, name: "from deinit") { _ in Service() }
+            }
+        }.inObjectScope(.container)
+        _ = container.resolve(Dropped.self)
+        container.registerAtomically { container in
+            container.register(Dropped.self) { _ in Dropped {} }  // replaces the singleton: its deinit runs
+            other.registerAtomically { other in
+                other.register(Service.self, name: "nested") { _ in Service() }
+                container.register(Service.self, name: "nested") { _ in Service() }
+            }
+        }
+        #expect(throws: Refusal.self) {
+            try container.registerAtomically { container in
+                container.register(Service.self, name: "before the throw") { _ in Service() }
+                throw Refusal()
+            }
+        }
+        #expect(Platform.heldChanges(container.hierarchy.heldChangesKey) == nil)
+        for name in ["from deinit", "nested", "before the throw"] {
+            #expect(container.resolve(Service.self, name: name) != nil, "\(name)")
+        }
+        #expect(other.resolve(Service.self, name: "from deinit") != nil)
+        #expect(other.resolve(Service.self, name: "nested") != nil)
+        #expect(child.resolve(Service.self, name: "child") == nil)
+        let probe = Probe()
+        container.addBehavior(NotingBehavior(probe))
+        container.register(Service.self, name: "after") { _ in Service() }
+        #expect(probe.heldDuringChange["after"] == true)
+        nonisolated(unsafe) let shared = container  // used by one thread at a time: this one waits
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            shared.register(Service.self, name: "another thread") { _ in Service() }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 60) == .success)  // a hang bound, not a timing
+        #expect(container.resolve(Service.self, name: "another thread") != nil)
+    }
+
     /// Threads register, forward and remove in a plain container and its child while others
     /// resolve through the parent's view; every resolution answers, and what each thread
     /// registered last is what is found.
