@@ -25,16 +25,37 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
     // `enterViewLock()`), which on a view takes the mutex before touching anything (the stored
     // properties of a view are `let`s copied from the viewed container at init).
 
-    /// Whether an `@Injected` or `@MainInjected` made while this is ``current`` holds a link to its
-    /// container instead of this view: set on the view bound while the hierarchy makes an instance
-    /// a scope keeps (``Construction/constructKept(in:resolver:arguments:opensRequest:)``), which
-    /// then holds the wrapper while the container holds the instance.
-    @usableFromInline let linksWrappers: Bool
+    /// For the view bound while a container makes an instance it keeps
+    /// (``ServiceEntry/constructKept(in:resolver:arguments:opensRequest:)``): what an `@Injected`
+    /// or `@MainInjected` made meanwhile holds instead of this view, which the instance would hold
+    /// while the container holds the instance. `nil` for every other view.
+    @usableFromInline let wrapperLinks: WrapperLinks?
 
     /// Makes a view of `container` (of the container it views, if it is a view itself).
-    init(container: Container, linksWrappers: Bool = false) {
-        self.linksWrappers = linksWrappers
+    init(container: Container, wrapperLinks: WrapperLinks? = nil) {
+        self.wrapperLinks = wrapperLinks
         super.init(viewing: container)
+    }
+}
+
+/// What a wrapper made while a container makes an instance it keeps reaches its containers
+/// through: the links of the bound resolver's container, which it resolves through while that
+/// container lives, and of the container keeping the instance, which it resolves through after.
+/// Neither keeps its container alive, so the instance holding the wrapper does not keep the
+/// container holding the instance (a cycle, read or not).
+@usableFromInline
+final class WrapperLinks {
+    let captured: ContainerLink
+    let keeper: ContainerLink
+
+    init(captured: ContainerLink, keeper: ContainerLink) {
+        self.captured = captured
+        self.keeper = keeper
+    }
+
+    /// A view of the first of the two containers alive, or `nil`. Under the hierarchy's mutex.
+    func view() -> SynchronizedResolver? {
+        (captured.container ?? keeper.container).map { SynchronizedResolver(container: $0) }
     }
 }
 

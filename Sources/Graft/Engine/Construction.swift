@@ -173,9 +173,12 @@ extension ServiceEntry {
 
     /// `construct` for an instance the container keeps (a `.container` singleton, a custom scope's):
     /// the instance holds what its factory makes, and the container holds it, so a wrapper made
-    /// meanwhile that held the current resolver of this hierarchy would keep the container alive
-    /// until read. So that resolver is bound, for the construction, as a view whose wrappers hold
-    /// a link instead (``SynchronizedResolver/linksWrappers``). Once per instance kept.
+    /// meanwhile that held ``SynchronizedResolver/current`` (a resolver of this hierarchy) would
+    /// keep the container alive until read. So `current` is bound, for the construction, as a view
+    /// whose wrappers hold links instead (``SynchronizedResolver/wrapperLinks``): to its container,
+    /// and to this entry's, which keeps the instance. A view bound so by another hierarchy's
+    /// construction is bound as a plain view again: this instance is not that hierarchy's to keep.
+    /// Once per instance kept.
     @inline(never)
     func constructKept(
         in hierarchy: SharedState,
@@ -184,11 +187,19 @@ extension ServiceEntry {
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
         let current = SynchronizedResolver.current
-        guard current.hierarchy === hierarchy, !current.linksWrappers else {
+        let rebound: SynchronizedResolver? =
+            if current.hierarchy === hierarchy {
+                SynchronizedResolver(
+                    container: current, wrapperLinks: WrapperLinks(captured: current.link, keeper: link))
+            } else if current.wrapperLinks != nil {
+                SynchronizedResolver(container: current)
+            } else {
+                nil
+            }
+        guard let rebound else {
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
         }
-        let linking = SynchronizedResolver(container: current, linksWrappers: true)
-        return try ResolverBinding.$bound.withValue(linking) {
+        return try ResolverBinding.$bound.withValue(rebound) {
             Result { () throws(ResolutionFailed) -> Service in
                 try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
             }

@@ -51,11 +51,10 @@ final class FirstAccess<Service> {
     #endif
     /// The registration name asked for.
     @usableFromInline let name: String?
-    /// For a wrapper made while an instance its resolver's container keeps is being made (see
-    /// ``SynchronizedResolver/linksWrappers``), the link of that resolver's container, held
-    /// instead of the resolver: container, entry, singleton, wrapper, resolver would be a cycle,
-    /// read or not.
-    @usableFromInline private(set) var link: ContainerLink?
+    /// For a wrapper made while a container makes an instance it keeps, what it holds instead of
+    /// the resolver (``SynchronizedResolver/wrapperLinks``): container, entry, singleton,
+    /// wrapper, resolver would be a cycle, read or not.
+    @usableFromInline private(set) var links: WrapperLinks?
 
     /// Inlinable, so `@Injected` allocates the component with its module's cached metadata for
     /// `FirstAccess<Service>` (not a runtime lookup per object made).
@@ -64,7 +63,7 @@ final class FirstAccess<Service> {
         self.hierarchy = hierarchy
         self.name = name
         self.resolver = resolver
-        if _slowPath(resolver?.linksWrappers == true) { holdLinkInsteadOfResolver() }
+        if _slowPath(resolver?.wrapperLinks != nil) { holdLinksInsteadOfResolver() }
     }
 
     /// The value: the one kept, or a resolution now.
@@ -150,25 +149,26 @@ final class FirstAccess<Service> {
         Self.release(dropped)
     }
 
-    /// See ``link``; from the initializer only, before the component is shared.
+    /// See ``links``; from the initializer only, before the component is shared.
     @usableFromInline
-    func holdLinkInsteadOfResolver() {
-        link = resolver?.link
+    func holdLinksInsteadOfResolver() {
+        links = resolver?.wrapperLinks
         resolver = nil
     }
 
-    /// The resolver of a wrapper that holds a link (see ``link``): a view of the captured resolver's
-    /// container, made for this access; a stop once that container is gone, as a `Lazy`'s first
-    /// access after its container is gone stops. Under the hierarchy's mutex.
+    /// The resolver of a wrapper that holds links (see ``links``): a view of the container it
+    /// captured or, once that is gone, of the one keeping the instance holding it, made for this
+    /// access; a stop once both are gone, as a `Lazy`'s first access after its container is gone
+    /// stops. Under the hierarchy's mutex.
     @usableFromInline @inline(never)
     func resolverThroughLink(wrapper: StaticString) -> SynchronizedResolver {
-        guard let container = link?.container else {
+        guard let view = links?.view() else {
             stop(
-                "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)) was made while its container made an "
+                "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)) was made while a container made an "
                     + "instance it keeps, and that container is gone: such a wrapper does not keep its container "
                     + "alive. Read it while the container lives (in initCompleted, say), or keep the container.")
         }
-        return SynchronizedResolver(container: container)
+        return view
     }
 
     /// ``resolveInItsOwnRequest(through:)`` through ``resolverThroughLink(wrapper:)``, out of line.

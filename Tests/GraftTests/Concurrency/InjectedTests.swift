@@ -225,6 +225,46 @@ private struct Refusal: Error {}
         #expect(holder.settings === expected)
     }
 
+    /// A singleton of a parent first resolved through a child, with the child's view bound, reads
+    /// its `@Injected` after the child is gone through the parent, which keeps it.
+    @Test func aParentsSingletonMadeThroughAChildReadsThroughTheParentOnceTheChildIsGone() {
+        let parent = Container()
+        parent.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        parent.register(PreferencesHolder.self) { _ in PreferencesHolder() }.inObjectScope(.container)
+        weak var weakChild: Container?
+        do {
+            let child = Container(parent: parent)
+            weakChild = child
+            let view = child.synchronize()
+            _ = withResolver(view) { view.resolve(PreferencesHolder.self) }
+        }
+        #expect(weakChild == nil)
+        let holder = parent.resolve(PreferencesHolder.self)!
+        #expect(holder.settings === parent.resolve(Preferences.self))
+    }
+
+    /// A singleton of another hierarchy, made while this hierarchy makes one of its own (its
+    /// factory resolves there), holds the resolver bound as any wrapper made outside its own
+    /// hierarchy's constructions does: it answers, through that resolver, after this hierarchy's
+    /// container is otherwise gone.
+    @Test func aSingletonOfAnotherHierarchyMadeInsideASingletonsFactoryHoldsItsResolver() {
+        let other = Container()
+        other.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        other.register(PreferencesHolder.self) { _ in PreferencesHolder() }.inObjectScope(.container)
+        do {
+            let container = Container()
+            container.register(InjectedSingleton.self) { _ in
+                _ = other.resolve(PreferencesHolder.self)
+                return InjectedSingleton()
+            }.inObjectScope(.container)
+            container.register(Preferences.self) { _ in Preferences() }
+            let view = container.synchronize()
+            _ = withResolver(view) { view.resolve(InjectedSingleton.self) }
+        }
+        let holder = other.resolve(PreferencesHolder.self)!
+        #expect(holder.settings !== other.resolve(Preferences.self))  // the bound resolver's
+    }
+
     /// Its first access after its container is gone says so, and what to do.
     @Test func aSingletonsInjectedFirstReadAfterItsContainerIsGoneStops() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -238,7 +278,7 @@ private struct Refusal: Error {}
             _ = holder.settings
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("@Injected Preferences was made while its container made an instance it keeps"))
+        #expect(stderr.contains("@Injected Preferences was made while a container made an instance it keeps"))
     }
 
     @Test func injectedResolvesOptionalsExistentialsAndNames() {
