@@ -102,7 +102,8 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func releaseFinishedGraphInstance() -> InstanceStorage? {
-        cell.releaseFinished(Service.self)
+        // A finished graph's value (slot [1]'s, not yet released), if any, after emptying its slot.
+        if cell.graphState == InstanceCell.graphFinished { _ = cell.takeGraphSlot(Service.self) }
         return storage
     }
 
@@ -130,8 +131,9 @@ extension ServiceEntry: AnyServiceEntry {
     /// The instance made the last time this graph was resolved, if still alive; if so it is the
     /// current graph's instance again.
     @inline(never)
-    func recall(from record: GraphRecord, in hierarchy: SharedState) -> Bool {
-        guard let object = record.object(for: self), let instance = object as? Service else { return false }
+    func recall(in hierarchy: SharedState) -> Bool {
+        guard let object = hierarchy.resolution.graph.recalled?.object(for: self), let instance = object as? Service
+        else { return false }
         setGraphInstance(instance, in: hierarchy)
         hierarchy.resolution.holdGraphInstance(self, cell: cell)
         return true

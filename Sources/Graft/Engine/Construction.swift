@@ -131,9 +131,7 @@ extension ServiceEntry {
                 in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
         case .graph:
             if hasGraphInstance { return graphInstance }
-            if let record = hierarchy.resolution.graph.recalled, recall(from: record, in: hierarchy) {
-                return graphInstance
-            }
+            if hierarchy.resolution.graph.recalled != nil, recall(in: hierarchy) { return graphInstance }
         case .weak:
             // As Swinject's composite of weak and graph storage: the shared instance, while alive,
             // comes before what an earlier resolution of a recalled graph left.
@@ -141,9 +139,7 @@ extension ServiceEntry {
             if weakInstance != nil {
                 do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
             }
-            if let record = hierarchy.resolution.graph.recalled, recall(from: record, in: hierarchy) {
-                return graphInstance
-            }
+            if hierarchy.resolution.graph.recalled != nil, recall(in: hierarchy) { return graphInstance }
         case .transient:
             break
         case .custom:
@@ -391,10 +387,11 @@ extension ServiceEntry {
 
     func runInitCompleted(_ made: Service, in hierarchy: SharedState, resolver: Resolver) {
         let actions = initCompletedActions  // a local copy: an action may add more
-        hierarchy.runCompletion(self) {
-            withUnsafePointer(to: made) { instance in
-                for action in actions { action(resolver, UnsafeRawPointer(instance)) }
-            }
+        let outer = hierarchy.resolution.enterCompletion(at: hierarchy.pushFactory(self))
+        withUnsafePointer(to: made) { instance in
+            for action in actions { action(resolver, UnsafeRawPointer(instance)) }
         }
+        hierarchy.resolution.leaveCompletion(outer)
+        hierarchy.resolution.leaveFrame(self)
     }
 }

@@ -116,7 +116,7 @@ final class FirstAccess<Service> {
     /// call of its own costs a first access more than its body.)
     @inlinable @inline(__always)
     func resolveInItsOwnRequest(through resolver: SynchronizedResolver) throws(ResolutionError) -> Service {
-        if isBetweenResolutions() { return try resolver.require(Service.self, name: name) }
+        if hierarchy.resolution.depth == 0 { return try resolver.require(Service.self, name: name) }
         return try resolver.withObjectGraph(GraphIdentifier()) { view in
             Result { () throws(ResolutionError) -> Service in try view.require(Service.self, name: name) }
         }.get()
@@ -210,10 +210,6 @@ final class FirstAccess<Service> {
 
     @usableFromInline
     func unlockForRead() { hierarchy.mutex.unlock() }
-
-    /// Inlinable: one load, where a call would cost more than it.
-    @inlinable
-    func isBetweenResolutions() -> Bool { hierarchy.resolution.depth == 0 }
 
     /// A main-actor value kept: on the main actor, the value; off it, refused as its first access
     /// there is (the resolver that access used may be gone), `nil` and logged for an optional service.

@@ -16,7 +16,8 @@
 ///   a `deinit` that runs during the release (and resolves, registers or removes) finds the cell
 ///   empty and consistent, never a value that is being destroyed;
 /// - ending a graph first marks every graph value `finished` (``finishGraph(at:)``, no user code,
-///   no generic call), then releases them one by one (``releaseFinished(_:)``). A finished value is
+///   no generic call), then releases them one by one (``releaseFinishedReference(at:)``, or
+///   through the entry). A finished value is
 ///   no graph instance: a resolution started by a `deinit` meanwhile makes a new one, and hands the
 ///   finished value it displaces to the hierarchy, which releases it once consistent (never inside
 ///   the store). Byte 1 is `graphEmpty`, `graphHeld` or `graphFinished`.
@@ -110,9 +111,6 @@ struct InstanceCell {
         (base + Self.valueOffset(type)).bindMemory(to: Service.self, capacity: 2)
     }
 
-    /// Byte 6: the memory is inside the entry.
-    var isInline: Bool { base.load(fromByteOffset: Header.isInline, as: Bool.self) }
-
     /// The type this cell was made for.
     @inlinable
     var storedType: ObjectIdentifier { base.load(fromByteOffset: Header.storedType, as: ObjectIdentifier.self) }
@@ -136,9 +134,7 @@ struct InstanceCell {
 
     @inlinable @inline(__always)
     func countResolution() {
-        base.storeBytes(
-            of: base.load(fromByteOffset: Header.resolutionCount, as: Int.self) &+ 1,
-            toByteOffset: Header.resolutionCount, as: Int.self)
+        resolutionCount &+= 1
     }
 
     @inlinable @inline(__always)
@@ -164,10 +160,6 @@ struct InstanceCell {
     @usableFromInline static let planGeneral: UInt8 = 0
     @usableFromInline static let planTransient: UInt8 = 1
     @usableFromInline static let planGraph: UInt8 = 2
-
-    private func setGraphState(_ state: UInt8) {
-        base.storeBytes(of: state, toByteOffset: Header.graphState, as: UInt8.self)
-    }
 
     /// Marks a held graph value finished (the graph it belongs to has ended), and the entry as no
     /// longer on a graph's list. Non-generic: the hierarchy calls it for every graph entry before
@@ -232,11 +224,6 @@ struct InstanceCell {
         Unmanaged<AnyObject>.fromOpaque(reference).release()
     }
 
-    /// Releases a finished graph's value (slot [1]'s, not yet released), if any, after emptying its slot.
-    func releaseFinished<Service>(_ type: Service.Type) {
-        if graphState == Self.graphFinished { _ = takeGraphSlot(type) }
-    }
-
     /// The `.container` instance; only while ``hasInstance``.
     @inlinable @inline(__always)
     func instance<Service>(as type: Service.Type) -> Service {
@@ -269,7 +256,7 @@ struct InstanceCell {
         assert(graphState == Self.graphEmpty, "InstanceCell: graph value overwritten")
         assert(isReferenceFlagCorrect(for: Service.self), "InstanceCell: byte 4 does not describe \(Service.self)")
         (values(Service.self) + 1).initialize(to: value)
-        setGraphState(Self.graphHeld)
+        base.storeBytes(of: Self.graphHeld, toByteOffset: Header.graphState, as: UInt8.self)
     }
 
     /// Whether slot [1] holds anything (the current graph's value, or a finished one).
@@ -278,7 +265,7 @@ struct InstanceCell {
     /// Empties slot [1] and hands its value (held or finished) to the caller.
     func takeGraphSlot<Service>(_ type: Service.Type) -> Service {
         assert(graphSlotIsOccupied, "InstanceCell: take from an empty graph slot")
-        setGraphState(Self.graphEmpty)
+        base.storeBytes(of: Self.graphEmpty, toByteOffset: Header.graphState, as: UInt8.self)
         return (values(type) + 1).move()
     }
 
@@ -290,7 +277,6 @@ struct InstanceCell {
         return values(type).move()
     }
 
-    /// Frees the memory; the values it still held are released after it is gone.
     /// Empties the cell and frees its memory if it has memory of its own (an inline cell's goes
     /// with its entry); the values it still held are released after that.
     func deallocate<Service>(_ type: Service.Type) {
@@ -306,7 +292,7 @@ struct InstanceCell {
     }
 
     private func freeMemory<Service>(_ type: Service.Type) {
-        if isInline { return }
+        if base.load(fromByteOffset: Header.isInline, as: Bool.self) { return }  // freed with the entry
         if Self.usesMalloc(type) { Platform.deallocate(base) } else { base.deallocate() }
     }
 

@@ -42,12 +42,6 @@ extension ServiceEntry {
         throw ResolutionFailed()
     }
 
-    @inline(__always)
-    func nextKeptGeneration() -> Int {
-        keptGeneration &+= 1
-        return keptGeneration
-    }
-
     /// Keeps a new instance as the scope says, noting it so a failed resolution can drop it.
     func keep(_ made: Service, in hierarchy: SharedState) {
         switch scopeKind {
@@ -58,12 +52,14 @@ extension ServiceEntry {
             hierarchy.resolution.holdGraphInstance(self, cell: cell)
         case .container:
             setInstance(made)
-            hierarchy.resolution.keptNewInstance(self, generation: nextKeptGeneration())
+            keptGeneration &+= 1
+            hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         case .weak:
             setGraphInstance(made, in: hierarchy)
             weakInstance = WeakStorage.referenceOrNil(made)
             hierarchy.resolution.holdGraphInstance(self, cell: cell)
-            hierarchy.resolution.keptNewInstance(self, generation: nextKeptGeneration())
+            keptGeneration &+= 1
+            hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         case .custom:
             storage?.setInstance(made, inGraph: hierarchy.resolution.currentGraph)
             if !cell.isListedInGraph {

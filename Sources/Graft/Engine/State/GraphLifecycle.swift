@@ -28,9 +28,7 @@ extension SharedState {
         resolution.keepBuffers(of: &teardown)
         // Released by the outermost resolution only: by then nothing of this one is in flight.
         while resolution.depth == 0 && !laterReleases.isEmpty {
-            let displaced = laterReleases
-            laterReleases = []
-            withExtendedLifetime(displaced) {}  // released once the list is empty
+            withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
         // From the lists themselves, after every release; handed failures only where the hint
         // said there may be some (an access to that list is a call in optimized builds).

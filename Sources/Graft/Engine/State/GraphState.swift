@@ -113,14 +113,9 @@ struct GraphState {
     /// Sets the graph in flight aside and enters `identifier`'s, with an empty list, escaped, and
     /// what an earlier resolution of it left alive recalled.
     mutating func enter(_ identifier: GraphIdentifier) -> SetAside {
-        defer {
-            self.identifier = identifier
-            escaped = true
-            recalled = records[identifier]
-            members = []
-            fixed = 0
-        }
-        return (self.identifier, escaped, recalled, members, fixed)
+        let outer = (self.identifier, escaped, recalled, members, fixed)
+        (self.identifier, escaped, recalled, members, fixed) = (identifier, true, records[identifier], [], 0)
+        return outer
     }
 
     /// Resumes the graph set aside, once the one entered has ended.

@@ -12,10 +12,7 @@ extension ResolutionState {
     /// frame of all.
     func chain(reentering entry: AnyServiceEntry) -> String {
         let start = entry.factoryFrame >= 0 ? min(entry.factoryFrame, stack.count) : 0
-        let names =
-            (start..<stack.count).map { SharedState.label(stack[$0].takeUnretainedValue() as! AnyServiceEntry) }
-            + [SharedState.label(entry)]
-        return names.joined(separator: " -> ")
+        return (path[start...] + [SharedState.label(entry)]).joined(separator: " -> ")
     }
 
     /// The frames, and `entry` after them, as a cycle repeated until the depth limit: the cycle

@@ -80,7 +80,7 @@ final class SharedState {
     static let maximumDepth = 200
 
     deinit {
-        resolution.deallocate()
+        resolution.stack.deallocate()
     }
 
     // MARK: Validation
@@ -223,8 +223,7 @@ final class SharedState {
     func exitLocked() {
         calls.lockedCalls -= 1
         guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty else { return mutex.unlock() }
-        var messages: [String] = []
-        swap(&messages, &calls.heldMessages)
+        let messages = exchange(&calls.heldMessages, [])
         mutex.unlock()
         Container.deliver(messages)
     }
@@ -351,8 +350,7 @@ final class SharedState {
     /// Logs a resolution that returns `nil` without failing the request (nothing registered, a
     /// forwarded instance of another type), unless its call hands its failure to its caller.
     func logMiss(_ message: () -> String) {
-        guard !handsFailureToCaller else { return }
-        log(message)
+        if !handsFailureToCaller { log(message) }
     }
 
     /// Logs the failure of the request in flight, once, unless the call at `level` (a frame
