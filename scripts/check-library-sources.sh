@@ -23,11 +23,15 @@ fi
 echo "PASS: library sources: no try? in Sources/Graft"
 
 # - The resolution state owns its transitions: every stored field of the state machine's types
-#   (ResolutionState, its graph GraphState, its FrameStack) is `private` or `private(set)`, so the
-#   compiler keeps every write to it inside that type's own file, in its transitions.
+#   (ResolutionState, its graph GraphState, its FrameStack, its KeptEntries) is `private` or
+#   `private(set)`, so the compiler keeps every write to it inside that type's own file, in its
+#   transitions.
 found=$(python3 - <<'PY'
 import pathlib, re
-files = {"ResolutionState.swift": "ResolutionState", "GraphState.swift": "GraphState", "FrameStack.swift": "FrameStack"}
+files = {
+    "ResolutionState.swift": "ResolutionState", "GraphState.swift": "GraphState", "FrameStack.swift": "FrameStack",
+    "KeptEntries.swift": "KeptEntries",
+}
 for name, owner in files.items():
     path = pathlib.Path("Sources/Graft/Engine/State") / name
     inside = False

@@ -22,9 +22,8 @@ extension ResolutionState {
 
     /// What the end of a failed request (or of one that set a failure aside) leaves its caller to do.
     struct RequestEnd {
-        let succeeded: Bool
-        /// The failure that ended the request, for the caller to record again after the teardown
-        /// (its `deinit`s may record failures of their own).
+        /// The failure that ended the request (`nil`: it succeeded), for the caller to record again
+        /// after the teardown (its `deinit`s may record failures of their own).
         let failure: ResolutionError?
         /// What the transition took out of the state, for the caller to release.
         let released: ResolutionError?
@@ -46,10 +45,4 @@ extension ResolutionState {
         var members: [GraphMember] = []
         var storages: [(InstanceStorage, rollBackIn: GraphIdentifier?)] = []
     }
-}
-
-/// An entry that kept a new instance during a request, with the generation it kept it in.
-struct KeptMember {
-    let entry: AnyServiceEntry
-    let generation: Int
 }

@@ -9,7 +9,8 @@
 /// in those transitions; what a transition leaves for its caller to do (release values, tell
 /// custom storages, log) it returns, for ``SharedState`` to do once every field here is
 /// consistent. The graph in flight is a sub-state with transitions of its own (``GraphState``),
-/// and so is the frame stack (``FrameStack``).
+/// and so are the frame stack (``FrameStack``) and the instances kept beyond the graph
+/// (``KeptEntries``).
 ///
 /// Two nestings are tracked apart:
 /// - *frames*: entries whose factory or `initCompleted` actions are running (``SharedState/frameCount``,
@@ -55,11 +56,8 @@ struct ResolutionState {
     private(set) var requestBase = 0
     /// The graph in flight, its members, and the escaped graphs remembered.
     private(set) var graph = GraphState()
-    /// Entries that kept a new instance beyond the graph (undone if their request fails).
-    private(set) var keptEntries: [KeptMember] = []
-    /// How many of ``keptEntries`` no failure takes back (and ``GraphState/fixed`` of the graph's
-    /// members): see ``fixWhatRequestsMade()``. A rollback starts at or above these.
-    private(set) var fixedKept = 0
+    /// Entries that kept a new instance beyond the graph, undone if their request fails.
+    private(set) var kept = KeptEntries()
     /// Why the current request failed, once it has.
     private(set) var failure: ResolutionError? {
         didSet {
@@ -109,11 +107,6 @@ struct ResolutionState {
     /// registrations.
     private(set) var mainActorResultFrames = -1
 
-    /// Frees the frame stack's buffer; only from the hierarchy's `deinit`.
-    func deallocate() {
-        stack.deallocate()
-    }
-
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
     var rememberedGraphCount: Int { graph.records.count }
 
@@ -139,7 +132,7 @@ struct ResolutionState {
     /// A construction kept a new instance beyond the graph.
     @inline(__always)
     mutating func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {
-        keptEntries.append(KeptMember(entry: entry, generation: generation))
+        kept.append(entry, generation: generation)
     }
 
     /// A wrapper (`Lazy`, `@Injected`) kept a value while requests are in flight: what they made
@@ -149,7 +142,7 @@ struct ResolutionState {
     /// back as usual.
     mutating func fixWhatRequestsMade() {
         guard depth > 0 else { return }
-        fixedKept = keptEntries.count
+        kept.fix()
         graph.fixMembers()
     }
 
@@ -158,17 +151,10 @@ struct ResolutionState {
         mainActorResultFrames = stack.count
     }
 
-    /// A first access begins, in a hierarchy with main-actor registrations: what was noted before
-    /// is not its own.
-    mutating func clearMainActorResult() {
-        mainActorResultFrames = -1
-    }
-
     /// Whether the request a first access just ended resolved a main-actor registration at its
     /// own level (its frames are popped: the level is the current frame count), clearing the note.
     mutating func takeMainActorResult() -> Bool {
-        defer { mainActorResultFrames = -1 }
-        return mainActorResultFrames == stack.count
+        exchange(&mainActorResultFrames, -1) == stack.count
     }
 
     /// A `withObjectGraph` scope opens in `identifier`'s graph: each resolution its body starts is
@@ -193,7 +179,7 @@ struct ResolutionState {
         depth -= 1
         endGraph(into: &teardown)
         graph.resume(outer)
-        if depth == 0 { takeKeptEntries(from: 0, into: &teardown) }
+        if depth == 0 { kept.take(from: 0, into: &teardown) }
     }
 
     /// A `withObjectGraph` scope ends: the request base it found comes back. Last, after any
@@ -236,8 +222,7 @@ struct ResolutionState {
     /// The frame `frame` runs `initCompleted` actions; returns the frame that did before.
     @inline(__always)
     mutating func enterCompletion(at frame: Int) -> Int {
-        defer { completionFrame = frame }
-        return completionFrame
+        exchange(&completionFrame, frame)
     }
 
     @inline(__always)
@@ -266,7 +251,7 @@ struct ResolutionState {
     @inline(__always)
     mutating func startRequest(suspendingFailure suspends: Bool) -> Request {
         depth += 1
-        return Request(keptMark: keptEntries.count, graphMark: graph.members.count, suspendsFailure: suspends)
+        return Request(keptMark: kept.list.count, graphMark: graph.members.count, suspendsFailure: suspends)
     }
 
     /// A request the application started ends having made nothing to keep or drop, and with no
@@ -285,7 +270,7 @@ struct ResolutionState {
     @inline(__always)
     mutating func endSucceededRequest(_ request: Request, into teardown: inout Teardown) {
         depth -= 1
-        takeKeptEntries(from: request.keptMark, into: &teardown)
+        kept.take(from: request.keptMark, into: &teardown)
         if depth == 0 { endGraph(into: &teardown) }
     }
 
@@ -297,11 +282,11 @@ struct ResolutionState {
     mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
         let handsOn = hasFailed && failureEndsRequest && stack.count > 0
         let setAside = request.suspendsFailure ? suspendedFailures.removeLast() : nil
-        let end = RequestEnd(succeeded: !hasFailed, failure: failure, released: handsOn ? setAside : failure)
+        let end = RequestEnd(failure: failure, released: handsOn ? setAside : failure)
         if !handsOn { failure = setAside }
         depth -= 1
-        if end.succeeded {
-            takeKeptEntries(from: request.keptMark, into: &teardown)
+        if end.failure == nil {
+            kept.take(from: request.keptMark, into: &teardown)
         } else {
             rollBack(request, into: &teardown)
         }
@@ -337,8 +322,7 @@ struct ResolutionState {
     /// Gives back the failure ``setFailureAside()`` set aside; returns the one it replaces, for
     /// the caller to release.
     mutating func takeBackFailure() -> ResolutionError? {
-        defer { failure = suspendedFailures.removeLast() }
-        return failure
+        exchange(&failure, suspendedFailures.removeLast())
     }
 
     /// A construction nested in a running factory failed with a failure a factory may handle: what
@@ -347,11 +331,10 @@ struct ResolutionState {
     /// teardown and release; `nil` if there is none to confine (a whole request's failure never is).
     mutating func confineFailure(from marks: Marks, into teardown: inout Teardown) -> ResolutionError? {
         guard !failureEndsRequest, failure != nil else { return nil }
-        if marks.kept < keptEntries.count || marks.graph < graph.members.count {
+        if marks.kept < kept.list.count || marks.graph < graph.members.count {
             rollBack(Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false), into: &teardown)
         }
-        defer { failure = nil }
-        return failure
+        return exchange(&failure, nil)
     }
 
     /// Records `error` as the latest failure and returns the one it replaces, for the caller to
@@ -359,26 +342,14 @@ struct ResolutionState {
     /// once no call is left to read it.
     @inline(__always)
     mutating func record(_ error: ResolutionError) -> ResolutionError? {
-        defer {
-            lastError = error
-            errorCount &+= 1
-            if depth > 0 { mayHaveLaterReleases = true }
-        }
-        return lastError
-    }
-
-    /// Whether ``lastError`` may be forgotten: the outermost resolution has ended and no call that
-    /// hands its failure to its caller (`require`, a `Lazy`, `validate()`) is open, or one is but
-    /// will not read it (`aCallMayRead` false).
-    @inline(__always)
-    func mayForgetLastError(aCallMayRead: Bool) -> Bool {
-        depth == 0 && (quietLevel == -1 || !aCallMayRead) && lastError != nil
+        errorCount &+= 1
+        if depth > 0 { mayHaveLaterReleases = true }
+        return exchange(&lastError, error)
     }
 
     /// Forgets ``lastError``; returns it, for the caller to release.
     mutating func forgetLastError() -> ResolutionError? {
-        defer { lastError = nil }
-        return lastError
+        exchange(&lastError, nil)
     }
 
     /// The hierarchy put something on a list it keeps (`laterReleases`, `handedFailures`): the
@@ -395,8 +366,7 @@ struct ResolutionState {
     /// A call that hands its failure to its caller starts at the current frame count; returns the
     /// level of the one around it, for ``endQuietCall(_:)``.
     mutating func beginQuietCall() -> Int {
-        defer { quietLevel = stack.count }
-        return quietLevel
+        exchange(&quietLevel, stack.count)
     }
 
     mutating func endQuietCall(_ outer: Int) {
@@ -407,22 +377,7 @@ struct ResolutionState {
 
     /// An empty teardown, with the buffers kept from the last one.
     mutating func startTeardown() -> Teardown {
-        var values: [Any] = []
-        swap(&values, &spareValues)
-        var entries: [AnyServiceEntry] = []
-        swap(&entries, &spareEntries)
-        return Teardown(values: values, entries: entries)
-    }
-
-    /// Moves `keptEntries[start...]` into the teardown, which releases them later: removing them
-    /// in place could release an entry's last reference, and its `deinit` (user code, through the
-    /// instances it releases) could then change the list while it is being changed.
-    @inline(__always)
-    private mutating func takeKeptEntries(from start: Int, into teardown: inout Teardown) {
-        guard start < keptEntries.count else { return }
-        for kept in keptEntries[start...] { teardown.entries.append(kept.entry) }
-        keptEntries.removeSubrange(start...)  // releases nothing: the teardown holds each entry
-        fixedKept = min(fixedKept, start)
+        Teardown(values: exchange(&spareValues, []), entries: exchange(&spareEntries, []))
     }
 
     /// Undoes what `request` made, above what no failure takes back: its graph instances (a custom
@@ -431,16 +386,11 @@ struct ResolutionState {
     private mutating func rollBack(_ request: Request, into teardown: inout Teardown) {
         assert(!isMovingOut, "ResolutionState: teardown re-entered while moving instances out")
         isMovingOut = true
-        let rolledBackGraph = graph.identifier
         graph.finishMembers(from: max(request.graphMark, graph.fixed), into: &teardown.members)
         for member in teardown.members where member.cell.entryHasStorage { graph.relist(member) }
         teardown.members.removeAll { $0.cell.entryHasStorage }
-        for kept in keptEntries[max(request.keptMark, fixedKept)...] {
-            if let storage = kept.entry.moveKeptInstance(into: &teardown.values, generation: kept.generation) {
-                teardown.storages.append((storage, rolledBackGraph))
-            }
-        }
-        takeKeptEntries(from: request.keptMark, into: &teardown)
+        kept.moveInstances(from: request.keptMark, into: &teardown, rolledBackIn: graph.identifier)
+        kept.take(from: request.keptMark, into: &teardown)
         isMovingOut = false
     }
 

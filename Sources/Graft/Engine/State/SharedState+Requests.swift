@@ -16,14 +16,6 @@ extension SharedState {
         return resolution.enterFrame(entry)
     }
 
-    @inline(__always)
-    func runCompletion(_ entry: AnyServiceEntry, _ body: () -> Void) {
-        let outer = resolution.enterCompletion(at: pushFactory(entry))
-        body()
-        resolution.leaveCompletion(outer)
-        resolution.leaveFrame(entry)
-    }
-
     // Queries the path makes on every construction, from the stored fields of ``resolution`` (see
     // ``ResolutionState``: a computed property of it costs a debug build a copy of the whole state).
 
@@ -53,7 +45,7 @@ extension SharedState {
 
     /// Where a construction nested in a factory starts: what it makes from there on is its own.
     var marks: ResolutionState.Marks {
-        ResolutionState.Marks(kept: resolution.keptEntries.count, graph: resolution.graph.members.count)
+        ResolutionState.Marks(kept: resolution.kept.list.count, graph: resolution.graph.members.count)
     }
 
     static func label(_ entry: AnyServiceEntry) -> String {
@@ -110,7 +102,7 @@ extension SharedState {
     @inline(__always)
     func endsAsPlainRequest(_ request: ResolutionState.Request) -> Bool {
         resolution.depth == 1 && !resolution.hasFailed && !request.suspendsFailure
-            && resolution.graph.members.isEmpty && resolution.keptEntries.isEmpty && !resolution.mayHaveLaterReleases
+            && resolution.graph.members.isEmpty && resolution.kept.list.isEmpty && !resolution.mayHaveLaterReleases
     }
 
     /// Ends a request: on failure drops everything it made; ends the graph when nothing holds it open.
@@ -146,12 +138,10 @@ extension SharedState {
         }
         var teardown = resolution.startTeardown()
         let end = uncheckedSection { resolution.endRequestChangingFailure(request, into: &teardown) }
-        let errors = resolution.errorCount
-        finish(&teardown)
-        if !end.succeeded { recordAgainAfterTeardown(end.failure, since: errors) }
+        finish(&teardown, recordingAgain: end.failure)
         Self.release(end.released)
-        forgetLastErrorUnlessRead(aCallMayRead: !end.succeeded)
-        return end.succeeded
+        forgetLastErrorUnlessRead(aCallMayRead: end.failure != nil)
+        return end.failure == nil
     }
 
     /// The request ending has failed: its failure is logged (unless a call logged it, or hands it
@@ -174,8 +164,8 @@ extension SharedState {
     /// succeeded makes it final.
     @inline(never)
     func noteKeptForValidation(from mark: Int) {
-        guard mark < resolution.keptEntries.count else { return }
-        diagnostics.validation?.kept += resolution.keptEntries[mark...]
+        guard mark < resolution.kept.list.count else { return }
+        diagnostics.validation?.kept += resolution.kept.list[mark...]
     }
 
     /// Releases ``ResolutionState/lastError`` once no call is left to read it: the outermost resolution has ended
@@ -187,7 +177,11 @@ extension SharedState {
     /// once read (``failure(since:)``).
     @inline(__always)
     func forgetLastErrorUnlessRead(aCallMayRead: Bool = true) {
-        if resolution.mayForgetLastError(aCallMayRead: aCallMayRead) && !diagnostics.isValidating { forgetLastError() }
+        if resolution.depth == 0 && (resolution.quietLevel == -1 || !aCallMayRead) && resolution.lastError != nil
+            && !diagnostics.isValidating
+        {
+            forgetLastError()
+        }
     }
 
     @inline(never)
@@ -218,17 +212,17 @@ extension SharedState {
         }
         var teardown = resolution.startTeardown()
         let ended = uncheckedSection { resolution.confineFailure(from: marks, into: &teardown) }
-        let errors = resolution.errorCount
-        finish(&teardown)
-        recordAgainAfterTeardown(ended, since: errors)
+        finish(&teardown, recordingAgain: ended)
         Self.release(ended)
     }
 
-    /// A teardown releases instances whose `deinit`s may resolve, and record failures of their
-    /// own or (a request of theirs that succeeded) forget the last one: the failure of the request
-    /// that ended is recorded again after them, so the `require` (or `Lazy`) waiting on it reads
-    /// its own failure, not one of theirs, nor none.
-    private func recordAgainAfterTeardown(_ failure: ResolutionError?, since errors: Int) {
+    /// Finishes the teardown of a request that ended with `failure`, if any: the teardown releases
+    /// instances whose `deinit`s may resolve, and record failures of their own or (a request of
+    /// theirs that succeeded) forget the last one, so that failure is recorded again after them,
+    /// and the `require` (or `Lazy`) waiting on it reads its own failure, not one of theirs, nor none.
+    private func finish(_ teardown: inout ResolutionState.Teardown, recordingAgain failure: ResolutionError?) {
+        let errors = resolution.errorCount
+        finish(&teardown)
         guard resolution.errorCount != errors || resolution.lastError == nil, let failure else { return }
         record(failure)
     }
@@ -237,8 +231,7 @@ extension SharedState {
     /// logged (or thrown) where the factory's own failure ends.
     func takeBackHandedFailure(_ error: ResolutionError) {
         guard let index = handedFailures.lastIndex(where: { Self.isSame($0.error, error) }) else { return }
-        let taken = handedFailures.remove(at: index)
-        withExtendedLifetime(taken) {}  // released once the list is consistent
+        withExtendedLifetime(handedFailures.remove(at: index)) {}  // released once the list is consistent
     }
 
     /// Logs the failures handed to factories that returned since (those whose call was deeper
@@ -287,8 +280,7 @@ extension SharedState {
     /// Gives back the failure ``setFailureAside()`` set aside, if it did; a failure of the
     /// resolution between them is recorded already (``record(_:)``) and is dropped here.
     func takeBackFailure(_ wasSetAside: Bool) {
-        guard wasSetAside else { return }
-        Self.release(uncheckedSection { resolution.takeBackFailure() })
+        if wasSetAside { Self.release(uncheckedSection { resolution.takeBackFailure() }) }
     }
 
     /// What a caller that gives its result to user code (a `Lazy`, a `Provider`, `@Injected`,
