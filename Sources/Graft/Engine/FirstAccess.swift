@@ -14,7 +14,7 @@
 /// - **A failure is not kept.** For an optional service whose registered service failed, the access
 ///   is `nil`, logged as `resolve` logs it, and the next access resolves again; any other failure
 ///   stops the program with the policy's message. A value is kept only as
-///   ``keeping(failuresBefore:in:isNone:)`` allows.
+///   ``keeping(since:in:isNone:)`` allows.
 /// - **The captured resolver goes once a value is kept**: a singleton holding an `@Injected` would
 ///   otherwise keep its own container alive (container, entry, singleton, component, resolver).
 /// - **The unbound placeholder stops.** A wrapper made where no resolver was bound captured a
@@ -31,7 +31,7 @@ final class FirstAccess<Service> {
     // `resolver` and `kept` are guarded as the policy's ``FirstAccessIsolation`` says. They are
     // read by inlinable code in other modules, where each access to a class's stored property
     // would otherwise be checked dynamically for exclusivity (half of a first access); debug builds
-    // keep the checks. Written only by `keep(_:failuresBefore:)`, which runs no user code inside a
+    // keep the checks. Written only by `keep(_:since:)`, which runs no user code inside a
     // store. Two fields rather than one struct of both: grouped, an `@Injected` object made and
     // read once measured 5 instructions more.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
@@ -86,7 +86,7 @@ final class FirstAccess<Service> {
     @inlinable
     func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
         let locks = policy.isolation != .oneThread
-        let failures = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
+        let start = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
         defer { if locks { exitLocked() } }
         if let kept { return kept.value }  // kept by another thread meanwhile
         // A main-actor value, on the main actor; elsewhere, resolved again, and refused as the
@@ -101,7 +101,7 @@ final class FirstAccess<Service> {
             if let kept { return kept.value }
             if let held = mainActorKept { return held.value }  // kept on this thread: the main actor
             // Allocated here, specialized (see the type's comment).
-            if Policy.keeps { keep(KeptValue(made), failuresBefore: failures) }
+            if Policy.keeps { keep(KeptValue(made), since: start) }
             return made
         } catch {
             if let kept { return kept.value }
@@ -122,7 +122,7 @@ final class FirstAccess<Service> {
         }.get()
     }
 
-    /// Keeps `value` unless ``keeping(failuresBefore:in:isNone:)`` says not to, then lets the
+    /// Keeps `value` unless ``keeping(since:in:isNone:)`` says not to, then lets the
     /// resolver go. Under the policy's isolation, with nothing kept yet.
     ///
     /// Invariant (the fields are unchecked in release builds): no user code runs inside a store to
@@ -134,8 +134,8 @@ final class FirstAccess<Service> {
     ///
     /// Inlinable, so the new value's reference moves into the field (no retain, no release).
     @inlinable
-    func keep(_ value: consuming KeptValue<Service>, failuresBefore failures: Int) {
-        switch keeping(value, failuresBefore: failures) {
+    func keep(_ value: consuming KeptValue<Service>, since start: AccessStart) {
+        switch keeping(value, since: start) {
         case .nothing: return
         case .forAnyThread:
             assert(kept == nil, "FirstAccess: a value is kept already; storing another would release it")
@@ -180,26 +180,28 @@ final class FirstAccess<Service> {
     /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.
     /// Stops if the wrapper captured the unbound placeholder: it could never resolve anything.
     @usableFromInline
-    func enterLocked(wrapper: StaticString) -> Int {
+    func enterLocked(wrapper: StaticString) -> AccessStart {
         hierarchy.enterLocked()
         return enter(wrapper: wrapper)
     }
 
     /// ``enterLocked(wrapper:)`` without the mutex, for a plain container's one thread.
     @usableFromInline
-    func enter(wrapper: StaticString) -> Int {
-        // One byte for both checks: the placeholder's hierarchy (its own: no container joins it)
+    func enter(wrapper: StaticString) -> AccessStart {
+        // One byte for the check: the placeholder's hierarchy (its own: no container joins it)
         // sets it, as main-actor registrations do.
-        if _slowPath(hierarchy.diagnostics.entriesNeedChecks) { enterWithChecks(wrapper: wrapper) }
-        return hierarchy.resolution.errorCount
+        if _slowPath(hierarchy.diagnostics.entriesNeedChecks) { return enterWithChecks(wrapper: wrapper) }
+        // No main-actor registration has resolved in a hierarchy that has none: the count is 0.
+        return AccessStart(failures: hierarchy.resolution.errorCount, mainActorResolutions: 0)
     }
 
     /// ``enter(wrapper:)`` in a hierarchy that validates, has main-actor registrations, or is the
     /// unbound placeholder's.
     @inline(never)
-    private func enterWithChecks(wrapper: StaticString) {
+    private func enterWithChecks(wrapper: StaticString) -> AccessStart {
         if hierarchy.isUnboundPlaceholder { stopUnbound(wrapper: wrapper) }
-        _ = hierarchy.resolution.takeMainActorResult()  // a note made before is not this access's own
+        return AccessStart(
+            failures: hierarchy.resolution.errorCount, mainActorResolutions: hierarchy.resolution.mainActorResolutions)
     }
 
     @usableFromInline
@@ -225,10 +227,10 @@ final class FirstAccess<Service> {
         stopAfterFailure(error, policy)
     }
 
-    /// See ``keeping(failuresBefore:in:isNone:)``.
+    /// See ``keeping(since:in:isNone:)``.
     @usableFromInline
-    func keeping(_ value: KeptValue<Service>, failuresBefore failures: Int) -> Keeping {
-        Graft.keeping(failuresBefore: failures, in: hierarchy, isNone: isNone(value.value))
+    func keeping(_ value: KeptValue<Service>, since start: AccessStart) -> Keeping {
+        Graft.keeping(since: start, in: hierarchy, isNone: isNone(value.value))
     }
 
     @usableFromInline @inline(never)
@@ -328,14 +330,30 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
     init(_ value: Service) { self.value = value }
 }
 
-/// What a first access keeps of what it made (``keeping(failuresBefore:in:isNone:)``).
+/// What the hierarchy had recorded when a first access began, for
+/// ``keeping(since:in:isNone:)`` to tell what its request did.
+@usableFromInline
+struct AccessStart {
+    /// ``ResolutionState/errorCount``.
+    @usableFromInline let failures: Int
+    /// ``ResolutionState/mainActorResolutions``.
+    @usableFromInline let mainActorResolutions: Int
+
+    @usableFromInline
+    init(failures: Int, mainActorResolutions: Int) {
+        self.failures = failures
+        self.mainActorResolutions = mainActorResolutions
+    }
+}
+
+/// What a first access keeps of what it made (``keeping(since:in:isNone:)``).
 @usableFromInline
 enum Keeping {
     /// Nothing: the next access resolves again.
     case nothing
     /// The value, handed to any thread the wrapper allows.
     case forAnyThread
-    /// The value of a main-actor registration, handed out on the main actor only: off it, an
+    /// A value whose request resolved a main-actor registration, handed out on the main actor only: off it, an
     /// access resolves again and is refused, as a first access there is, whoever read first.
     case forTheMainActor
 }
@@ -343,32 +361,32 @@ enum Keeping {
 /// What a first access may keep of what it made: nothing of what a validation made (it lives in
 /// the validation's graph only), nor the `nil` of an optional service whose resolution failed (a
 /// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
-/// service that is not registered, and a failure is tried again on the next access. A main-actor
-/// registration's value is kept for the main actor only. Under the hierarchy's mutex, or on the
+/// service that is not registered, and a failure is tried again on the next access. A value whose
+/// request resolved a main-actor registration (itself, or one its factories asked for) is kept for
+/// the main actor only. Under the hierarchy's mutex, or on the
 /// one thread a plain container is used from.
 ///
 /// A value kept inside a factory (a `Lazy` read there) is handed out for good, so what the requests
 /// in flight made up to now is final: the value may be an instance one of them kept (a singleton
 /// it found made) or hold one, and a later failure of those requests must not take it back.
-func keeping(failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Keeping {
+func keeping(since start: AccessStart, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Keeping {
     if _slowPath(hierarchy.diagnostics.entriesNeedChecks) {
-        return keepingWithChecks(failuresBefore: failures, in: hierarchy, isNone: isNone())
+        return keepingWithChecks(since: start, in: hierarchy, isNone: isNone())
     }
     // The value is looked at only after a failure.
-    guard hierarchy.resolution.errorCount == failures || !isNone() else { return .nothing }
+    guard hierarchy.resolution.errorCount == start.failures || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
     return .forAnyThread
 }
 
-/// ``keeping(failuresBefore:in:isNone:)`` in a hierarchy that validates or has main-actor
-/// registrations.
+/// ``keeping(since:in:isNone:)`` in a hierarchy that validates or has main-actor registrations.
 @inline(never)
 private func keepingWithChecks(
-    failuresBefore failures: Int, in hierarchy: SharedState, isNone: @autoclosure () -> Bool
+    since start: AccessStart, in hierarchy: SharedState, isNone: @autoclosure () -> Bool
 ) -> Keeping {
     if hierarchy.diagnostics.isValidating { return .nothing }
-    let forTheMainActor = hierarchy.resolution.takeMainActorResult()
-    guard hierarchy.resolution.errorCount == failures || !isNone() else { return .nothing }
+    let forTheMainActor = hierarchy.resolution.mainActorResolutions != start.mainActorResolutions
+    guard hierarchy.resolution.errorCount == start.failures || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
     return forTheMainActor ? .forTheMainActor : .forAnyThread
 }

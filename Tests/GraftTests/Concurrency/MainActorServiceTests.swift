@@ -239,6 +239,48 @@ private func makeContainer(counting made: Made) -> Container {
         }
     }
 
+    final class Plain {}
+    final class PlainHolder: @unchecked Sendable {  // the wrapper's component guards its state
+        @Injected var plain: Plain?
+    }
+
+    /// Whatever user code the request of a first read on the main actor runs (a main-actor
+    /// dependency resolved by the factory, a first read of another wrapper, nothing), a value
+    /// whose request resolved a main-actor registration is refused off the main actor afterwards:
+    /// a resolution of the same request there would fail too. A value whose request met none is
+    /// handed to any thread.
+    @MainActor @Test(arguments: ["nothing", "a main-actor dependency", "a Lazy read", "an @Injected read"])
+    func aValueWhoseRequestResolvedAMainActorRegistrationIsRefusedOffIt(factoryRuns: String) async {
+        let container = Container()
+        let view = container.synchronize()
+        container.register(Plain.self, name: "dependency") { _ in Plain() }
+        container.registerMain(Widget.self) { _ in Panel() }
+        container.registerMain(Panel.self) { r in
+            switch factoryRuns {
+            case "a main-actor dependency": _ = r.resolve(Widget.self)
+            case "a Lazy read": _ = r.resolve(Lazy<Plain>.self, name: "dependency")?.instance
+            case "an @Injected read": _ = withResolver(view) { PlainHolder() }.plain
+            default: break
+            }
+            return Panel()
+        }
+        container.register(Plain.self) { r in
+            if factoryRuns == "a main-actor dependency" { _ = r.resolve(Widget.self) }
+            return Plain()
+        }
+        let holder = withResolver(view) { InjectedHolder() }
+        let plainHolder = withResolver(view) { PlainHolder() }
+        #expect(holder.panel != nil && plainHolder.plain != nil)
+        let fromThread = await onNewThread { HandedBack(holder.panel) }
+        #expect(fromThread.object == nil, "a main-actor Panel handed to a thread")
+        let plainFromThread = await onNewThread { HandedBack(plainHolder.plain) }
+        if factoryRuns == "a main-actor dependency" {
+            #expect(plainFromThread.object == nil, "a value made with a main-actor dependency handed to a thread")
+        } else {
+            #expect(plainFromThread.object != nil, "a plain value refused off the main actor")
+        }
+    }
+
     /// A forwarded main-actor entry is reachable from its forwarded key and from the main-actor
     /// registrations: validation checks it once and accepts it.
     @Test

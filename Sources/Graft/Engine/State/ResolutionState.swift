@@ -100,12 +100,12 @@ struct ResolutionState {
     /// Set while instances are being moved out of cells, when no user code may run (written in
     /// every build, asserted on in debug builds).
     private(set) var isMovingOut = false
-    /// The frame count at which a main-actor registration last resolved, or -1: a first access
-    /// whose request resolved one at its own level keeps the value for the main actor only
-    /// (``noteMainActorResult()``, ``takeMainActorResult()``, which a first access also calls as it
-    /// begins, to drop a note that is not its own). Only in a hierarchy with main-actor
-    /// registrations.
-    private(set) var mainActorResultFrames = -1
+    /// How many times a main-actor registration has resolved (``noteMainActorResult()``): a first
+    /// access whose request resolved one, at any depth, keeps the value for the main actor only,
+    /// as a resolution of the same request off the main actor would fail. A count, never reset, so
+    /// user code nested in the request (another first access, another main-actor registration)
+    /// cannot hide it. Only in a hierarchy with main-actor registrations.
+    private(set) var mainActorResolutions = 0
 
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
     var rememberedGraphCount: Int { graph.records.count }
@@ -146,15 +146,9 @@ struct ResolutionState {
         graph.fixMembers()
     }
 
-    /// A main-actor registration resolves, on the main actor, at the current frame count.
+    /// A main-actor registration resolves, on the main actor.
     mutating func noteMainActorResult() {
-        mainActorResultFrames = stack.count
-    }
-
-    /// Whether the request a first access just ended resolved a main-actor registration at its
-    /// own level (its frames are popped: the level is the current frame count), clearing the note.
-    mutating func takeMainActorResult() -> Bool {
-        exchange(&mainActorResultFrames, -1) == stack.count
+        mainActorResolutions &+= 1
     }
 
     /// A `withObjectGraph` scope opens in `identifier`'s graph: each resolution its body starts is
