@@ -47,35 +47,20 @@ extension Container {
     /// caller and costs a table probe and a copy, retaining nothing but the instance returned.
     @inlinable
     func resolveWithoutArguments<Service>(_ serviceType: Service.Type, name: String?) -> Service? {
-        resolveWithoutArguments(serviceType, name: name, handsFailureToCaller: false)
-    }
-
-    /// The path of ``resolveWithoutArguments(_:name:)``, and of `require` with
-    /// `handsFailureToCaller` (its failure is thrown, not logged). Always inlined, so the flag is
-    /// a constant in each copy: `resolve`'s, specialized or not (the `Resolver` witness), never
-    /// tests it.
-    @inlinable @inline(__always)
-    func resolveWithoutArguments<Service>(
-        _ serviceType: Service.Type,
-        name: String?,
-        handsFailureToCaller: Bool
-    ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
-        guard let slot = slot(for: key) else {
-            if handsFailureToCaller { return resolveUnregisteredHandingFailureToCaller(serviceType, key: key) }
-            return resolveUnregistered(serviceType, key: key, resolver: self)
-        }
+        guard let slot = slot(for: key) else { return resolveUnregistered(serviceType, key: key, resolver: self) }
         do {
-            return try resolveRegistered(slot, as: serviceType, handsFailureToCaller: handsFailureToCaller)
+            return try resolveRegistered(slot, as: serviceType, handsFailureToCaller: false)
         } catch {
             return nil
         }
     }
 
-    /// `require`'s path: ``resolveWithoutArguments(_:name:handsFailureToCaller:)`` without an
-    /// `Optional` in between. A factory calls `require` through the `Resolver` existential, where
-    /// the code runs unspecialized: unwrapping an `Optional<Service>` there would ask the runtime
-    /// for its metadata (a cache lookup, several hundred instructions) on every call.
+    /// `require`'s path: ``resolveWithoutArguments(_:name:)``, its failure thrown rather than
+    /// logged, without an `Optional` in between. A factory calls `require` through the `Resolver`
+    /// existential, where the code runs unspecialized: unwrapping an `Optional<Service>` there
+    /// would ask the runtime for its metadata (a cache lookup, several hundred instructions) on
+    /// every call.
     @inlinable @inline(__always)
     func resolveOrFail<Service>(_ serviceType: Service.Type, name: String?) throws(ResolutionFailed) -> Service {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
@@ -99,15 +84,16 @@ extension Container {
                 return cell.instance(as: Service.self)
             }
             if cell.plan != InstanceCell.planGeneral {
-                if handsFailureToCaller {
-                    let outer = hierarchy.beginCallHandingFailureToCaller()
-                    defer { hierarchy.endCallHandingFailureToCaller(outer) }
-                    return try resolvePlanned(slot, cell: cell, as: serviceType)
-                }
+                // The flag is a constant in each inlined copy: `resolve`'s never tests it.
+                let outer = handsFailureToCaller ? hierarchy.beginCallHandingFailureToCaller() : 0
+                defer { if handsFailureToCaller { hierarchy.endCallHandingFailureToCaller(outer) } }
                 return try resolvePlanned(slot, cell: cell, as: serviceType)
             }
         }
-        if handsFailureToCaller { return try resolveHandingFailureToCaller(slot, as: serviceType) }
+        // `require`'s failure, met anywhere but a `.container` hit, is thrown, not logged (a failure
+        // met deeper, by a factory's own `resolve`, still is).
+        let outer = handsFailureToCaller ? hierarchy.beginCallHandingFailureToCaller() : 0
+        defer { if handsFailureToCaller { hierarchy.endCallHandingFailureToCaller(outer) } }
         return try resolveEntry(slot, as: serviceType)
     }
 
@@ -136,8 +122,8 @@ extension Container {
     /// Inlinable so that, specialized in the caller, the argument tuple's type costs no lookup;
     /// transparent so that debug builds inline it too (one frame less per level of a deep chain).
     /// The two flags are constants at each call site: `handsFailureToCaller` for `require` (see
-    /// ``resolveWithoutArguments(_:name:handsFailureToCaller:)``), `reportsMiss` off for the
-    /// `Optional` wrapper, whose missing registration is a deliberate "maybe".
+    /// ``resolveOrFail(_:name:)``), `reportsMiss` off for the `Optional` wrapper, whose missing
+    /// registration is a deliberate "maybe".
     @_transparent @usableFromInline
     func resolveService<Service, each Argument>(
         _ serviceType: Service.Type,
@@ -148,58 +134,32 @@ extension Container {
         arguments: repeat each Argument
     ) -> Service? {
         let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
+        let outer = handsFailureToCaller ? hierarchy.beginCallHandingFailureToCaller() : 0
+        defer { if handsFailureToCaller { hierarchy.endCallHandingFailureToCaller(outer) } }
         if let slot = slot(for: key) {
             let entry = slot.pointee.entry.unsafelyUnwrapped  // retained: a factory may change the table
             var values: (repeat each Argument) = (repeat each arguments)
             // A pointer for the call's duration, without a closure: on a deep chain of resolutions
             // a closure frame per level adds up in a debug build.
-            if handsFailureToCaller {
-                let outer = hierarchy.beginCallHandingFailureToCaller()
-                defer { hierarchy.endCallHandingFailureToCaller(outer) }
-                return resolve(entry, as: Service.self, resolver: resolver, arguments: &values)
-            }
             return resolve(entry, as: Service.self, resolver: resolver, arguments: &values)
         }
-        if handsFailureToCaller {
-            let outer = hierarchy.beginCallHandingFailureToCaller()
-            defer { hierarchy.endCallHandingFailureToCaller(outer) }
-            return resolveUnregistered(
-                serviceType, key: key, resolver: resolver, reportsMiss: false, arguments: repeat each arguments)
-        }
         return resolveUnregistered(
-            serviceType, key: key, resolver: resolver, reportsMiss: reportsMiss, arguments: repeat each arguments)
-    }
-
-    /// `require`'s resolution of a registered key, but a `.container` hit: its failure is thrown,
-    /// not logged (a failure met deeper, by a factory's own `resolve`, still is).
-    @usableFromInline
-    func resolveHandingFailureToCaller<Service>(
-        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
-        as serviceType: Service.Type
-    ) throws(ResolutionFailed) -> Service {
-        let outer = hierarchy.beginCallHandingFailureToCaller()
-        defer { hierarchy.endCallHandingFailureToCaller(outer) }
-        return try resolveEntry(slot, as: serviceType)
+            serviceType, key: key, resolver: resolver, reportsMiss: reportsMiss && !handsFailureToCaller,
+            arguments: repeat each arguments)
     }
 
     /// `require`'s resolution of a key with no registration: a wrapper Graft makes, or a miss that
-    /// is thrown, not logged.
-    @usableFromInline
-    func resolveUnregisteredHandingFailureToCaller<Service>(_ serviceType: Service.Type, key: ServiceKey) -> Service? {
-        let outer = hierarchy.beginCallHandingFailureToCaller()
-        defer { hierarchy.endCallHandingFailureToCaller(outer) }
-        return resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false)
-    }
-
-    /// ``resolveUnregisteredHandingFailureToCaller(_:key:)`` for ``resolveOrFail(_:name:)``: the
-    /// `Optional` is unwrapped here, out of line, on the path of a miss or a wrapper only.
+    /// is thrown, not logged. The `Optional` is unwrapped here, out of line, on the path of a miss
+    /// or a wrapper only.
     @usableFromInline @inline(never)
     func resolveUnregisteredOrFail<Service>(
         _ serviceType: Service.Type, key: ServiceKey
     ) throws(ResolutionFailed)
         -> Service
     {
-        guard let made = resolveUnregisteredHandingFailureToCaller(serviceType, key: key) else {
+        let outer = hierarchy.beginCallHandingFailureToCaller()
+        defer { hierarchy.endCallHandingFailureToCaller(outer) }
+        guard let made = resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false) else {
             throw ResolutionFailed()
         }
         return made
