@@ -10,21 +10,12 @@ public struct GraphIdentifier: Hashable, Identifiable, Sendable {
 
     /// Makes an identifier no other graph has.
     public init() {
-        id = GraphIdentifier.counter.next()
-    }
-
-    private static let counter = SerialCounter()
-}
-
-/// A process-wide counter behind the hierarchy's kind of mutex.
-final class SerialCounter: @unchecked Sendable {  // `value` is only touched under `mutex`
-    private let mutex = RecursiveMutex()
-    private var value: UInt64 = 0
-
-    func next() -> UInt64 {
-        mutex.withLock {
-            value &+= 1
-            return value
+        id = GraphIdentifier.counter.withLock { count in
+            count &+= 1
+            return count
         }
     }
+
+    /// The last number given out, process-wide.
+    private static let counter = Locked<UInt64>(0)
 }

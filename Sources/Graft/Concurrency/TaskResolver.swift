@@ -17,13 +17,14 @@ extension SynchronizedResolver {
     public static var current: SynchronizedResolver {
         let bound = ResolverBinding.bound
         if ObjectIdentifier(bound) != ResolverBinding.unboundIdentity { return bound }
-        return ResolverBinding.processDefault.value ?? bound
+        return ResolverBinding.processDefault.withLock { $0 } ?? bound
     }
 
     /// Sets the process-wide default: the resolver ``current`` gives where no task has bound one.
     /// An application calls it once at start-up; calling it again replaces it.
     public static func bootstrap(_ resolver: SynchronizedResolver) {
-        ResolverBinding.processDefault.value = resolver
+        // The one replaced is released after unlocking: its container's deinit may run.
+        withExtendedLifetime(ResolverBinding.processDefault.withLock { exchange(&$0, resolver) }) {}
     }
 
     /// Whether this is the empty resolver ``current`` gives when nothing is bound.
@@ -49,7 +50,7 @@ enum ResolverBinding {
     static let unboundIdentity = ObjectIdentifier(unbound)
 
     /// The process-wide default, set by ``SynchronizedResolver/bootstrap(_:)``.
-    fileprivate static let processDefault = DefaultResolverBox()
+    fileprivate static let processDefault = Locked<SynchronizedResolver?>(nil)
 
     /// The ways to bind a resolver, for every message about an unbound task. `withOverrides` is
     /// not one: it copies the resolver bound already.
@@ -71,18 +72,6 @@ enum ResolverBinding {
 /// set) for it to copy. For GraftTesting, which fails the test with it.
 package func overridesTraitNeedsABoundResolver() -> String? {
     ResolverBinding.overridesNeedABoundResolver(".overrides trait")
-}
-
-/// The process-wide default resolver.
-private final class DefaultResolverBox: @unchecked Sendable {  // `stored` is only touched under `mutex`
-    private let mutex = RecursiveMutex()
-    private var stored: SynchronizedResolver?
-
-    var value: SynchronizedResolver? {
-        get { mutex.withLock { stored } }
-        // The one replaced is released after unlocking: its container's deinit may run.
-        set { withExtendedLifetime(mutex.withLock { exchange(&stored, newValue) }) {} }
-    }
 }
 
 /// Runs `operation` with ``SynchronizedResolver/current`` bound to `resolver`, in it and in every

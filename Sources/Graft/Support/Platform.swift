@@ -119,7 +119,7 @@ enum Platform {
         #if canImport(Darwin)
             return pthread_main_np() != 0
         #else
-            if let main = mainThread.value { return pthread_equal(main, pthread_self()) != 0 }
+            if let main = mainThread.withLock({ $0 }) { return pthread_equal(main, pthread_self()) != 0 }
             // Linux: the main thread's id is the process id. `/proc/thread-self` links to
             // "<pid>/task/<tid>"; read once per thread until the main thread is known.
             var buffer = [CChar](repeating: 0, count: 64)
@@ -128,13 +128,14 @@ enum Platform {
             let parts = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 .split(separator: "/")
             guard parts.count == 3, parts[0] == parts[2] else { return false }
-            mainThread.value = pthread_self()
+            mainThread.withLock { $0 = pthread_self() }
             return true
         #endif
     }
 
     #if !canImport(Darwin)
-        private static let mainThread = MainThreadIdentity()
+        /// The main thread's `pthread_t`, once seen.
+        private static let mainThread = Locked<pthread_t?>(nil)
     #endif
 }
 
@@ -155,18 +156,5 @@ enum Platform {
             guard let symbol = dlsym(nil, "swift_task_isCurrentExecutorWithFlags") else { return nil }
             return unsafeBitCast(symbol, to: Function.self)
         }()
-    }
-#endif
-
-#if !canImport(Darwin)
-
-    /// The main thread's `pthread_t`, once seen.
-    private final class MainThreadIdentity: @unchecked Sendable {  // `stored` is only touched under `mutex`
-        private let mutex = RecursiveMutex()
-        private var stored: pthread_t?
-        var value: pthread_t? {
-            get { mutex.withLock { stored } }
-            set { mutex.withLock { stored = newValue } }
-        }
     }
 #endif
