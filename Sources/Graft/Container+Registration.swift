@@ -145,7 +145,7 @@ extension Container {
         // Under the hierarchy's mutex, as every change: the entry enters the table and the
         // behaviors hear of it under one hold. Inside an assembler's hold, nothing more to take.
         guard Platform.heldChanges(changeMark.key) == changeMark.hierarchy else { return addHoldingChanges(entry) }
-        insert(entry)
+        insert(entry, as: Service.self, name: entry.name)
         if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
         return entry
     }
@@ -155,7 +155,7 @@ extension Container {
     @inlinable @inline(never)
     func addHoldingChanges<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         let outerThread = hierarchy.lockForChange(Service.self)
-        insert(entry)
+        insert(entry, as: Service.self, name: entry.name)
         if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
         hierarchy.unlockAfterChange(outerThread)
         return entry
@@ -167,19 +167,14 @@ extension Container {
         onContainer(registering: "register(\(Service.self).self)") { $0.add(entry) }
     }
 
-    /// Puts `entry` in the table under its key, telling no behavior: the entry is finished first,
-    /// and the behaviors are told after, since a behavior is application code and may copy or
-    /// resolve the registration it is told about.
-    @inlinable @inline(__always)
-    func insert<Service>(_ entry: ServiceEntry<Service>) {
-        // Keyed by the static `Service`, not `entry.serviceType` (the metatype value passed, which
-        // may be a subclass): the fast path returns the cell's contents as the key's type.
-        insert(entry, as: Service.self, name: entry.name)
-    }
-
-    /// Puts `entry` in the table under the key of `Key` and `name`: its own (``insert(_:)``) or a
-    /// type forwarded to it. The slot keeps the entry's cell for the inlined hit where `Key` is
-    /// the entry's own service type (a type forwarded to its own registration under another name).
+    /// Puts `entry` in the table under the key of `Key` and `name`, telling no behavior: the entry
+    /// is finished first, and the behaviors are told after, since a behavior is application code
+    /// and may copy or resolve the registration it is told about. `Key` is its own service type or
+    /// a type forwarded to it; a registration is keyed by the static `Service`, not
+    /// `entry.serviceType` (the metatype value passed, which may be a subclass): the fast path
+    /// returns the cell's contents as the key's type. The slot keeps the entry's cell for the
+    /// inlined hit where `Key` is the entry's own service type (a type forwarded to its own
+    /// registration under another name).
     @inlinable @inline(__always)
     func insert<Key, Service>(_ entry: ServiceEntry<Service>, as _: Key.Type, name: String?) {
         hierarchy.assertUserCodeMayRun("a registration")
