@@ -18,7 +18,7 @@
 /// the registration found when it was made. Resolving
 /// `Lazy<Service>` returns `nil` when nothing is registered for `Service` with that name and
 /// those arguments. The name and arguments given when resolving the `Lazy` are used for `Service`.
-public final class Lazy<Service> {
+public final class Lazy<Service>: DeferredWrapper {
     private let access: FirstAccess<Service>
     private let policy: LazyPolicy<Service>
 
@@ -38,8 +38,6 @@ public final class Lazy<Service> {
         access.value(policy)
     }
 }
-
-extension Lazy: DeferredWrapper {}
 
 /// `Lazy`'s first access: the registration found when it was made, resolved in the graph it was
 /// made in, and kept.
@@ -79,7 +77,7 @@ struct LazyPolicy<Service>: FirstAccessPolicy {
 ///
 /// Resolving `Provider<Service>` returns `nil` when nothing is registered for `Service` with that
 /// name and those arguments.
-public final class Provider<Service> {
+public final class Provider<Service>: DeferredWrapper {
     private let access: FirstAccess<Service>
     private let policy: ProviderPolicy<Service>
 
@@ -98,8 +96,6 @@ public final class Provider<Service> {
         access.value(policy)
     }
 }
-
-extension Provider: DeferredWrapper {}
 
 /// `Provider`'s access: a first access that keeps nothing, so every access is one, and its
 /// scope's storage is its cache.
