@@ -111,22 +111,19 @@ extension Container {
     /// }
     /// ```
     public final var registrations: [RegistrationInfo] {
-        onContainerLocked { $0.registrationInfos() }
-    }
-
-    /// ``registrations`` on the container that holds them.
-    private final func registrationInfos() -> [RegistrationInfo] {
-        selfAndAncestors.enumerated().flatMap { level, container in
-            container.services.registrations.map { key, entry in
-                // An async registration's instances are made by its builds.
-                RegistrationInfo(
-                    serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
-                    argumentTypes: entry.argumentTypeNames(), containerLevel: level,
-                    isForwarded: key.service != ObjectIdentifier(entry.keyType) || key.name != entry.name,
-                    resolutionCount: entry.cell.resolutionCount,
-                    instanceCount: entry.asyncRegistration?.instanceCount ?? entry.instanceCount)
+        onContainerLocked { holder in
+            holder.selfAndAncestors.enumerated().flatMap { level, container in
+                container.services.registrations.map { key, entry in
+                    // An async registration's instances are made by its builds.
+                    RegistrationInfo(
+                        serviceType: key.serviceType, name: key.name, objectScope: entry.objectScope,
+                        argumentTypes: entry.argumentTypeNames(), containerLevel: level,
+                        isForwarded: key.service != ObjectIdentifier(entry.keyType) || key.name != entry.name,
+                        resolutionCount: entry.cell.resolutionCount,
+                        instanceCount: entry.asyncRegistration?.instanceCount ?? entry.instanceCount)
+                }
+                .sorted { serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name) }
             }
-            .sorted { serviceLabel($0.serviceType, name: $0.name) < serviceLabel($1.serviceType, name: $1.name) }
         }
     }
 
