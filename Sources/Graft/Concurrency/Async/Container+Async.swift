@@ -85,26 +85,7 @@ extension Container {
 
     @usableFromInline
     final func unlockAsyncRegistrations() { hierarchy.mutex.unlock() }
-}
 
-/// `resolve(Database.self, name: "main")`: a call to show in a message.
-func resolutionCall(_ method: String, _ type: Any.Type, name: String?) -> String {
-    "\(method)(\(type).self" + (name.map { ", name: \"\($0)\")" } ?? ")")
-}
-
-/// A synchronous resolution of an async service not built yet.
-struct AsyncServiceNotBuilt: Error, CustomStringConvertible, RefusedResolution {
-    let service: String
-    /// The call that builds it, `resolveAsync(Database.self)`.
-    let call: String
-    var description: String {
-        "\(service) is registered with registerAsync and has not been built yet: resolve it with "
-            + "`try await resolver.\(call)`, which builds it (a synchronous resolve returns it once built)."
-    }
-    var reason: ResolutionError.Reason { .factoryFailed(self) }
-}
-
-extension Container {
     /// What `resolveAsync` says when it finds no async registration: the synchronous one it may
     /// have meant, and how to reach it.
     func synchronousRegistrationHint<Service>(_ serviceType: Service.Type, name: String?) -> String {
@@ -124,4 +105,21 @@ extension Container {
             return "Register it with registerAsync to build it with resolveAsync."
         }
     }
+}
+
+/// `resolve(Database.self, name: "main")`: a call to show in a message.
+func resolutionCall(_ method: String, _ type: Any.Type, name: String?) -> String {
+    "\(method)(\(type).self" + (name.map { ", name: \"\($0)\")" } ?? ")")
+}
+
+/// A synchronous resolution of an async service not built yet.
+struct AsyncServiceNotBuilt: Error, CustomStringConvertible, RefusedResolution {
+    let service: String
+    /// The call that builds it, `resolveAsync(Database.self)`.
+    let call: String
+    var description: String {
+        "\(service) is registered with registerAsync and has not been built yet: resolve it with "
+            + "`try await resolver.\(call)`, which builds it (a synchronous resolve returns it once built)."
+    }
+    var reason: ResolutionError.Reason { .factoryFailed(self) }
 }
