@@ -191,7 +191,10 @@ extension Container {
         if sameType.isEmpty && sameName.isEmpty && elsewhere.isEmpty {
             lines.append("No registration of \(typeName) exists in this container or its ancestors. Likely causes:")
             lines.append("    the Assembly that registers it was not applied to this container or an ancestor;")
-            if Self.isExistential(serviceType) {
+            // A protocol type (`any P`, a composition, `Any`, `AnyObject`), read from its mangled
+            // name, whose last letters say what kind of type it is.
+            let mangled = _mangledTypeName(serviceType) ?? ""
+            if mangled.hasSuffix("p") || mangled.hasSuffix("Xl") || mangled.hasSuffix("Xc") {
                 lines.append(
                     "    its implementation is registered as its concrete type (`register(Concrete.self)`): "
                         + "register it as `\(typeName).self`, or add `.implements(\(typeName).self)` to that registration;"
@@ -242,12 +245,6 @@ extension Container {
             return ("a descendant of a sibling container (below another child of this container's parent)", false)
         }
         return ("another container of this hierarchy (below another child of an ancestor)", false)
-    }
-
-    /// Whether `type` is a protocol type (`any P`, a composition, `Any`, `AnyObject`), read from
-    /// its mangled name, whose last letters say what kind of type it is.
-    static func isExistential(_ type: Any.Type) -> Bool {
-        _mangledTypeName(type).map { $0.hasSuffix("p") || $0.hasSuffix("Xl") || $0.hasSuffix("Xc") } ?? false
     }
 }
 
