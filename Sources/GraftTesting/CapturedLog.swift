@@ -51,13 +51,6 @@ public final class CapturedLog: @unchecked Sendable {  // `stored` is only touch
         defer { pthread_mutex_unlock(mutex) }
         return body()
     }
-
-    /// Runs `operation` with this capture current and bound as the logging function of the task.
-    func capturing<R>(_ operation: () async throws -> R) async rethrows -> R {
-        try await CapturedLog.$current.withValue(self) {
-            try await Container.withLoggingFunction(append, operation: operation)
-        }
-    }
 }
 
 /// Runs `operation` with a new ``CapturedLog``, passed to it and ``CapturedLog/current`` while it
@@ -102,7 +95,10 @@ public struct CapturedLogTrait: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         // A test case only: a suite's scope would share one capture among its tests.
         guard testCase != nil else { return try await function() }
-        try await CapturedLog().capturing(function)
+        let log = CapturedLog()
+        try await CapturedLog.$current.withValue(log) {
+            try await Container.withLoggingFunction(log.append, operation: function)
+        }
     }
 }
 

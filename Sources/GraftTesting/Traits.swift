@@ -97,7 +97,7 @@ enum GraftScope {
         let overrides = traits.compactMap { ($0 as? OverridesTrait)?.overrides }
         guard !overrides.isEmpty else { return try await function() }
         // With nothing to copy, the test fails without running, rather than stop the whole run.
-        if let unbound = overridesTraitNeedsABoundResolver() { throw UnboundOverrides(message: unbound) }
+        if let unbound = overridesTraitNeedsABoundResolver() { throw UnboundOverrides(description: unbound) }
         let applyAll = { (container: Container) in for apply in overrides { apply(container) } }
         try await withOverrides(applyAll) { try await function() }
     }
@@ -105,8 +105,7 @@ enum GraftScope {
 
 /// The failure of a test whose `.overrides` found no resolver to copy.
 struct UnboundOverrides: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+    let description: String
 }
 
 extension Trait where Self == ResolverTrait {
