@@ -79,30 +79,3 @@ extension DeferredResolution: CustomReflectable {
         Mirror(self, children: ["synchronized": synchronized], displayStyle: .struct)
     }
 }
-
-extension Container {
-    /// What a `Lazy` or `Provider` of `Wrapped` resolves: the registration found now, or, for a
-    /// wrapper of a wrapper (`Lazy<Provider<X>>`), the same request made again on access; `nil`
-    /// when neither exists.
-    func deferredResolution<Wrapped, each Argument>(
-        of type: Wrapped.Type,
-        resolver: Resolver,
-        name: String?,
-        arguments: repeat each Argument
-    ) -> DeferredResolution<Wrapped>? {
-        let key = ServiceKey(service: Wrapped.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
-        let values = (repeat each arguments)
-        if let slot = slot(for: key), let entry = slot.pointee.entry {
-            return DeferredResolution(container: self, resolver: resolver, name: name) { container, resolver in
-                withUnsafePointer(to: values) { pointer in
-                    entry.resolve(
-                        as: Wrapped.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
-                }
-            }
-        }
-        guard Wrapped.self is any ResolutionWrapper.Type else { return nil }
-        return DeferredResolution(container: self, resolver: resolver, name: name) { container, resolver in
-            container.resolveService(Wrapped.self, name: name, resolver: resolver, arguments: repeat each values)
-        }
-    }
-}

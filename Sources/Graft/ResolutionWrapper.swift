@@ -22,14 +22,32 @@ extension DeferredWrapper {
     /// The service resolved later, which a message about a missing registration names.
     static var wrappedType: Any.Type { Service.self }
 
+    /// A wrapper of the registration found now, or, for a wrapper of a wrapper
+    /// (`Lazy<Provider<X>>`), of the same request made again on access; `nil` when neither exists.
     static func wrap<each Argument>(
         from container: Container,
         resolver: Resolver,
         name: String?,
         arguments: repeat each Argument
     ) -> Any? {
-        container.deferredResolution(of: Service.self, resolver: resolver, name: name, arguments: repeat each arguments)
-            .map { Self($0, madeIn: container) }
+        let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
+        let values = (repeat each arguments)
+        if let slot = container.slot(for: key), let entry = slot.pointee.entry {
+            let resolution = DeferredResolution<Service>(container: container, resolver: resolver, name: name) {
+                container, resolver in
+                withUnsafePointer(to: values) { pointer in
+                    entry.resolve(
+                        as: Service.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
+                }
+            }
+            return Self(resolution, madeIn: container)
+        }
+        guard Service.self is any ResolutionWrapper.Type else { return nil }
+        let resolution = DeferredResolution<Service>(container: container, resolver: resolver, name: name) {
+            container, resolver in
+            container.resolveService(Service.self, name: name, resolver: resolver, arguments: repeat each values)
+        }
+        return Self(resolution, madeIn: container)
     }
 }
 
