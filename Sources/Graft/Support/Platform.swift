@@ -58,11 +58,7 @@ enum Platform {
     }
 
     /// The pthread thread-specific key that marks a main-actor call, made once.
-    private static let mainActorCallKey: pthread_key_t = {
-        var made = pthread_key_t()
-        precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
-        return made
-    }()
+    private static let mainActorCallKey = makeThreadKey()
 
     /// A pthread thread-specific key.
     @usableFromInline typealias ThreadKey = pthread_key_t
@@ -81,11 +77,13 @@ enum Platform {
 
     /// The pthread thread-specific key of ``heldChanges(_:)``, made once; each hierarchy keeps a
     /// copy, read without the check of a global's initialization.
-    static let heldChangesKey: ThreadKey = {
+    static let heldChangesKey = makeThreadKey()
+
+    private static func makeThreadKey() -> ThreadKey {
         var made = pthread_key_t()
         precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
         return made
-    }()
+    }
 
     /// Whether a main-actor factory may run here: where the compiler would say the main actor is
     /// (the main thread, or the main actor's executor running this task), or inside a main-actor
