@@ -192,7 +192,7 @@ final class FirstAccess<Service> {
         // sets it, as main-actor registrations do.
         if _slowPath(hierarchy.diagnostics.entriesNeedChecks) { return enterWithChecks(wrapper: wrapper) }
         // No main-actor registration has resolved in a hierarchy that has none: the count is 0.
-        return AccessStart(failures: hierarchy.resolution.errorCount, mainActorResolutions: 0)
+        return AccessStart(failures: hierarchy.resolution.errorCount)
     }
 
     /// ``enter(wrapper:)`` in a hierarchy that validates, has main-actor registrations, or is the
@@ -331,18 +331,34 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
 }
 
 /// What the hierarchy had recorded when a first access began, for
-/// ``keeping(since:in:isNone:)`` to tell what its request did.
+/// ``keeping(since:in:isNone:)`` to tell what its request did: the failures recorded
+/// (``ResolutionState/errorCount``) and the main-actor registrations resolved
+/// (``ResolutionState/mainActorResolutions``). One word, the count of failures in its low half and
+/// that of main-actor resolutions in its high half, compared a half at a time (so each count wraps
+/// on its own half): in a hierarchy with no main-actor registration the high half is 0 and the word
+/// is the failure count itself, which the path of every first access compares with no unpacking.
 @usableFromInline
 struct AccessStart {
-    /// ``ResolutionState/errorCount``.
-    @usableFromInline let failures: Int
-    /// ``ResolutionState/mainActorResolutions``.
-    @usableFromInline let mainActorResolutions: Int
+    @usableFromInline let word: Int
 
-    @usableFromInline
+    /// In a hierarchy with no main-actor registration, where none has resolved.
+    @inlinable
+    init(failures: Int) { word = failures }
+
     init(failures: Int, mainActorResolutions: Int) {
-        self.failures = failures
-        self.mainActorResolutions = mainActorResolutions
+        word = mainActorResolutions &<< 32 | failures & 0xFFFF_FFFF
+    }
+
+    /// Whether failures were recorded since, in a hierarchy with no main-actor registration.
+    @inlinable
+    func failuresRecorded(whenThereAre count: Int) -> Bool { count != word }
+
+    /// Whether failures were recorded since, and main-actor registrations resolved.
+    func changes(failures: Int, mainActorResolutions: Int) -> (failed: Bool, resolvedMainActor: Bool) {
+        (
+            failures & 0xFFFF_FFFF != word & 0xFFFF_FFFF,
+            mainActorResolutions & 0xFFFF_FFFF != (word &>> 32) & 0xFFFF_FFFF
+        )
     }
 }
 
@@ -374,7 +390,7 @@ func keeping(since start: AccessStart, in hierarchy: SharedState, isNone: @autoc
         return keepingWithChecks(since: start, in: hierarchy, isNone: isNone())
     }
     // The value is looked at only after a failure.
-    guard hierarchy.resolution.errorCount == start.failures || !isNone() else { return .nothing }
+    guard !start.failuresRecorded(whenThereAre: hierarchy.resolution.errorCount) || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
     return .forAnyThread
 }
@@ -385,8 +401,9 @@ private func keepingWithChecks(
     since start: AccessStart, in hierarchy: SharedState, isNone: @autoclosure () -> Bool
 ) -> Keeping {
     if hierarchy.diagnostics.isValidating { return .nothing }
-    let forTheMainActor = hierarchy.resolution.mainActorResolutions != start.mainActorResolutions
-    guard hierarchy.resolution.errorCount == start.failures || !isNone() else { return .nothing }
+    let (failed, forTheMainActor) = start.changes(
+        failures: hierarchy.resolution.errorCount, mainActorResolutions: hierarchy.resolution.mainActorResolutions)
+    guard !failed || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
     return forTheMainActor ? .forTheMainActor : .forAnyThread
 }
