@@ -57,6 +57,20 @@ final class WrapperLinks {
     func view() -> SynchronizedResolver? {
         (captured.container ?? keeper.container).map { SynchronizedResolver(container: $0) }
     }
+
+    /// What to bind as ``SynchronizedResolver/current`` while a container of `hierarchy` (the one
+    /// `keeper` links) makes an instance it keeps, or `nil` to leave it: for `current` a resolver
+    /// of `hierarchy`, a view whose wrappers hold links to its container and to `keeper`; for one
+    /// bound so by another hierarchy's construction, a plain view again (this instance is not that
+    /// hierarchy's to keep).
+    static func bindingWhileKeeping(in hierarchy: SharedState, by keeper: ContainerLink) -> SynchronizedResolver? {
+        let current = SynchronizedResolver.current
+        if current.hierarchy === hierarchy {
+            return SynchronizedResolver(
+                container: current, wrapperLinks: WrapperLinks(captured: current.link, keeper: keeper))
+        }
+        return current.wrapperLinks == nil ? nil : SynchronizedResolver(container: current)
+    }
 }
 
 // Whether a call goes through a view's lock is decided here, for every public member of

@@ -39,6 +39,9 @@ struct FeatureAssembly: Assembly {
 final class Screen {
     @Injected var service: Service
 }
+final class AsyncScreen: @unchecked Sendable {  // its wrapper's component guards its own state
+    @Injected var service: Service
+}
 
 /// A root with an app-wide singleton and a graph-scoped service.
 func makeRoot() -> Container {
@@ -184,10 +187,13 @@ func dropEveryShape() async {
         for container in [root, child] {
             container.register(Screen.self) { _ in Screen() }.inObjectScope(.container)
         }
-        withResolver(child.synchronize()) {
+        root.registerAsync(AsyncScreen.self) { _ in AsyncScreen() }
+        let view = child.synchronize()
+        withResolver(view) {
             _ = child.resolve(Screen.self)
             _ = root.synchronize().resolve(Screen.self)
         }
+        _ = try? await withResolver(view) { try await view.resolveAsync(AsyncScreen.self) }
     }
     // Failed resolutions whose errors hold what owns the hierarchy: a factory's error holding its
     // resolver, or a `Lazy`; through `resolve`, `require` (on the container and on a view) and

@@ -170,11 +170,8 @@ extension ServiceEntry {
     /// `construct` for an instance the container keeps (a `.container` singleton, a custom scope's):
     /// the instance holds what its factory makes, and the container holds it, so a wrapper made
     /// meanwhile that held ``SynchronizedResolver/current`` (a resolver of this hierarchy) would
-    /// keep the container alive until read. So `current` is bound, for the construction, as a view
-    /// whose wrappers hold links instead (``SynchronizedResolver/wrapperLinks``): to its container,
-    /// and to this entry's, which keeps the instance. A view bound so by another hierarchy's
-    /// construction is bound as a plain view again: this instance is not that hierarchy's to keep.
-    /// Once per instance kept.
+    /// keep the container alive until read. So `current` is bound for the construction as
+    /// ``WrapperLinks/bindingWhileKeeping(in:by:)`` says. Once per instance kept.
     @inline(never)
     func constructKept(
         in hierarchy: SharedState,
@@ -182,16 +179,7 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        let current = SynchronizedResolver.current
-        let rebound: SynchronizedResolver? =
-            if current.hierarchy === hierarchy {
-                SynchronizedResolver(
-                    container: current, wrapperLinks: WrapperLinks(captured: current.link, keeper: link))
-            } else if current.wrapperLinks != nil {
-                SynchronizedResolver(container: current)
-            } else {
-                nil
-            }
+        let rebound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link)
         guard let rebound else {
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
         }

@@ -225,6 +225,31 @@ private struct Refusal: Error {}
         #expect(holder.settings === expected)
     }
 
+    fileprivate final class AsyncSingleton: @unchecked Sendable {  // the wrapper's component guards its state
+        @Injected var settings: Preferences
+    }
+
+    /// The same for an async singleton, whose factory runs in a task of its own: its unread
+    /// `@Injected` does not keep its container alive.
+    @Test func anAsyncSingletonWithAnUnreadInjectedPropertyDoesNotKeepItsContainerAlive() async throws {
+        weak var weakContainer: Container?
+        weak var weakSingleton: AsyncSingleton?
+        do {
+            let container = Container()
+            container.register(Preferences.self) { _ in Preferences() }
+            container.registerAsync(AsyncSingleton.self) { _ in AsyncSingleton() }
+            weakContainer = container
+            let view = container.synchronize()
+            let singleton = try await withResolver(view) { try await view.resolveAsync(AsyncSingleton.self) }
+            weakSingleton = singleton
+        }
+        // The build's task lets go of the container as it ends, which may be after the resolution
+        // returned: wait for that state, a bounded number of times.
+        for _ in 0..<100_000 where weakContainer != nil { await Task.yield() }
+        #expect(weakContainer == nil)
+        #expect(weakSingleton == nil)
+    }
+
     /// A singleton of a parent first resolved through a child, with the child's view bound, reads
     /// its `@Injected` after the child is gone through the parent, which keeps it.
     @Test func aParentsSingletonMadeThroughAChildReadsThroughTheParentOnceTheChildIsGone() {

@@ -109,9 +109,13 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             let node = AsyncBuildNode(entry: self, label: label, inlineParent: nil)
             let started = AsyncBuild<Service>(generation: generation, node: node)
             build = started
+            // The instance is kept: its wrappers must not keep the container (see `constructKept`).
+            let bound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link) ?? ResolverBinding.bound
             Task {
                 do {
-                    let made = try await AsyncBuildContext.$current.withValue(node) { try await self.factory(resolver) }
+                    let made = try await ResolverBinding.$bound.withValue(bound) {
+                        try await AsyncBuildContext.$current.withValue(node) { try await self.factory(resolver) }
+                    }
                     self.finish(started, with: .success(made))
                 } catch {
                     self.finish(started, with: .failure(error))
