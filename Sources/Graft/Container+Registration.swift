@@ -145,6 +145,9 @@ extension Container {
         // Under the hierarchy's mutex, as every change: the entry enters the table and the
         // behaviors hear of it under one hold. Inside an assembler's hold, nothing more to take.
         guard Platform.heldChanges(changeMark.key) == changeMark.hierarchy else { return addHoldingChanges(entry) }
+        #if DEBUG
+            hierarchy.assertMarkedThreadHoldsChanges()
+        #endif
         insert(entry, as: Service.self, name: entry.name)
         if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
         return entry

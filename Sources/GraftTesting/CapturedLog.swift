@@ -24,6 +24,10 @@ import Testing
 /// }
 /// ```
 public final class CapturedLog: @unchecked Sendable {  // `stored` is only touched under `mutex`
+    // Raw memory: a pthread mutex must not move. Invariant: allocated and initialized here, locked
+    // only around a copy or an append of `stored` (no user code, so never locked twice by one
+    // thread), destroyed when the capture is. Debug builds make it an error-checking mutex and
+    // stop on any failed lock or unlock (a second lock by one thread, an unlock by another).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
     private var stored: [String] = []
 
@@ -32,7 +36,13 @@ public final class CapturedLog: @unchecked Sendable {  // `stored` is only touch
 
     /// An empty capture.
     public init() {
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        defer { pthread_mutexattr_destroy(&attributes) }
+        #if DEBUG
+            pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+        #endif
+        precondition(pthread_mutex_init(mutex, &attributes) == 0, "pthread_mutex_init failed")
     }
 
     deinit {
@@ -47,8 +57,12 @@ public final class CapturedLog: @unchecked Sendable {  // `stored` is only touch
     public func append(_ message: String) { locked { stored.append(message) } }
 
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        let locked = pthread_mutex_lock(mutex)
+        assert(locked == 0, "CapturedLog: pthread_mutex_lock failed: \(locked)")
+        defer {
+            let unlocked = pthread_mutex_unlock(mutex)
+            assert(unlocked == 0, "CapturedLog: pthread_mutex_unlock failed: \(unlocked)")
+        }
         return body()
     }
 }

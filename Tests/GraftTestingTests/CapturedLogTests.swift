@@ -64,6 +64,36 @@ private actor Rendezvous {
     }
 
     /// Outside a capture, nothing is captured, and the process-wide logging function is left as it was.
+    /// User code run while Graft logs into a capture reads and adds to it: a factory that reads
+    /// the messages before it fails, a `deinit` (of an instance its failed request drops) that
+    /// reads them and makes a resolution fail in turn. Nothing deadlocks, and every message lands.
+    @Test func userCodeRunWhileLoggingReadsAndAddsToTheCapture() {
+        final class Dropped {
+            let onDeinit: () -> Void
+            init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let container = failingClock(named: "from deinit")
+        container.register(Dropped.self) { r in
+            _ = CapturedLog.current?.messages
+            let dropped = Dropped {
+                _ = CapturedLog.current?.messages
+                _ = container.resolve(Clock.self, name: "from deinit")
+            }
+            _ = r.resolve(Clock.self, name: "in the factory")
+            try withExtendedLifetime(dropped) { throw Down() }
+            return dropped
+        }
+        container.register(Clock.self, name: "in the factory") { _ in throw Down() }
+        let messages = withCapturedLog { log in
+            _ = container.resolve(Dropped.self)
+            return log.messages
+        }
+        #expect(messages.contains { $0.contains("from deinit") })
+        #expect(messages.contains { $0.contains("in the factory") })
+        #expect(messages.contains { $0.contains("Dropped") })
+    }
+
     @Test func outsideACaptureNothingIsCurrent() {
         #expect(CapturedLog.current == nil)
         let before = Container.loggingFunction == nil

@@ -232,7 +232,24 @@ final class SharedState {
 
     /// The key of the thread-specific mark of a hierarchy whose changes a thread holds
     /// (``Platform/heldChangesKey``, copied).
+    ///
+    /// Invariant of the mark (an unretained address, compared and never loaded): a thread's mark is
+    /// this hierarchy's address only while a batch of this hierarchy runs on it, holding the
+    /// mutex, set by ``beginChange(_:call:batch:)`` and put back by ``endChange(_:)`` on every
+    /// exit (a `defer`). So the hierarchy is alive while marked (the batch's container holds it),
+    /// and a change that finds the mark may skip the mutex. Debug builds check, wherever a change
+    /// trusts the mark, that this thread holds the mutex for a change
+    /// (``assertMarkedThreadHoldsChanges()``).
     @usableFromInline let heldChangesKey = Platform.heldChangesKey
+
+    /// Debug builds: stops unless this thread holds the mutex for a change, as a mark naming this
+    /// hierarchy says it does. Read by the thread the mark names, which holds the mutex.
+    @usableFromInline
+    func assertMarkedThreadHoldsChanges() {
+        assert(
+            calls.changingThread == Platform.currentThread(),
+            "SharedState: a thread's changes mark names a hierarchy whose mutex it does not hold for a change")
+    }
 
     /// A change in progress (``beginChange(_:call:batch:)``): what its end restores.
     @usableFromInline
@@ -265,7 +282,10 @@ final class SharedState {
     func beginChange(_ service: Any.Type? = nil, call: StaticString = "register", batch: Bool = false) -> ChangeHold {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let outerMark = Platform.heldChanges(heldChangesKey)
-        if outerMark == me { return ChangeHold(tookMutex: false, marked: false, outerMark: nil, outerThread: 0) }
+        if outerMark == me {
+            assertMarkedThreadHoldsChanges()
+            return ChangeHold(tookMutex: false, marked: false, outerMark: nil, outerThread: 0)
+        }
         let outerThread = lockForChange(service, call: call)
         if batch { Platform.setHeldChanges(heldChangesKey, me) }
         return ChangeHold(tookMutex: true, marked: batch, outerMark: outerMark, outerThread: outerThread)
