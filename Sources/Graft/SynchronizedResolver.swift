@@ -39,37 +39,37 @@ public final class SynchronizedResolver: Container, @unchecked Sendable {
 }
 
 /// What a wrapper made while a container makes an instance it keeps reaches its containers
-/// through: the links of the bound resolver's container, which it resolves through while that
-/// container lives, and of the container keeping the instance, which it resolves through after.
-/// Neither keeps its container alive, so the instance holding the wrapper does not keep the
+/// through: the links of the bound resolver's container and its ancestors, then of the container
+/// keeping the instance and its ancestors. It resolves through the first of them alive: the bound
+/// resolver's container while it lives, then the nearest ancestor (a child dropped while its
+/// parent answers), then the keeper's chain (a parent's singleton first resolved through a child).
+/// No link keeps its container alive, so the instance holding the wrapper does not keep the
 /// container holding the instance (a cycle, read or not).
 @usableFromInline
 final class WrapperLinks {
-    let captured: ContainerLink
-    let keeper: ContainerLink
+    private let chain: [ContainerLink]
 
-    init(captured: ContainerLink, keeper: ContainerLink) {
-        self.captured = captured
-        self.keeper = keeper
+    /// Under the hierarchy's mutex, or on a plain container's thread: both containers are alive.
+    init(captured: Container, keeper: ContainerLink) {
+        chain = (captured.selfAndAncestors + (keeper.container?.selfAndAncestors ?? [])).map(\.link)
     }
 
-    /// A view of the first of the two containers alive, or `nil`. Under the hierarchy's mutex.
+    /// A view of the first container alive, or `nil`. Under the hierarchy's mutex.
     func view() -> SynchronizedResolver? {
-        (captured.container ?? keeper.container).map { SynchronizedResolver(container: $0) }
+        chain.lazy.compactMap(\.container).first.map { SynchronizedResolver(container: $0) }
     }
 
     /// What to bind as ``SynchronizedResolver/current`` while a container of `hierarchy` (the one
-    /// `keeper` links) makes an instance it keeps, or `nil` to leave it: for `current` a resolver
-    /// of `hierarchy`, a view whose wrappers hold links to its container and to `keeper`; for one
-    /// bound so by another hierarchy's construction, a plain view again (this instance is not that
-    /// hierarchy's to keep).
+    /// `keeper` links) makes an instance it keeps, for `current` a resolver of `hierarchy`: a view
+    /// whose wrappers hold links instead of it. `nil` to leave `current` as it is: a resolver of
+    /// another hierarchy holds nothing of this one, unless it is a view bound so by a construction
+    /// of its own hierarchy running around this one, which then stays bound (that instance may hold
+    /// this one).
     static func bindingWhileKeeping(in hierarchy: SharedState, by keeper: ContainerLink) -> SynchronizedResolver? {
         let current = SynchronizedResolver.current
-        if current.hierarchy === hierarchy {
-            return SynchronizedResolver(
-                container: current, wrapperLinks: WrapperLinks(captured: current.link, keeper: keeper))
-        }
-        return current.wrapperLinks == nil ? nil : SynchronizedResolver(container: current)
+        guard current.hierarchy === hierarchy else { return nil }
+        return SynchronizedResolver(
+            container: current, wrapperLinks: WrapperLinks(captured: current.viewed ?? current, keeper: keeper))
     }
 }
 

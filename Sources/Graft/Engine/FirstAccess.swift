@@ -213,12 +213,17 @@ final class FirstAccess<Service> {
     @usableFromInline
     func unlockForRead() { hierarchy.mutex.unlock() }
 
-    /// A main-actor value kept: on the main actor, the value; off it, refused as its first access
+    /// A main-actor value kept: on the main actor, the value (noted as a main-actor resolution, as
+    /// resolving it would be); off it, refused as its first access
     /// there is (the resolver that access used may be gone), `nil` and logged for an optional service.
     @usableFromInline @inline(never)
     func mainActorValue<Policy: FirstAccessPolicy>(_ held: KeptValue<Service>, _ policy: Policy) -> Service
     where Policy.Service == Service {
-        if Platform.isOnMainActor() { return held.value }
+        if Platform.isOnMainActor() {
+            // What a request reading it makes holds a main-actor value: kept for the main actor too.
+            hierarchy.resolution.noteMainActorResult()
+            return held.value
+        }
         let registered = (Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self
         let label = serviceLabel(registered, name: name)
         let refusal = MainActorServiceError(service: label)

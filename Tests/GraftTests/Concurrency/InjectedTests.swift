@@ -268,26 +268,57 @@ private struct Refusal: Error {}
         #expect(holder.settings === parent.resolve(Preferences.self))
     }
 
-    /// A singleton of another hierarchy, made while this hierarchy makes one of its own (its
-    /// factory resolves there), holds the resolver bound as any wrapper made outside its own
-    /// hierarchy's constructions does: it answers, through that resolver, after this hierarchy's
-    /// container is otherwise gone.
-    @Test func aSingletonOfAnotherHierarchyMadeInsideASingletonsFactoryHoldsItsResolver() {
+    fileprivate final class Pair {
+        let holder: PreferencesHolder
+        init(holder: PreferencesHolder) { self.holder = holder }
+    }
+
+    /// A singleton of another hierarchy, made while this hierarchy makes one of its own (whose
+    /// factory resolves it there, and keeps it), holds links as well, to the resolver bound: the
+    /// outer singleton does not keep its container alive through it, and while that container
+    /// lives the inner singleton's wrapper answers through it.
+    @Test func aSingletonOfAnotherHierarchyMadeInsideASingletonsFactoryLinksToTheBoundResolver() {
         let other = Container()
-        other.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
         other.register(PreferencesHolder.self) { _ in PreferencesHolder() }.inObjectScope(.container)
+        weak var weakContainer: Container?
         do {
             let container = Container()
-            container.register(InjectedSingleton.self) { _ in
-                _ = other.resolve(PreferencesHolder.self)
-                return InjectedSingleton()
-            }.inObjectScope(.container)
-            container.register(Preferences.self) { _ in Preferences() }
+            weakContainer = container
+            container.register(Pair.self) { _ in Pair(holder: other.resolve(PreferencesHolder.self)!) }
+                .inObjectScope(.container)
+            container.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
             let view = container.synchronize()
-            _ = withResolver(view) { view.resolve(InjectedSingleton.self) }
+            let pair = withResolver(view) { view.resolve(Pair.self)! }
+            #expect(pair.holder.settings === container.resolve(Preferences.self))
         }
-        let holder = other.resolve(PreferencesHolder.self)!
-        #expect(holder.settings !== other.resolve(Preferences.self))  // the bound resolver's
+        #expect(weakContainer == nil)
+        do {
+            let container = Container()
+            weakContainer = container
+            container.register(Pair.self) { _ in Pair(holder: other.resolve(PreferencesHolder.self, name: "unread")!) }
+                .inObjectScope(.container)
+            other.register(PreferencesHolder.self, name: "unread") { _ in PreferencesHolder() }.inObjectScope(
+                .container)
+            let view = container.synchronize()
+            _ = withResolver(view) { view.resolve(Pair.self)! }
+        }
+        #expect(weakContainer == nil)
+    }
+
+    /// A child's singleton whose child is gone reads its wrapper through the nearest ancestor
+    /// alive, which answers.
+    @Test func aSingletonsInjectedReadsThroughAnAncestorOnceItsContainerIsGone() {
+        let parent = Container()
+        parent.register(Preferences.self) { _ in Preferences() }.inObjectScope(.container)
+        var child: Container? = Container(parent: parent)
+        child!.register(PreferencesHolder.self) { _ in PreferencesHolder() }.inObjectScope(.container)
+        let view = child!.synchronize()
+        let holder = withResolver(view) { view.resolve(PreferencesHolder.self)! }
+        weak let weakChild = child
+        child = nil
+        _ = consume view
+        #expect(weakChild == nil)
+        #expect(holder.settings === parent.resolve(Preferences.self))
     }
 
     /// Its first access after its container is gone says so, and what to do.

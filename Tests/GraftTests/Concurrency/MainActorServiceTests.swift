@@ -281,6 +281,33 @@ private func makeContainer(counting made: Made) -> Container {
         }
     }
 
+    fileprivate final class LazyPanel {
+        let panel: Lazy<Panel>
+        init(_ panel: Lazy<Panel>) { self.panel = panel }
+    }
+    fileprivate final class PanelOwner {
+        let panel: Panel
+        init(_ panel: Panel) { self.panel = panel }
+    }
+    fileprivate final class OwnerHolder: @unchecked Sendable {  // the wrapper's component guards its state
+        @Injected var owner: PanelOwner?
+    }
+
+    /// A main-actor value a `Lazy` kept, read again by a factory on the main actor, makes what that
+    /// factory's request returns a value kept for the main actor only, as resolving it would.
+    @MainActor @Test func aValueMadeFromAMainActorValueAWrapperKeptIsRefusedOffTheMainActor() async {
+        let container = Container()
+        container.registerMain(Panel.self) { _ in Panel() }
+        container.register(LazyPanel.self) { r in LazyPanel(r.resolve(Lazy<Panel>.self)!) }.inObjectScope(.container)
+        container.register(PanelOwner.self) { r in PanelOwner(r.resolve(LazyPanel.self)!.panel.instance) }
+        let view = container.synchronize()
+        _ = view.resolve(LazyPanel.self)!.panel.instance
+        let holder = withResolver(view) { OwnerHolder() }
+        #expect(holder.owner != nil)
+        let fromThread = await onNewThread { HandedBack(holder.owner) }
+        #expect(fromThread.object == nil, "a value holding a main-actor Panel handed to a thread")
+    }
+
     /// A forwarded main-actor entry is reachable from its forwarded key and from the main-actor
     /// registrations: validation checks it once and accepts it.
     @Test
