@@ -1313,9 +1313,19 @@ public enum ProgramGenerator {
                     ? .makeInjected(bindings: bindings, request) : .makeMainInjected(bindings: bindings, request))
         }
         steps += readsBeforeTheService
-        // The wrapper is the newest slot, or the one before the failed read's.
-        steps.append(.readRecent(back: readsBeforeTheService.isEmpty ? 0 : 1, offMain: false))
-        if random.chance(50) { steps.append(.readRecent(back: readsBeforeTheService.isEmpty ? 1 : 2, offMain: false)) }
+        // The wrapper is the newest slot, or the one before the failed read's; each read adds one.
+        var back = readsBeforeTheService.isEmpty ? 0 : 1
+        steps.append(.readRecent(back: back, offMain: false))
+        back += 1
+        if random.chance(50) {
+            steps.append(.readRecent(back: back, offMain: false))
+            back += 1
+        }
+        // Read again on another thread: a value whose first read resolved a main-actor
+        // registration, at any depth, is refused there whoever read it first.
+        if wrapper == .injected && features.contains(.mainActor) && random.chance(50) {
+            steps.append(.readRecent(back: back, offMain: true))
+        }
         return steps
     }
 

@@ -108,6 +108,9 @@ struct ModelNode {
     var isResolved = false
     /// An `@MainInjected` (read on the main actor only), not an `@Injected`.
     var isMain = false
+    /// `@Injected`: the value kept is handed out on the main actor only (its first read's request
+    /// resolved a main-actor registration of the hierarchy): a read elsewhere is refused, `nil`.
+    var keptForTheMainActor = false
 
     /// Which wrapper a wrapper node is.
     var wrapper: MFirstAccessWrapper {
@@ -143,6 +146,9 @@ struct ModelContext {
     /// The request runs on another thread: a main-actor registration on its path fails it, before
     /// its scope is asked for a kept instance.
     var offMain = false
+    /// A main-actor registration of the hierarchy resolved on the request's path (on the main
+    /// actor): a wrapper keeping what the request returns keeps it for the main actor only.
+    var resolvedMainActor = false
 }
 
 enum ModelUndo {
@@ -345,6 +351,10 @@ public struct ReferenceModel {
             }
             if offMain {
                 if nodes[wrapper].isMain { throw Unmodelable("read: @MainInjected off the main actor") }
+                if nodes[wrapper].kind == .lazy && nodes[wrapper].cached != nil {
+                    // Refused there if kept for the main actor, which stops a `Lazy`'s read.
+                    throw Unmodelable("read: a kept Lazy off the main actor")
+                }
                 offMainThisStep = true
             }
             readThisStep = wrapper
@@ -582,7 +592,10 @@ public struct ReferenceModel {
             }
             return .node(try resolveDeferred(node, graph: newGraph(), offMain: offMain))
         case .injected:
-            if node.isResolved { return node.cached.map(ModelField.node) ?? ModelField.none }
+            if node.isResolved {
+                if node.keptForTheMainActor && offMain { return ModelField.none }  // refused there
+                return node.cached.map(ModelField.node) ?? ModelField.none
+            }
             if firstAccessHere { firstAccessed = wrapper }
             let key = ModelKey(type: node.requested, name: node.name?.canonical, args: .none)
             guard let entry = lookup(key, from: node.container) else {
@@ -610,6 +623,7 @@ public struct ReferenceModel {
             }
             nodes[wrapper].isResolved = true
             nodes[wrapper].cached = made
+            nodes[wrapper].keptForTheMainActor = context.resolvedMainActor
             retain(.node(made))
             return .node(made)
         }
@@ -1092,8 +1106,13 @@ public struct ReferenceModel {
         guard case .node(let made) = value else { return }  // another type: not kept
         nodes[wrapper].isResolved = true
         nodes[wrapper].cached = made
+        nodes[wrapper].keptForTheMainActor = inner.resolvedMainActor
         retain(.node(made))
-        if sameHierarchy { context.fixedUndo = context.undo.count }
+        if sameHierarchy {
+            context.fixedUndo = context.undo.count
+            // The hierarchy counts main-actor resolutions: the nested request's are this one's too.
+            if inner.resolvedMainActor { context.resolvedMainActor = true }
+        }
     }
 
     func root(of container: Int) -> Int {
@@ -1115,6 +1134,7 @@ public struct ReferenceModel {
             resolutionCountsUnknown = true
             return .none
         }
+        if entries[entry].registration.isMain { context.resolvedMainActor = true }
         if let found = try kept(entry, context) { return try cast(found, as: type, entry: entry) }
         let registration = entries[entry].registration
         if registration.args == .none,
