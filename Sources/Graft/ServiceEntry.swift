@@ -200,7 +200,7 @@ public final class ServiceEntry<Service> {
         self.hasThrowingFactory = throwingFactory != nil
         self.takesArguments = argumentsKey != noArgumentsKey
         self.kind = kind
-        if kind == .mainActor { container.hierarchy.noteMainActorEntry() }
+        if kind == .mainActor { container.hierarchy.diagnostics.noteMainActorEntry() }
         let hasArgumentTypes = ObjectIdentifier(argumentsType) != ObjectIdentifier((any Resolver).self)
         if argumentFactory != nil || throwingFactory != nil || takesArguments || hasArgumentTypes {
             extras = EntryExtras(

@@ -182,7 +182,7 @@ extension Container {
 
         var failures: [ResolutionError] = []
         var skipped: [String] = []
-        hierarchy.beginValidation(recorder)
+        hierarchy.diagnostics.beginValidation(recorder)
         // Each registration's own failure goes to the report; what its factories' `resolve` calls
         // meet is written as it happens (see `SharedState.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
@@ -208,7 +208,7 @@ extension Container {
         }
         hierarchy.endCallHandingFailureToCaller(outer)
         hierarchy.restoreChildRegistrations(childRecords, endedMeanwhile: recorder.endedChildren)
-        hierarchy.endValidation()
+        hierarchy.diagnostics.endValidation()
         hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile

@@ -45,6 +45,7 @@ struct HierarchyDiagnostics {
 
     /// A main-actor registration enters this hierarchy: from now on every entry's general path
     /// asks whether its registration is one (and the thread is the main actor's).
+    @usableFromInline
     mutating func noteMainActorEntry() {
         hasMainActorEntries = true
         entriesNeedChecks = true

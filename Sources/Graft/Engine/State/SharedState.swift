@@ -83,23 +83,6 @@ final class SharedState {
         resolution.stack.deallocate()
     }
 
-    // MARK: Validation
-
-    func beginValidation(_ recorder: ValidationRecorder) {
-        diagnostics.beginValidation(recorder)
-    }
-
-    func endValidation() {
-        diagnostics.endValidation()
-    }
-
-    /// A main-actor registration enters this hierarchy: from now on every entry's general path
-    /// asks whether its registration is one (and the thread is the main actor's).
-    @usableFromInline
-    func noteMainActorEntry() {
-        diagnostics.noteMainActorEntry()
-    }
-
     // MARK: Containers
 
     /// Notes the table of a container made in this hierarchy; forgotten when it ends
