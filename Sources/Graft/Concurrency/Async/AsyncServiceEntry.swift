@@ -179,8 +179,6 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 /// What the table entry of an async registration needs of it, whatever its service type.
 protocol AnyAsyncEntry: AnyObject, Sendable {
     var label: String { get }
-    /// Drops the built instance.
-    func reset()
     /// `.container` or `.transient`.
     var scope: ObjectScope { get }
     /// Sets the scope; stops with a message for any other.
