@@ -4,14 +4,6 @@
 // (`Container.validate()` sets and restores `scopeKind`), so the path keeps nothing beyond the
 // validation's graph and leaves each scope's own instances alone.
 extension ServiceEntry {
-    /// A resolution with arguments is observed here; one without, where the validation's resolver
-    /// receives it (a `.container` hit never reaches the entry).
-    @inline(never) @usableFromInline
-    func observeForValidation(in container: Container, arguments: UnsafeRawPointer?) {
-        guard arguments != nil else { return }
-        container.hierarchy.diagnostics.validation?.observe(self, in: container.hierarchy)
-    }
-
     @usableFromInline
     func validateAsRoot(in container: Container, resolver: Resolver) -> Bool {
         do {

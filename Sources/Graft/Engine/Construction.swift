@@ -85,7 +85,11 @@ extension ServiceEntry {
     @inline(never)
     func mayResolve(in container: Container, arguments: UnsafeRawPointer?) -> Bool {
         let hierarchy = container.hierarchy
-        if hierarchy.diagnostics.isValidating { observeForValidation(in: container, arguments: arguments) }
+        // A resolution with arguments is observed here; one without, where the validation's resolver
+        // receives it (a `.container` hit never reaches the entry).
+        if hierarchy.diagnostics.isValidating, arguments != nil {
+            hierarchy.diagnostics.validation?.observe(self, in: hierarchy)
+        }
         if kind == .mainActor {
             guard Platform.isOnMainActor() else {
                 refuse(MainActorServiceError(service: SharedState.label(self)), in: hierarchy)
