@@ -109,10 +109,7 @@ public struct CapturedLogTrait: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         // A test case only: a suite's scope would share one capture among its tests.
         guard testCase != nil else { return try await function() }
-        let log = CapturedLog()
-        try await CapturedLog.$current.withValue(log) {
-            try await Container.withLoggingFunction(log.append, operation: function)
-        }
+        try await withCapturedLog { _ in try await function() }
     }
 }
 
