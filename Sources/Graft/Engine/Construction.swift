@@ -133,14 +133,11 @@ extension ServiceEntry {
             if hasInstance { return instance }
             return try constructKept(
                 in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: hierarchy.isAtRequestBase)
-        case .graph:
+        case .graph, .weak:
             if hasGraphInstance { return graphInstance }
-            if hierarchy.resolution.graph.recalled != nil, recall(in: hierarchy) { return graphInstance }
-        case .weak:
-            // As Swinject's composite of weak and graph storage: the shared instance, while alive,
-            // comes before what an earlier resolution of a recalled graph left.
-            if hasGraphInstance { return graphInstance }
-            if weakInstance != nil {
+            // As Swinject's composite of weak and graph storage: `.weak`'s shared instance, while
+            // alive, comes before what an earlier resolution of a recalled graph left.
+            if scopeKind == .weak, weakInstance != nil {
                 do { return try sharedWeakInstance() } catch {}  // released meanwhile: make a new one
             }
             if hierarchy.resolution.graph.recalled != nil, recall(in: hierarchy) { return graphInstance }

@@ -30,11 +30,10 @@ extension ServiceEntry {
     @inline(never)
     func keptInstance(in hierarchy: SharedState) throws(ResolutionFailed) -> Service {
         switch scopeKind {
-        case .graph: if hasGraphInstance { return graphInstance }
-        case .container: if hasInstance { return instance }
-        case .weak:
+        case .graph, .weak:
             if hasGraphInstance { return graphInstance }
-            if let object = weakInstance, let instance = object as? Service { return instance }
+            if scopeKind == .weak { return try sharedWeakInstance() }
+        case .container: if hasInstance { return instance }
         case .custom:
             if let stored = storedInstance(in: hierarchy) { return stored }
         case .transient: break
@@ -47,17 +46,16 @@ extension ServiceEntry {
         switch scopeKind {
         case .transient:
             return
-        case .graph:
+        case .graph, .weak:
+            // `.weak` keeps the graph's instance, and shares it beyond the graph while alive.
             setGraphInstance(made, in: hierarchy)
             hierarchy.resolution.holdGraphInstance(self, cell: cell)
-        case .container:
-            setInstance(made)
+            guard scopeKind == .weak else { return }
+            weakInstance = WeakStorage.referenceOrNil(made)
             keptGeneration &+= 1
             hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
-        case .weak:
-            setGraphInstance(made, in: hierarchy)
-            weakInstance = WeakStorage.referenceOrNil(made)
-            hierarchy.resolution.holdGraphInstance(self, cell: cell)
+        case .container:
+            setInstance(made)
             keptGeneration &+= 1
             hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         case .custom:
