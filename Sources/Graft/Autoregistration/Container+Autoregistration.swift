@@ -229,9 +229,7 @@ extension Container {
         argument argumentType: Argument.Type,
         initializer: @escaping (repeat each Dependency) -> Service
     ) -> ServiceEntry<Service> {
-        autoregister(
-            serviceType, name: name, arguments: argumentType,
-            initializer: initializer as (repeat each Dependency) throws -> Service)
+        autoregister(serviceType, name: name, arguments: argumentType, initializer: initializer)
     }
 
     /// Registers `serviceType` to be made by `initializer`, which does not throw, from arguments
