@@ -46,8 +46,7 @@ extension Container {
     /// did not count it). Under the hierarchy's mutex.
     func asyncRegistrationLocked<Service>(_ serviceType: Service.Type, name: String?) -> AnyAsyncEntry? {
         let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
-        guard let slot = slot(for: key), let entry = slot.pointee.entry,
-            let registration = entry.asyncRegistrationObject as? AnyAsyncEntry
+        guard let slot = slot(for: key), let entry = slot.pointee.entry, let registration = entry.asyncRegistration
         else { return nil }
         if slot.pointee.directCell == nil { entry.cell.countResolution() }
         return registration
