@@ -156,17 +156,17 @@ final class FirstAccess<Service> {
         resolver = nil
     }
 
-    /// The resolver of a wrapper that holds links (see ``links``): a view of the container it
-    /// captured or, once that is gone, of the one keeping the instance holding it, made for this
-    /// access; a stop once both are gone, as a `Lazy`'s first access after its container is gone
-    /// stops. Under the hierarchy's mutex.
+    /// The resolver of a wrapper that holds links (see ``links``): a view of the first container
+    /// alive among those it links to, made for this access; a stop once all are gone, as a `Lazy`'s
+    /// first access after its container is gone stops. Under the hierarchy's mutex.
     @usableFromInline @inline(never)
     func resolverThroughLink(wrapper: StaticString) -> SynchronizedResolver {
         guard let view = links?.view() else {
             stop(
                 "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)) was made while a container made an "
-                    + "instance it keeps, and that container is gone: such a wrapper does not keep its container "
-                    + "alive. Read it while the container lives (in initCompleted, say), or keep the container.")
+                    + "instance it keeps, and that container, the resolver's it was made with and their ancestors are "
+                    + "all gone: such a wrapper keeps none of them alive. Read it while one lives (in initCompleted, "
+                    + "say), or keep the container.")
         }
         return view
     }
@@ -177,7 +177,7 @@ final class FirstAccess<Service> {
         try resolveInItsOwnRequest(through: resolverThroughLink(wrapper: wrapper))
     }
 
-    /// Takes the mutex for a first access; returns the failures recorded in the hierarchy so far.
+    /// Takes the mutex for a first access; returns what the hierarchy had recorded then.
     /// Stops if the wrapper captured the unbound placeholder: it could never resolve anything.
     @usableFromInline
     func enterLocked(wrapper: StaticString) -> AccessStart {
