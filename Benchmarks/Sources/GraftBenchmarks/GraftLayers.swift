@@ -118,6 +118,14 @@ extension GraftWorkloads {
                 throughView
             ),
             ("resolveMain of a built main-actor singleton", mainActorSingleton(), plain),
+            {
+                let (layer, plain) = collectionOfTransients()
+                return ("resolveAll of 3 transients (plain: 3 named resolves)", layer, plain)
+            }(),
+            {
+                let (layer, plain) = collectionSharingAGraph()
+                return ("resolveAll of 3 sharing a graph dependency (plain: 3 resolves in one graph)", layer, plain)
+            }(),
             ("register (1,000 directly on a container)", directRegistration(), registration()),
             ("registerMain (1,000 via assembler)", mainActorRegistration(), registration()),
             ("registerAsync (1,000 via assembler)", asyncRegistration(), registration()),

@@ -56,6 +56,8 @@ private let gateRuns: [String: (operations: Int, fillers: Bool)] = [
     "10-node graph, factories use require (plain: resolve(...)!)": (640, true),
     "resolveAsync of a built singleton": (25_600, true),
     "resolveMain of a built main-actor singleton": (4_800, true),
+    "resolveAll of 3 transients (plain: 3 named resolves)": (1_600, true),
+    "resolveAll of 3 sharing a graph dependency (plain: 3 resolves in one graph)": (1_600, true),
     // One assembler of 1,000 registrations, the least the workload runs: registerMain takes about
     // 157 million instructions for it (each registration scans the container's earlier main-actor
     // registrations for one to replace), registerAsync about 17 million.

@@ -165,7 +165,9 @@ struct AutoregisteredDependency<Dependency> {
 /// A parameter of an autoregistered initializer, resolved by its type with `require`. An
 /// `Optional` parameter is `nil` when its wrapped type cannot be resolved, a failure logged as
 /// `resolve` logs it: the parameter handles the failure, as `~>` into an `Optional` does, and the
-/// service is made. Any other parameter throws the failure on, which fails the registration.
+/// service is made. An array parameter (`[Service]`) with no registration of its own takes the
+/// collection of `Service` (``Resolver/requireAll(_:)``). Any other parameter throws the failure
+/// on, which fails the registration.
 @inlinable
 func autoregisteredParameter<Dependency>(
     _: Dependency.Type,
@@ -176,6 +178,9 @@ func autoregisteredParameter<Dependency>(
     } catch {
         if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Dependency.self) {
             return absent
+        }
+        if let collection = try autoregisteredCollection(Dependency.self, after: error, from: resolver) {
+            return collection
         }
         throw error
     }

@@ -11,7 +11,7 @@
 ///
 /// Invariants, checked in debug builds (`checkInvariants`): `capacity` is a power of two; `count`
 /// equals the number of nonzero `hashes`, and is at most three quarters of the capacity (half, as
-/// before, cost twice the memory per registration: a slot and its hash are 64 bytes); a slot is initialized
+/// before, cost twice the memory per registration); a slot is initialized
 /// exactly where its hash is nonzero. No user code runs while the buffers are being changed: an
 /// entry or instance that a change releases is moved out first and released after the table is
 /// consistent again, so a `deinit` may register or remove at that point. A slot pointer is valid
@@ -25,6 +25,9 @@ final class RegistrationTable {
         /// The entry's instances, when it is a `ServiceEntry` of the key's own service type (not a
         /// forward): a `.container`-scoped hit reads them here without touching the entry.
         @usableFromInline var directCell: InstanceCell?
+        /// When the key was first registered here: collections list a container's registrations in
+        /// this order, and a replacement keeps the place of the registration it replaced.
+        @usableFromInline var order: Int
     }
 
     /// The table's buffers and their bookkeeping, in one field so the choice between dynamic
@@ -36,6 +39,8 @@ final class RegistrationTable {
         @usableFromInline var slots: UnsafeMutablePointer<Slot>
         @usableFromInline var capacity: Int
         var count = 0
+        /// The ``Slot/order`` of the next key registered.
+        var nextOrder = 0
         /// Set while the buffers are being changed, in debug builds; no user code may run then (see
         /// `beginChange`).
         var isChanging = false
@@ -65,12 +70,16 @@ final class RegistrationTable {
     }
 
     /// New buffers of `capacity` slots, all empty, that will hold `count` registrations.
-    private static func allocate(_ capacity: Int, count: Int = 0, isChanging: Bool = false) -> Buffers {
+    private static func allocate(
+        _ capacity: Int, count: Int = 0, nextOrder: Int = 0, isChanging: Bool = false
+    )
+        -> Buffers
+    {
         let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
         hashes.initialize(repeating: 0, count: capacity)
         return Buffers(
             hashes: hashes, slots: .allocate(capacity: capacity), capacity: capacity, count: count,
-            isChanging: isChanging)
+            nextOrder: nextOrder, isChanging: isChanging)
     }
 
     /// A key's hash, never 0 (that marks an empty slot).
@@ -203,8 +212,9 @@ final class RegistrationTable {
             return
         }
         hashes[index] = hash
-        (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
+        (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell, order: buffers.nextOrder))
         buffers.count += 1
+        buffers.nextOrder += 1
         endChange()
     }
 
@@ -222,7 +232,8 @@ final class RegistrationTable {
     /// moves its slots fewer times), moving (not copying) every slot to its place in the new buffers.
     private func grow() {
         let old = buffers
-        buffers = Self.allocate(capacity * (capacity < 1_024 ? 4 : 2), count: count, isChanging: true)
+        buffers = Self.allocate(
+            capacity * (capacity < 1_024 ? 4 : 2), count: count, nextOrder: old.nextOrder, isChanging: true)
         for position in 0..<old.capacity where old.hashes[position] != 0 {
             claimFreeSlot(for: old.hashes[position]).moveInitialize(from: old.slots + position, count: 1)
         }
@@ -230,8 +241,8 @@ final class RegistrationTable {
         old.slots.deallocate()  // every occupied slot was moved out
     }
 
-    /// Makes the table hold exactly `registrations` (each key once; none empties it): new buffers
-    /// filled with them, then the old ones released. The table is consistent before any entry is
+    /// Makes the table hold exactly `registrations` (each key once; none empties it), in their
+    /// order: new buffers filled with them, then the old ones released. The table is consistent before any entry is
     /// released, so a `deinit` run by a release finds the new contents, and may register again
     /// (into the new buffers, never the old ones).
     func replaceAll(with registrations: [(key: ServiceKey, entry: AnyServiceEntry)]) {
@@ -239,10 +250,10 @@ final class RegistrationTable {
         let old = buffers
         var capacity = 16
         while registrations.count * 4 > capacity * 3 { capacity *= 2 }  // at most 3/4 full
-        buffers = Self.allocate(capacity, count: registrations.count, isChanging: true)
-        for (key, entry) in registrations {
+        buffers = Self.allocate(capacity, count: registrations.count, nextOrder: registrations.count, isChanging: true)
+        for (order, (key, entry)) in registrations.enumerated() {
             claimFreeSlot(for: Self.hash(key)).initialize(
-                to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service)))
+                to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service), order: order))
         }
         endChange()
         Self.release(old.hashes, old.slots, old.capacity)
@@ -312,10 +323,18 @@ final class RegistrationTable {
         if !unchanged { replaceAll(with: registrations) }
     }
 
-    /// Every registration, in no particular order.
+    /// Every registration, in registration order.
     var registrations: [(key: ServiceKey, entry: AnyServiceEntry)] {
-        (0..<capacity).compactMap { index in
-            hashes[index] == 0 ? nil : slots[index].entry.map { (slots[index].key, $0) }
+        (0..<capacity).filter { hashes[$0] != 0 }.sorted { slots[$0].order < slots[$1].order }.compactMap { index in
+            slots[index].entry.map { (slots[index].key, $0) }
         }
+    }
+
+    /// The names `service` is registered under with `arguments`, in registration order.
+    func names(of service: ObjectIdentifier, arguments: UInt) -> [String?] {
+        (0..<capacity).filter {
+            hashes[$0] != 0 && slots[$0].key.service == service && slots[$0].key.arguments == arguments
+        }
+        .sorted { slots[$0].order < slots[$1].order }.map { slots[$0].key.name }
     }
 }

@@ -39,9 +39,13 @@ extension SharedState {
     // MARK: Graphs
 
     /// Resolves inside `identifier`'s graph, setting aside the graph in flight (if another)
-    /// meanwhile. Each resolution `body` starts is a request of its own.
-    func withGraph<T>(_ identifier: GraphIdentifier, _ body: () throws -> T) rethrows -> T {
-        claimRequests(resolving: "withObjectGraph")
+    /// meanwhile; with no identifier, inside a new graph that no one can resolve again (a
+    /// collection's). Each resolution `body` starts is a request of its own.
+    func withGraph<T>(
+        _ identifier: GraphIdentifier?, resolving label: @autoclosure () -> String = "withObjectGraph",
+        _ body: () throws -> T
+    ) rethrows -> T {
+        claimRequests(resolving: label())
         let scope = resolution.enterGraphScope(identifier)
         guard let outer = scope.setsAside else {
             defer { resolution.leaveGraphScope(scope) }

@@ -111,10 +111,11 @@ struct GraphState {
     )
 
     /// Sets the graph in flight aside and enters `identifier`'s, with an empty list, escaped, and
-    /// what an earlier resolution of it left alive recalled.
-    mutating func enter(_ identifier: GraphIdentifier) -> SetAside {
+    /// what an earlier resolution of it left alive recalled; without an identifier, a new graph.
+    mutating func enter(_ identifier: GraphIdentifier?) -> SetAside {
         let outer = (self.identifier, escaped, recalled, members, fixed)
-        (self.identifier, escaped, recalled, members, fixed) = (identifier, true, records[identifier], [], 0)
+        let recalled = identifier.flatMap { records[$0] }
+        (self.identifier, escaped, self.recalled, members, fixed) = (identifier, identifier != nil, recalled, [], 0)
         return outer
     }
 

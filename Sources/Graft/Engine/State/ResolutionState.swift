@@ -154,7 +154,8 @@ struct ResolutionState {
     /// A `withObjectGraph` scope opens in `identifier`'s graph: each resolution its body starts is
     /// a request of its own. Returns what ``leaveGraphScope(_:into:)`` restores; `setsAside` is
     /// `nil` when `identifier`'s graph is the one in flight already (the scope resolves in it).
-    mutating func enterGraphScope(_ identifier: GraphIdentifier) -> GraphScope {
+    /// Without an identifier, a new graph opens, not escaped (the elements of a collection).
+    mutating func enterGraphScope(_ identifier: GraphIdentifier?) -> GraphScope {
         defer { requestBase = stack.count }
         guard depth == 0 || graph.identifier != identifier else {
             return GraphScope(requestBase: requestBase, setsAside: nil)

@@ -1,0 +1,318 @@
+import Graft
+import GraftTesting
+import Testing
+
+private protocol Check: AnyObject { var id: String { get } }
+private final class NamedCheck: Check {
+    let id: String
+    init(_ id: String) { self.id = id }
+}
+private final class CheckTimer {}
+private final class ClockedCheck: Check {
+    let id: String
+    let clock: CheckTimer
+    init(_ id: String, clock: CheckTimer) { (self.id, self.clock) = (id, clock) }
+}
+private struct Boom: Error {}
+private final class Monitor {
+    let checks: [any Check]
+    init(checks: [any Check]) { self.checks = checks }
+}
+private final class Dashboard {
+    let checks: [any Check]
+    let clock: CheckTimer
+    init(checks: [any Check], clock: CheckTimer) { (self.checks, self.clock) = (checks, clock) }
+}
+
+/// A resolver of the application's own, which cannot list registrations.
+private struct OwnResolver: Resolver {
+    func resolve<Service>(_ serviceType: Service.Type) -> Service? { nil }
+    func resolve<Service>(_ serviceType: Service.Type, name: String?) -> Service? { nil }
+    func resolve<Service, each Argument>(
+        _ serviceType: Service.Type, name: String?, arguments: repeat each Argument
+    ) -> Service? { nil }
+}
+
+private func ids(_ checks: [any Check]?) -> [String]? { checks?.map(\.id) }
+
+@Suite(.capturedLog) struct CollectionTests {
+    @Test func anEmptyCollectionIsEmptyNotNil() throws {
+        let container = Container()
+        #expect(ids(container.resolveAll((any Check).self)) == [])
+        #expect(try container.requireAll((any Check).self).isEmpty)
+        #expect(CapturedLog.current?.messages == [])
+    }
+
+    @Test func ancestorsComeFirstThenRegistrationOrderAndAReplacementKeepsItsPlace() {
+        let root = Container()
+        root.register((any Check).self, name: "b") { _ in NamedCheck("root b") }
+        root.register((any Check).self) { _ in NamedCheck("root unnamed") }
+        root.register((any Check).self, name: "a") { _ in NamedCheck("root a") }
+        let child = Container(parent: root)
+        child.register((any Check).self, name: "z") { _ in NamedCheck("child z") }
+        child.register((any Check).self, name: "a") { _ in NamedCheck("child a") }
+        root.register((any Check).self, name: "b") { _ in NamedCheck("root b again") }
+
+        #expect(ids(root.resolveAll((any Check).self)) == ["root b again", "root unnamed", "root a"])
+        // The child's "a" hides its parent's and takes its place; its own come after the parent's.
+        #expect(ids(child.resolveAll((any Check).self)) == ["root b again", "root unnamed", "child a", "child z"])
+        #expect(ids(child.synchronize().resolveAll((any Check).self)) == ids(child.resolveAll((any Check).self)))
+    }
+
+    @Test func onlyRegistrationsTakingTheArgumentTypesAreElements() throws {
+        let container = Container()
+        container.register((any Check).self, name: "plain") { _ in NamedCheck("plain") }
+        container.register((any Check).self, name: "one") { (_, tag: String) in NamedCheck("one " + tag) }
+        container.register((any Check).self, name: "two") { (_, tag: String, n: Int) in NamedCheck("two \(tag)\(n)") }
+        container.register((any Check).self, name: "other") { (_, n: Int) in NamedCheck("other \(n)") }
+
+        #expect(ids(container.resolveAll((any Check).self)) == ["plain"])
+        #expect(ids(container.resolveAll((any Check).self, argument: "x")) == ["one x"])
+        #expect(ids(container.resolveAll((any Check).self, arguments: "x", 2)) == ["two x2"])
+        #expect(try container.requireAll((any Check).self, argument: 7).map(\.id) == ["other 7"])
+        #expect(try container.requireAll((any Check).self, arguments: "y", 3).map(\.id) == ["two y3"])
+    }
+
+    @Test func forwardedTypesAreElements() {
+        let container = Container()
+        container.register(NamedCheck.self, name: "forwarded") { _ in NamedCheck("forwarded") }
+            .implements((any Check).self)
+        container.register((any Check).self, name: "own") { _ in NamedCheck("own") }
+        #expect(ids(container.resolveAll((any Check).self)) == ["forwarded", "own"])
+    }
+
+    @Test func eachElementKeepsItsScopeAndOneCallSharesOneGraph() throws {
+        let container = Container()
+        container.register(CheckTimer.self) { _ in CheckTimer() }  // graph scope
+        container.register((any Check).self, name: "one") { r in ClockedCheck("one", clock: r.resolve(CheckTimer.self)!)
+        }
+        container.register((any Check).self, name: "two") { r in ClockedCheck("two", clock: r.resolve(CheckTimer.self)!)
+        }
+        container.register((any Check).self, name: "kept") { _ in NamedCheck("kept") }.inObjectScope(.container)
+
+        let first = try #require(container.resolveAll((any Check).self))
+        let second = try #require(container.resolveAll((any Check).self))
+        let clocks = first.prefix(2).map { ($0 as! ClockedCheck).clock }
+        #expect(clocks[0] === clocks[1])
+        #expect((second[0] as! ClockedCheck).clock !== clocks[0])
+        #expect(first[2] === second[2])
+        #expect(first[0] !== second[0])
+    }
+
+    @Test func aFactoryResolvingACollectionSharesTheGraphInFlight() throws {
+        let container = Container()
+        container.register(CheckTimer.self) { _ in CheckTimer() }
+        container.register((any Check).self, name: "one") { r in ClockedCheck("one", clock: r.resolve(CheckTimer.self)!)
+        }
+        container.register(Dashboard.self) { r in
+            Dashboard(checks: r.resolveAll((any Check).self) ?? [], clock: r.resolve(CheckTimer.self)!)
+        }
+        let dashboard = try #require(container.synchronize().resolve(Dashboard.self))
+        #expect((dashboard.checks[0] as! ClockedCheck).clock === dashboard.clock)
+    }
+
+    @Test func aFailingElementIsNeverDroppedSilently() {
+        let container = Container()
+        container.register((any Check).self, name: "good") { _ in NamedCheck("good") }
+        container.register((any Check).self, name: "bad") { _ throws -> any Check in throw Boom() }
+        container.register(Monitor.self) { r in Monitor(checks: r.resolveAll((any Check).self) ?? []) }
+
+        #expect(container.resolveAll((any Check).self) == nil)
+        #expect(CapturedLog.current?.messages.contains { $0.contains("bad") } == true)
+        #expect(throws: ResolutionError.self) { try container.requireAll((any Check).self) }
+        do {
+            _ = try container.requireAll((any Check).self)
+        } catch {
+            #expect(error.path.last?.contains("bad") == true, "\(error)")
+            guard case .factoryFailed = error.reason else { Issue.record("\(error.reason)"); return }
+        }
+        // A factory that handles the `nil` still has the failure logged.
+        let before = CapturedLog.current?.messages.count ?? 0
+        #expect(container.resolve(Monitor.self)?.checks.isEmpty == true)
+        #expect((CapturedLog.current?.messages.count ?? 0) > before)
+        // And the container is as usable as before.
+        container.register((any Check).self, name: "bad") { _ in NamedCheck("fixed") }
+        #expect(ids(container.resolveAll((any Check).self)) == ["good", "fixed"])
+    }
+
+    @Test func aFailingElementFailsRequireAllInAFactoryWithItsPath() {
+        let container = Container()
+        container.register((any Check).self, name: "bad") { _ throws -> any Check in throw Boom() }
+        container.register(Monitor.self) { r in try Monitor(checks: r.requireAll((any Check).self)) }
+        do {
+            _ = try container.require(Monitor.self)
+            Issue.record("resolved")
+        } catch {
+            #expect(error.path.first == "Monitor", "\(error)")
+            #expect(error.path.last?.contains("bad") == true, "\(error)")
+        }
+    }
+
+    @Test func featuresContributeToTheCollectionOfTheContainerTheConsumerResolvesFrom() {
+        struct AppAssembly: Assembly {
+            func assemble(container: Container) {
+                container.register(Monitor.self) { r in Monitor(checks: r.resolveAll((any Check).self) ?? []) }
+            }
+        }
+        struct BillingContributions: Assembly {
+            func assemble(container: Container) {
+                container.register((any Check).self, name: "billing") { _ in NamedCheck("billing") }
+            }
+        }
+        struct BillingAssembly: Assembly {
+            func assemble(container: Container) {
+                container.register((any Check).self, name: "billing-internal") { _ in NamedCheck("internal") }
+            }
+        }
+        struct SearchContributions: Assembly {
+            func assemble(container: Container) {
+                container.register((any Check).self, name: "search") { _ in NamedCheck("search") }
+            }
+        }
+        let app = Container()
+        let assembler = ContainerAssembler(container: app)
+        assembler.apply(assemblies: [AppAssembly(), BillingContributions(), SearchContributions()])
+        let billing = Container(parent: app)
+        ContainerAssembler(container: billing).apply(assembly: BillingAssembly())
+
+        #expect(ids(app.resolve(Monitor.self)?.checks) == ["billing", "search"])
+        // A registration in the feature's own child stays the feature's.
+        #expect(ids(billing.resolveAll((any Check).self)) == ["billing", "search", "internal"])
+        #expect(ids(billing.resolve(Monitor.self)?.checks) == ["billing", "search", "internal"])
+    }
+
+    @Test func autoregisteredArrayParametersTakeTheCollection() {
+        let container = Container()
+        container.register((any Check).self, name: "a") { _ in NamedCheck("a") }
+        container.register((any Check).self, name: "b") { _ in NamedCheck("b") }
+        container.register(CheckTimer.self) { _ in CheckTimer() }
+        container.autoregister(Dashboard.self, initializer: Dashboard.init(checks:clock:))
+        #expect(ids(container.resolve(Dashboard.self)?.checks) == ["a", "b"])
+
+        // A registration of the array itself answers instead.
+        container.register([any Check].self) { _ in [NamedCheck("registered")] }
+        #expect(ids(container.resolve(Dashboard.self)?.checks) == ["registered"])
+        // `resolve` of an array keeps its meaning: the registration of the array, or nothing.
+        #expect(ids(Container().resolve([any Check].self)) == nil)
+    }
+
+    @Test func anAutoregisteredCollectionWithAFailingElementFailsTheRegistration() {
+        let container = Container()
+        container.register((any Check).self, name: "bad") { _ throws -> any Check in throw Boom() }
+        container.autoregister(Monitor.self, initializer: Monitor.init(checks:))
+        #expect(container.resolve(Monitor.self) == nil)
+        #expect(throws: ResolutionError.self) { try container.require(Monitor.self) }
+    }
+
+    @Test func aResolverOfTheApplicationsOwnCannotListItsRegistrations() {
+        let resolver = OwnResolver()
+        #expect(resolver.resolveAll((any Check).self) == nil)
+        #expect(CapturedLog.current?.messages.contains { $0.contains("cannot list") } == true)
+        #expect(throws: ResolutionError.self) { try resolver.requireAll((any Check).self, argument: 1) }
+        let existential: any Resolver = Container()
+        #expect(ids(existential.resolveAll((any Check).self)) == [])
+    }
+
+    @Test func mainActorElementsResolveOnlyOnTheMainActor() async {
+        let container = Container()
+        container.register((any Check).self, name: "plain") { _ in NamedCheck("plain") }
+        container.registerMain((any Check).self, name: "main") { _ in NamedCheck("main") }
+        let view = container.synchronize()
+        let onMain = await MainActor.run { view.resolveAll((any Check).self)?.map(\.id) }
+        #expect(onMain == ["plain", "main"])
+        let offMain = await Task.detached { view.resolveAll((any Check).self)?.map(\.id) }.value
+        #expect(offMain == nil)
+        let thrown = await Task.detached { () -> ResolutionError? in
+            do {
+                _ = try view.requireAll((any Check).self)
+                return nil
+            } catch { return error as? ResolutionError }
+        }.value
+        guard case .notOnMainActor? = thrown?.reason else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
+    }
+
+    @Test func asyncElementsAreElementsOnceBuilt() async throws {
+        final class Remote: Check, Sendable { let id = "remote" }
+        let view = Container().synchronize()
+        view.register((any Check).self, name: "local") { _ in NamedCheck("local") }
+        view.registerAsync(Remote.self) { _ in Remote() }
+        view.register((any Check).self, name: "remote") { r in try r.require(Remote.self) }
+        #expect(view.resolveAll((any Check).self) == nil)
+        _ = try await view.resolveAsync(Remote.self)
+        #expect(ids(view.resolveAll((any Check).self)) == ["local", "remote"])
+    }
+
+    @Test func validationAndTheDependencyGraphShowTheElements() {
+        let container = Container()
+        // The failing element first: validation goes on to the elements after it.
+        container.register((any Check).self, name: "bad") { _ throws -> any Check in throw Boom() }
+        container.register((any Check).self, name: "good") { _ in NamedCheck("good") }
+        container.register(Monitor.self) { r in try Monitor(checks: r.requireAll((any Check).self)) }
+        let report = container.validate()
+        let monitor = report.graph.nodes.first { $0.serviceType == "Monitor" }
+        let requested = report.graph.edges.filter { $0.from == monitor?.id }.map(\.requested)
+        #expect(requested.contains { $0.contains("good") } && requested.contains { $0.contains("bad") }, "\(requested)")
+        #expect(report.failures.contains { $0.path.first == "Monitor" }, "\(report)")
+    }
+
+    /// Random hierarchies of registrations, replaced and removed, checked against a model of the
+    /// order: the root's names first, each container's in the order first registered, a child's
+    /// name taking the place of its ancestor's.
+    @Test func randomHierarchiesListTheirElementsAsTheModelSays() {
+        var generator = SplitMix(seed: 0x5EED)
+        for _ in 0..<300 {
+            var containers = [Container()]
+            var parents: [Int?] = [nil]  // each container's parent index
+            var registered: [[String?]] = [[]]  // per container, names in first-registration order
+            var made: [[String?: String]] = [[:]]  // per container, name → id of its latest factory
+            for step in 0..<Int(generator.next() % 24) {
+                let level = Int(generator.next() % UInt64(containers.count))
+                switch generator.next() % 8 {
+                case 0 where containers.count < 4:
+                    containers.append(Container(parent: containers[level]))
+                    registered.append([])
+                    made.append([:])
+                    parents.append(level)
+                case 1:
+                    containers[level].removeAll()
+                    registered[level] = []
+                    made[level] = [:]
+                default:
+                    let name: String? = generator.next() % 4 == 0 ? nil : "n\(generator.next() % 5)"
+                    let id = "c\(level)s\(step)"
+                    containers[level].register((any Check).self, name: name) { _ in NamedCheck(id) }
+                    if !registered[level].contains(name) { registered[level].append(name) }
+                    made[level][name] = id
+                }
+            }
+            for (index, container) in containers.enumerated() {
+                var chain = [index]
+                while let parent = parents[chain.last!] { chain.append(parent) }
+                var names: [String?] = []
+                var ids: [String?: String] = [:]
+                for level in chain.reversed() {
+                    for name in registered[level] where !names.contains(name) { names.append(name) }
+                    for (name, id) in made[level] { ids[name] = id }
+                }
+                let expected = names.map { ids[$0]! }
+                #expect(container.resolveAll((any Check).self)?.map(\.id) == expected)
+            }
+        }
+    }
+}
+
+/// A small seeded generator, so a failing program can be replayed.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
