@@ -28,12 +28,20 @@ extension Resolver {
     ///   `resolve` logs it. Code that must not miss an element calls ``requireAll(_:)``, which
     ///   throws it. A resolver other than Graft's `Container` and its view cannot list its
     ///   registrations: `nil`, logged.
+    @inlinable
     public func resolveAll<Service>(_ serviceType: Service.Type) -> [Service]? {
         guard let container = Container.exactly(self) else { return foreignCollection(serviceType, []) }
-        return container.resolveCollection(serviceType)
+        // The path of `resolve` without arguments: a `.container` hit or a plan inlined.
+        return container.collection(serviceType, arguments: noArgumentsKey) { name in
+            if _slowPath(container.hierarchy.diagnostics.isValidating) {
+                container.observeIfValidating(serviceType, name: name)
+            }
+            return container.resolveWithoutArguments(serviceType, name: name)
+        }
     }
 
     /// ``resolveAll(_:)`` for the registrations whose factory takes one argument of `argument`'s type.
+    @inlinable
     public func resolveAll<Service, each Argument>(
         _ serviceType: Service.Type,
         argument: repeat each Argument
@@ -43,6 +51,7 @@ extension Resolver {
 
     /// ``resolveAll(_:)`` for the registrations whose factory takes exactly the types of
     /// `arguments`, passing them to each.
+    @inlinable
     public func resolveAll<Service, each Argument>(
         _ serviceType: Service.Type,
         arguments: repeat each Argument
@@ -63,14 +72,26 @@ extension Resolver {
     /// - Throws: ``ResolutionError``: the first element that fails, with its path; through a
     ///   resolver other than Graft's `Container` and its view, which cannot list its
     ///   registrations, `notRegistered`.
+    @inlinable
     public func requireAll<Service>(_ serviceType: Service.Type) throws(ResolutionError) -> [Service] {
         guard let container = Container.exactly(self) else {
             throw foreignResolverCannotList(serviceType, argumentTypeNames: [])
         }
-        return try container.requireCollection(serviceType)
+        var failure: ResolutionError?
+        let elements = container.collection(serviceType, arguments: noArgumentsKey) { name in
+            do throws(ResolutionError) {
+                return try container.requireWithoutArguments(serviceType, name: name)
+            } catch {
+                failure = failure ?? error
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        return elements.unsafelyUnwrapped  // `nil` only when an element failed
     }
 
     /// ``requireAll(_:)`` for the registrations whose factory takes one argument of `argument`'s type.
+    @inlinable
     public func requireAll<Service, each Argument>(
         _ serviceType: Service.Type,
         argument: repeat each Argument
@@ -80,6 +101,7 @@ extension Resolver {
 
     /// ``requireAll(_:)`` for the registrations whose factory takes exactly the types of
     /// `arguments`, passing them to each.
+    @inlinable
     public func requireAll<Service, each Argument>(
         _ serviceType: Service.Type,
         arguments: repeat each Argument
@@ -90,13 +112,15 @@ extension Resolver {
         return try container.requireCollection(serviceType, repeat each arguments)
     }
 
-    private func foreignCollection<Service>(_ serviceType: Service.Type, _ argumentTypeNames: [String]) -> [Service]? {
+    @usableFromInline
+    func foreignCollection<Service>(_ serviceType: Service.Type, _ argumentTypeNames: [String]) -> [Service]? {
         let error = foreignResolverCannotList(serviceType, argumentTypeNames: argumentTypeNames)
         Container.log { error.description }
         return nil
     }
 
-    private func foreignResolverCannotList(_ serviceType: Any.Type, argumentTypeNames: [String]) -> ResolutionError {
+    @usableFromInline
+    func foreignResolverCannotList(_ serviceType: Any.Type, argumentTypeNames: [String]) -> ResolutionError {
         let label = serviceLabel(serviceType, name: nil)
         return ResolutionError(
             .notRegistered, path: [label],
@@ -110,72 +134,82 @@ extension Container {
     /// The names of a collection's elements: `service` registered with `arguments` in the root,
     /// then in each child down to this container, each container's in registration order; a name
     /// met again (a child's registration hiding its ancestor's) keeps its first place.
-    final func collectionNames(of service: Any.Type, arguments: UInt) -> [String?] {
+    @usableFromInline
+    final func collectionNames(of service: ObjectIdentifier, arguments: UInt) -> [String?] {
         hierarchy.locked {
             var names: [String?] = []
+            guard parent != nil else {
+                services.appendNames(of: service, arguments: arguments, to: &names)
+                return names
+            }
             for level in selfAndAncestors.reversed() {
-                for name in level.services.names(of: ObjectIdentifier(service), arguments: arguments)
-                where !names.contains(name) {
-                    names.append(name)
-                }
+                level.services.appendNames(of: service, arguments: arguments, to: &names)
             }
             return names
         }
     }
 
-    /// ``Resolver/resolveAll(_:)``: `nil` at the first element that fails, whose failure the
-    /// element's `resolve` logged.
+    /// ``Resolver/resolveAll(_:)``: `nil` if an element fails, whose failure its `resolve` logged.
+    @inlinable
     final func resolveCollection<Service, each Argument>(
         _ serviceType: Service.Type, _ arguments: repeat each Argument
     ) -> [Service]? {
-        try? collection(serviceType, repeat each arguments) { name throws(ResolutionError) in
-            guard
-                let element = resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
-            else { throw ResolutionError(.notRegistered, path: [], message: "") }  // logged by the element's `resolve`
-            return element
+        collection(serviceType, arguments: argumentsKey(repeat (each Argument).self)) { name in
+            resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
         }
     }
 
     /// ``Resolver/requireAll(_:)``: the first element that fails is thrown.
+    @inlinable
     final func requireCollection<Service, each Argument>(
         _ serviceType: Service.Type, _ arguments: repeat each Argument
     ) throws(ResolutionError) -> [Service] {
-        try collection(serviceType, repeat each arguments) { name throws(ResolutionError) in
-            try requireService(serviceType, name: name, arguments: repeat each arguments)
+        var failure: ResolutionError?
+        let elements = collection(serviceType, arguments: argumentsKey(repeat (each Argument).self)) { name in
+            do throws(ResolutionError) {
+                return try requireService(serviceType, name: name, arguments: repeat each arguments)
+            } catch {
+                failure = failure ?? error
+                return nil
+            }
         }
+        if let failure { throw failure }
+        return elements.unsafelyUnwrapped  // `nil` only when an element failed
     }
 
-    /// The elements of `Service`'s collection, each made by `element` from its name: under the
-    /// view's mutex for the whole collection, in the graph in flight, or in a graph of their own
-    /// when none is.
-    private final func collection<Service, each Argument>(
-        _: Service.Type, _: repeat each Argument,
-        element: (String?) throws(ResolutionError) -> Service
-    ) throws(ResolutionError) -> [Service] {
+    /// The elements of `Service`'s collection, each made by `element` from its name (`nil` when
+    /// it fails): under the view's mutex for the whole collection, in the graph in flight, or in
+    /// a graph of their own when none is. `nil` when an element failed. Validation goes on past
+    /// a failing element, so its report and graph show every element.
+    @inlinable
+    final func collection<Service>(
+        _: Service.Type, arguments: UInt, element: (String?) -> Service?
+    ) -> [Service]? {
         let locks = isView
         if locks { enterViewLock() }
         defer { if locks { exitViewLock() } }
-        let names = collectionNames(of: Service.self, arguments: argumentsKey(repeat (each Argument).self))
+        let names = collectionNames(of: ObjectIdentifier(Service.self), arguments: arguments)
         if names.isEmpty { return [] }
-        var failure: ResolutionError?
-        // Validation goes on past a failing element, so its report and graph show every element.
-        func elements() -> [Service] {
+        return inCollectionGraph {
             var elements: [Service] = []
+            elements.reserveCapacity(names.count)
+            var failed = false
             for name in names {
-                do throws(ResolutionError) {
-                    elements.append(try element(name))
-                } catch {
-                    failure = failure ?? error
-                    if !self.hierarchy.diagnostics.isValidating { break }
+                if let made = element(name) {
+                    elements.append(made)
+                } else {
+                    failed = true
+                    if !hierarchy.diagnostics.isValidating { break }
                 }
             }
-            return elements
+            return failed ? nil : elements
         }
-        let made =
-            hierarchy.resolution.depth > 0
-            ? elements() : hierarchy.withGraph(nil, resolving: "resolveAll(\(Service.self).self)", elements)
-        if let failure { throw failure }
-        return made
+    }
+
+    /// Runs `body` in the graph in flight, or in a graph of its own when none is.
+    @usableFromInline
+    final func inCollectionGraph<T>(_ body: () -> T) -> T {
+        hierarchy.resolution.depth > 0 ? body() : hierarchy.withGraph(nil, resolving: "resolveAll", body)
     }
 }
 

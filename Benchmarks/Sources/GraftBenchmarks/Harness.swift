@@ -190,6 +190,8 @@ func makeService() -> Service { Service() }
 
 /// A few distinct types so the floor's dictionary is not trivially small.
 enum FillerKey {
-    static let types: [Any.Type] = [Filler.self, Named.self, WithArguments.self, Leaf.self, Branch.self, Tree.self,
-                                    N1.self, N2.self, N3.self, N4.self, N5.self, N6.self, N7.self, N8.self, N9.self]
+    static let types: [Any.Type] = [
+        Filler.self, Named.self, WithArguments.self, Leaf.self, Branch.self, Tree.self,
+        N1.self, N2.self, N3.self, N4.self, N5.self, N6.self, N7.self, N8.self, N9.self,
+    ]
 }

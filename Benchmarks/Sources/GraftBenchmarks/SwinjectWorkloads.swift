@@ -64,7 +64,9 @@ enum SwinjectWorkloads {
         let container = container()
         container.register(WithArguments.self) { (_, a: Int) in WithArguments(a) }.inObjectScope(.transient)
         return Workload(
-            check: { try require(container.resolve(WithArguments.self, argument: 42)?.sum == 42, "Swinject: 1 argument") },
+            check: {
+                try require(container.resolve(WithArguments.self, argument: 42)?.sum == 42, "Swinject: 1 argument")
+            },
             run: { count in
                 for index in 0..<count { BlackHole.consume(container.resolve(WithArguments.self, argument: index)) }
             }
@@ -78,7 +80,8 @@ enum SwinjectWorkloads {
         }.inObjectScope(.transient)
         return Workload(
             check: {
-                try require(container.resolve(WithArguments.self, arguments: 1, "ab", 3.0)?.sum == 6, "Swinject: 3 arguments")
+                try require(
+                    container.resolve(WithArguments.self, arguments: 1, "ab", 3.0)?.sum == 6, "Swinject: 3 arguments")
             },
             run: { count in
                 for index in 0..<count {
@@ -136,7 +139,9 @@ enum SwinjectWorkloads {
         Workload(
             check: {
                 let assembler = Assembler([ThousandServices()], container: container())
-                try require(assembler.resolver.resolve(Service.self, name: registrationNames[999]) != nil, "Swinject: registration")
+                try require(
+                    assembler.resolver.resolve(Service.self, name: registrationNames[999]) != nil,
+                    "Swinject: registration")
             },
             run: { count in
                 for _ in 0..<(count / registrationNames.count) {

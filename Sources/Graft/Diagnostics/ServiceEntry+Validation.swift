@@ -5,9 +5,9 @@
 // validation's graph and leaves each scope's own instances alone.
 extension ServiceEntry {
     @usableFromInline
-    func validateAsRoot(in container: Container, resolver: Resolver) -> Bool {
+    func validateAsRoot(in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?) -> Bool {
         do {
-            _ = try construct(in: container.hierarchy, resolver: resolver, arguments: nil, opensRequest: true)
+            _ = try construct(in: container.hierarchy, resolver: resolver, arguments: arguments, opensRequest: true)
             return true
         } catch {
             return false

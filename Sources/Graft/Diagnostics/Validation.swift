@@ -145,13 +145,33 @@ extension Container {
     /// if !report.isValid { print(report) }
     /// ```
     public final func validate() -> ValidationReport {
+        validate(samples: [])
+    }
+
+    /// ``validate()``, trying the registrations that take arguments with the values of
+    /// `samples`: an app's entry points often take a job, a request or an id, and the graph below
+    /// them is checked only this way.
+    ///
+    /// ```swift
+    /// let report = container.validate(samples: [
+    ///     ValidationSample(OrderHandler.self, argument: Order(id: 1)),
+    ///     ValidationSample(Job.self, name: "nightly", arguments: "reports", 3),
+    /// ])
+    /// ```
+    ///
+    /// A registration that takes arguments and has no sample is skipped, as by `validate()`; a
+    /// sample that matches no registration (its type, name and argument types) is a failure, so
+    /// a sample left behind by a changed registration is found.
+    public final func validate(samples: [ValidationSample]) -> ValidationReport {
         // Factories get a view, whatever `validate()` was called on: each registration is resolved
         // through it as a root request.
         // A change hold: it switches scopes and restores tables, which other threads may change.
-        onContainer(changing: "validate()") { $0.validate(through: SynchronizedResolver(container: $0)) }
+        onContainer(changing: "validate()") {
+            $0.validate(through: SynchronizedResolver(container: $0), samples: samples)
+        }
     }
 
-    private final func validate(through resolver: Container) -> ValidationReport {
+    private final func validate(through resolver: Container, samples: [ValidationSample]) -> ValidationReport {
         // Inside a resolution the validation would share its graph and meet the factories running
         // as false cycles; it must start from nothing in flight.
         stopUnless(
@@ -186,26 +206,36 @@ extension Container {
         // Each registration's own failure goes to the report; what its factories' `resolve` calls
         // meet is written as it happens (see `SharedState.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
+        var unmatched = samples
         for entry in entries {
-            let arguments = entry.argumentTypeNames()
+            let withArguments = entry.argumentsKey != noArgumentsKey
+            let mine = withArguments ? samples.filter { $0.matches(entry) } : []
+            unmatched.removeAll { $0.matches(entry) }
             let whySkipped: String? =
                 switch entry.kind {
                 case .async: "async: its factory runs through resolveAsync"
                 case .mainActor where !onMainThread: "main actor: validate on the main actor to try it"
-                default: entry.argumentsKey == noArgumentsKey ? nil : "arguments: \(arguments.joined(separator: ", "))"
+                default:
+                    withArguments && mine.isEmpty
+                        ? "arguments: \(entry.argumentTypeNames().joined(separator: ", ")); "
+                            + "give validate(samples:) a ValidationSample to try it" : nil
                 }
             if let whySkipped {
                 skipped.append(SharedState.label(entry) + " (\(whySkipped))")
                 continue
             }
             _ = recorder.node(for: entry)
-            let errors = hierarchy.resolution.errorCount
-            if !entry.validateAsRoot(in: self, resolver: resolver), hierarchy.resolution.errorCount != errors,
-                let error = hierarchy.resolution.lastError
-            {
-                failures.append(error)
+            for sample in withArguments ? mine.map(Optional.some) : [nil] {
+                let errors = hierarchy.resolution.errorCount
+                let resolved =
+                    sample?.validate(entry, in: self, resolver: resolver)
+                    ?? entry.validateAsRoot(in: self, resolver: resolver, arguments: nil)
+                if !resolved, hierarchy.resolution.errorCount != errors, let error = hierarchy.resolution.lastError {
+                    failures.append(error)
+                }
             }
         }
+        failures += unmatched.map(\.unmatchedFailure)
         hierarchy.endCallHandingFailureToCaller(outer)
         hierarchy.restoreChildRegistrations(childRecords, endedMeanwhile: recorder.endedChildren)
         hierarchy.diagnostics.endValidation()
@@ -406,5 +436,63 @@ final class ValidationRecorder {
             }
         }
         return warnings
+    }
+}
+
+/// A registration that takes arguments, with values that ``Container/validate(samples:)`` resolves
+/// it with.
+///
+/// ```swift
+/// ValidationSample(OrderHandler.self, argument: Order(id: 1))
+/// ValidationSample(Job.self, name: "nightly", arguments: "reports", 3)
+/// ```
+public struct ValidationSample {
+    private let service: ObjectIdentifier
+    private let name: String?
+    private let argumentsKey: UInt
+    private let label: String
+    private let argumentTypeNames: [String]
+    /// Resolves the entry matched with the values, as a root request of the validation.
+    private let resolve: (AnyServiceEntry, Container, Resolver) -> Bool
+
+    /// A sample for the registration of `serviceType` under `name` whose factory takes exactly
+    /// the types of `arguments`.
+    public init<Service, each Argument>(
+        _ serviceType: Service.Type, name: String? = nil, arguments: repeat each Argument
+    ) {
+        service = ObjectIdentifier(Service.self)
+        self.name = name
+        argumentsKey = Graft.argumentsKey(repeat (each Argument).self)
+        label = serviceLabel(Service.self, name: name)
+        argumentTypeNames = typeNames(repeat (each Argument).self)
+        let values = (repeat each arguments)
+        resolve = { entry, container, resolver in
+            // Matched by the key's argument types, so the factory reads exactly this tuple.
+            withUnsafePointer(to: values) {
+                entry.validateAsRoot(in: container, resolver: resolver, arguments: UnsafeRawPointer($0))
+            }
+        }
+    }
+
+    /// A sample for a registration whose factory takes one argument, of `argument`'s type.
+    public init<Service, each Argument>(
+        _ serviceType: Service.Type, name: String? = nil, argument: repeat each Argument
+    ) {
+        self.init(serviceType, name: name, arguments: repeat each argument)
+    }
+
+    func matches(_ entry: AnyServiceEntry) -> Bool {
+        ObjectIdentifier(entry.keyType) == service && entry.name == name && entry.argumentsKey == argumentsKey
+    }
+
+    func validate(_ entry: AnyServiceEntry, in container: Container, resolver: Resolver) -> Bool {
+        resolve(entry, container, resolver)
+    }
+
+    var unmatchedFailure: ResolutionError {
+        ResolutionError(
+            .notRegistered, path: [label],
+            message: "Graft: validation sample for \(label) taking \(argumentsPhrase(argumentTypeNames)) matches no "
+                + "registration: register it, or give the sample the registration's type, name and argument types.")
     }
 }

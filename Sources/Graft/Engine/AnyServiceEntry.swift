@@ -28,9 +28,10 @@ protocol AnyServiceEntry: AnyObject {
     /// ``ServiceEntry/directCell(forKeyOf:)`` for a key whose service type is `service`.
     func directCell(forKeyWith service: ObjectIdentifier) -> InstanceCell?
     /// Resolves this entry for ``Container/validate()``: its factory runs even if its scope keeps
-    /// an instance, and nothing made is kept beyond the validation's graph.
+    /// an instance, and nothing made is kept beyond the validation's graph. `arguments` points to
+    /// a tuple of the factory's argument types (a sample's), or is `nil` for a factory without.
     /// - Returns: Whether the resolution succeeded.
-    func validateAsRoot(in container: Container, resolver: Resolver) -> Bool
+    func validateAsRoot(in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?) -> Bool
     /// A registration like this one in `container`: same factories, scope and `initCompleted`
     /// actions, no instance (for ``withOverrides(_:operation:)-(_,()->R)``).
     func copy(into container: Container) -> AnyServiceEntry

@@ -41,6 +41,9 @@ final class RegistrationTable {
         var count = 0
         /// The ``Slot/order`` of the next key registered.
         var nextOrder = 0
+        /// The names of each collection asked of this table since it last changed, in
+        /// registration order (see ``appendNames(of:arguments:to:)``).
+        var collections: [CollectionKey: [String?]] = [:]
         /// Set while the buffers are being changed, in debug builds; no user code may run then (see
         /// `beginChange`).
         var isChanging = false
@@ -202,6 +205,7 @@ final class RegistrationTable {
         // either the key or the empty slot where it goes.
         if (count + 1) * 4 > capacity * 3 { grow() }  // at most 3/4 full: see `checkInvariants`
         let (index, isOccupied) = probe(for: key, hash: hash)
+        if !buffers.collections.isEmpty { buffers.collections = [:] }
         if isOccupied {
             // The replaced entry is released after the table is consistent: its `deinit` (or its
             // instances') may register enough to grow the table and free this slot.
@@ -330,11 +334,34 @@ final class RegistrationTable {
         }
     }
 
-    /// The names `service` is registered under with `arguments`, in registration order.
-    func names(of service: ObjectIdentifier, arguments: UInt) -> [String?] {
-        (0..<capacity).filter {
-            hashes[$0] != 0 && slots[$0].key.service == service && slots[$0].key.arguments == arguments
-        }
-        .sorted { slots[$0].order < slots[$1].order }.map { slots[$0].key.name }
+    /// A collection's part of a key: the service type and the argument types.
+    struct CollectionKey: Hashable {
+        let service: ObjectIdentifier
+        let arguments: UInt
+    }
+
+    /// Appends the names `service` is registered under with `arguments` that `names` does not
+    /// hold yet, in registration order. Found by reading the whole table, once until it changes.
+    func appendNames(of service: ObjectIdentifier, arguments: UInt, to names: inout [String?]) {
+        let key = CollectionKey(service: service, arguments: arguments)
+        let own =
+            buffers.collections[key]
+            ?? {
+                var found: [(order: Int, name: String?)] = []
+                for index in 0..<capacity
+                where hashes[index] != 0 && slots[index].key.service == service
+                    && slots[index].key.arguments == arguments
+                {
+                    found.append((slots[index].order, slots[index].key.name))
+                }
+                let ordered = found.sorted { $0.order < $1.order }.map(\.name)
+                buffers.collections[key] = ordered
+                return ordered
+            }()
+        if names.isEmpty {
+            names = own
+            return
+        }  // the root's: no name met before
+        for name in own where !names.contains(name) { names.append(name) }
     }
 }

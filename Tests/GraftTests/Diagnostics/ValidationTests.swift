@@ -90,7 +90,7 @@ private final class Calls { var count = 0 }
         container.register(Memo.self) { (_, title: String) in Memo(title: title) }
         let report = container.validate()
         #expect(report.isValid)
-        #expect(report.skipped == ["Memo (arguments: String)"])
+        #expect(report.skipped == ["Memo (arguments: String; give validate(samples:) a ValidationSample to try it)"])
     }
 
     @Test func warnsOfACaptiveDependency() throws {
