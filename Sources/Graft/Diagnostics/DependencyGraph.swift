@@ -23,13 +23,14 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
         /// The factory's argument types, as `String(describing:)` prints them.
         public var argumentTypes: [String]
         /// Which container holds the registration: 0 for the validated container, 1 for its
-        /// parent, and so on.
+        /// parent, and so on; -1 for a container of the hierarchy that is neither of those (a
+        /// child or a sibling that a factory resolved through).
         public var containerLevel: Int
 
         /// `Type` or `Type (name: "x")`, as in a ``ResolutionError/path``.
         public var label: String { name.map { "\(serviceType) (name: \"\($0)\")" } ?? serviceType }
 
-        /// "this container", "its parent", "ancestor 2", ...
+        /// "this container", "its parent", "ancestor 2", ..., or "another container of the hierarchy".
         public var containerDescription: String { containerName(containerLevel) }
     }
 
@@ -131,11 +132,13 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
     }
 }
 
-/// The container `level` steps up from the validated one: "this container", "its parent", "ancestor 2", ...
+/// The container `level` steps up from the validated one: "this container", "its parent", "ancestor 2", ...;
+/// a negative level is a container of the hierarchy outside the validated one's ancestors.
 func containerName(_ level: Int) -> String {
     switch level {
     case 0: "this container"
     case 1: "its parent"
-    default: "ancestor \(level)"
+    case 2...: "ancestor \(level)"
+    default: "another container of the hierarchy"
     }
 }
