@@ -161,6 +161,8 @@ func makeShopContainer() -> Container {
     return container
 }
 
+// MARK: Testing.md (with the types above)
+
 @Test func checkoutFailsWithoutTheTrait() {
     withResolver(makeShopContainer().synchronize()) {
         withOverrides({ $0.register((any CheckoutAPI).self) { _ in FailingCheckoutAPI() } }) {
@@ -179,6 +181,8 @@ func checkoutFails() {
     _ = makeShopContainer().resolve(ShopDatabase.self)
     #expect(CapturedLog.current?.messages.isEmpty == false)
 }
+
+// MARK: SwiftConcurrency.md, continued
 
 @MainActor final class ProfileViewModel {
     let api: any CheckoutAPI
