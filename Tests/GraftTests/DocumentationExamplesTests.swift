@@ -161,7 +161,7 @@ func makeShopContainer() -> Container {
     return container
 }
 
-// MARK: Testing.md (with the types above)
+// MARK: TestingWithGraft.md (with the types above)
 
 @Test func checkoutFailsWithoutTheTrait() {
     withResolver(makeShopContainer().synchronize()) {
