@@ -132,6 +132,31 @@ struct OrdersAssembly: Assembly {
     }
 }
 
+// MARK: Collections.md
+
+protocol HealthCheck: AnyObject { var isHealthy: Bool { get } }
+final class DatabaseCheck: HealthCheck { var isHealthy: Bool { true } }
+final class CacheCheck: HealthCheck { var isHealthy: Bool { true } }
+final class BillingCheck: HealthCheck { var isHealthy: Bool { false } }
+final class HealthEndpoint {
+    let checks: [any HealthCheck]
+    init(checks: [any HealthCheck]) { self.checks = checks }
+}
+
+struct AppAssembly: Assembly {
+    func assemble(container: Container) {
+        container.register(HealthEndpoint.self) { r in
+            try HealthEndpoint(checks: r.requireAll((any HealthCheck).self))
+        }
+    }
+}
+
+struct BillingContributions: Assembly {
+    func assemble(container: Container) {
+        container.register((any HealthCheck).self, name: "billing") { _ in BillingCheck() }
+    }
+}
+
 // MARK: DiagnosingFailures.md
 
 final class UserRepository {
@@ -615,6 +640,46 @@ final class Digest {
                 .initCompleted { _, settings in settings.ready = true }
         }
         #expect(view.resolve(Settings.self)?.ready == true)
+    }
+
+    /// DiagnosingFailures.md: a registration with arguments validated with a sample.
+    @Test func validationWithASample() {
+        struct Invoice { let number: Int }
+        final class InvoiceHandler { init(invoice: Invoice, clock: Clock) {} }
+        let container = Container()
+        container.register(Clock.self) { _ in FixedClock() }
+        container.register(InvoiceHandler.self) { (r, invoice: Invoice) in
+            InvoiceHandler(invoice: invoice, clock: r.resolve(Clock.self)!)
+        }
+        let report = container.validate(samples: [
+            ValidationSample(InvoiceHandler.self, argument: Invoice(number: 1)),
+        ])
+        #expect(report.isValid, "\(report)")
+        #expect(report.skipped.isEmpty)
+    }
+
+    /// Collections.md: contributions under names, one consumer taking them all.
+    @Test func healthChecksCollected() throws {
+        let container = Container()
+        container.register((any HealthCheck).self, name: "database") { _ in DatabaseCheck() }
+        container.register((any HealthCheck).self, name: "cache") { _ in CacheCheck() }
+        container.register(HealthEndpoint.self) { r in
+            try HealthEndpoint(checks: r.requireAll((any HealthCheck).self))
+        }
+        let endpoint = try container.require(HealthEndpoint.self)
+        #expect(endpoint.checks.map { $0 is DatabaseCheck } == [true, false])
+
+        container.autoregister(HealthEndpoint.self, initializer: HealthEndpoint.init(checks:))
+        #expect(container.resolve(HealthEndpoint.self)?.checks.count == 2)
+    }
+
+    /// Collections.md: a feature's contributions applied to the container the consumer resolves from.
+    @Test func aFeatureContributesToTheAppsCollection() {
+        let app = Container()
+        ContainerAssembler(container: app).apply(assemblies: [AppAssembly(), BillingContributions()])
+        let billing = Container(parent: app)    // the feature's own services
+        #expect(app.resolve(HealthEndpoint.self)?.checks.first is BillingCheck)
+        #expect(billing.resolveAll((any HealthCheck).self)?.count == 1)
     }
 
     /// Every line of every ```swift block in Documentation/ appears, in order, in this file.
