@@ -15,38 +15,30 @@
 final class SharedState {
     /// The mutex the hierarchy's synchronized views lock.
     let mutex = RecursiveMutex()
-    /// What `mutex` guards for the synchronized calls that hold it. One field, unchecked in release
-    /// builds and checked in debug builds, as ``resolution`` (see ``SynchronizedCalls`` for what
-    /// guards it).
+    // `calls`, `resolution` and `diagnostics` are touched one thread at a time (by the
+    // container's contract, or under `mutex`: each type says what guards it), and no access to
+    // them stays open across a call into user code (``ResolutionState``'s transitions call none).
+    // Hence no dynamic exclusivity checks on them in release builds; debug builds keep them, the
+    // invariant check on every access. (Swift cannot compile an attribute conditionally: hence
+    // the `#if`.)
     #if DEBUG
+        /// What `mutex` guards for the synchronized calls that hold it (``SynchronizedCalls``).
         var calls = SynchronizedCalls()
+        /// The resolution in flight: frames, requests, the graph and the failure.
+        @usableFromInline var resolution = ResolutionState()
+        /// The validation running, whether entries need their general checks, and the
+        /// registrations made in child containers (see ``HierarchyDiagnostics`` for what guards it).
+        @usableFromInline var diagnostics = HierarchyDiagnostics()
+        /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
+        @usableFromInline var openUncheckedSections = 0
     #else
         @exclusivity(unchecked) var calls = SynchronizedCalls()
+        @exclusivity(unchecked) @usableFromInline var resolution = ResolutionState()
+        @exclusivity(unchecked) @usableFromInline var diagnostics = HierarchyDiagnostics()
     #endif
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
-
-    /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
-    func markAsUnboundPlaceholder() {
-        isUnboundPlaceholder = true
-        // It holds no entry: noted as one with main-actor registrations, a first access tests the
-        // one byte for its checks (``FirstAccess/enter(wrapper:)``), and stops there.
-        diagnostics.noteMainActorEntry()
-    }
-
-    /// The resolution in flight: frames, requests, the graph and the failure.
-    ///
-    /// Unchecked, as `calls` and `diagnostics` are: it is touched only by the resolution in flight, one
-    /// thread at a time by the container's contract, or under `mutex`, and no access to it stays
-    /// open across a call into user code (``ResolutionState``'s transitions call none). Hence no
-    /// dynamic exclusivity checks on it in release builds; debug builds keep them, the invariant
-    /// check on every access. (Swift cannot compile an attribute conditionally: hence the `#if`.)
-    #if DEBUG
-        @usableFromInline var resolution = ResolutionState()
-    #else
-        @exclusivity(unchecked) @usableFromInline var resolution = ResolutionState()
-    #endif
     /// Values displaced from a cell while a resolution runs (a finished graph's value, replaced
     /// before its teardown released it), released when the outermost resolution ends.
     ///
@@ -63,18 +55,14 @@ final class SharedState {
     /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
-    /// The validation running, whether entries need their general checks, and the registrations
-    /// made in child containers. One field, unchecked in release builds and checked in debug
-    /// builds, as ``resolution`` (see ``HierarchyDiagnostics`` for what guards it).
-    #if DEBUG
-        @usableFromInline var diagnostics = HierarchyDiagnostics()
-    #else
-        @exclusivity(unchecked) @usableFromInline var diagnostics = HierarchyDiagnostics()
-    #endif
-    #if DEBUG
-        /// Unchecked sections open on this hierarchy (see ``uncheckedSection(_:)``).
-        @usableFromInline var openUncheckedSections = 0
-    #endif
+
+    /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
+    func markAsUnboundPlaceholder() {
+        isUnboundPlaceholder = true
+        // It holds no entry: noted as one with main-actor registrations, a first access tests the
+        // one byte for its checks (``FirstAccess/enter(wrapper:)``), and stops there.
+        diagnostics.noteMainActorEntry()
+    }
 
     /// Frames deeper than this fail the resolution (runaway recursion), as in Swinject.
     static let maximumDepth = 200
