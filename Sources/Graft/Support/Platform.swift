@@ -52,9 +52,8 @@ enum Platform {
     /// main actor's executor is not the main thread (as under `swift test` on Linux).
     static func onMainActorCall<T>(_ body: () -> T) -> T {
         let outer = pthread_getspecific(mainActorCallKey)
-        precondition(
-            pthread_setspecific(mainActorCallKey, UnsafeRawPointer(bitPattern: 1)) == 0, "pthread_setspecific failed")
-        defer { precondition(pthread_setspecific(mainActorCallKey, outer) == 0, "pthread_setspecific failed") }
+        setThreadValue(mainActorCallKey, UnsafeMutableRawPointer(bitPattern: 1))
+        defer { setThreadValue(mainActorCallKey, outer) }
         return body()
     }
 
@@ -72,7 +71,8 @@ enum Platform {
         pthread_getspecific(key)
     }
 
-    static func setHeldChanges(_ key: ThreadKey, _ value: UnsafeMutableRawPointer?) {
+    /// Sets the calling thread's value of `key` (``heldChanges(_:)`` reads that of ``heldChangesKey``).
+    static func setThreadValue(_ key: ThreadKey, _ value: UnsafeMutableRawPointer?) {
         precondition(pthread_setspecific(key, value) == 0, "pthread_setspecific failed")
     }
 

@@ -258,7 +258,7 @@ final class SharedState {
             return ChangeHold(tookMutex: false, marked: false, outerMark: nil, outerThread: 0)
         }
         let outerThread = lockForChange(service, call: call)
-        if batch { Platform.setHeldChanges(heldChangesKey, me) }
+        if batch { Platform.setThreadValue(heldChangesKey, me) }
         return ChangeHold(tookMutex: true, marked: batch, outerMark: outerMark, outerThread: outerThread)
     }
 
@@ -266,7 +266,7 @@ final class SharedState {
     @usableFromInline
     func endChange(_ hold: ChangeHold) {
         guard hold.tookMutex else { return }
-        if hold.marked { Platform.setHeldChanges(heldChangesKey, hold.outerMark) }
+        if hold.marked { Platform.setThreadValue(heldChangesKey, hold.outerMark) }
         unlockAfterChange(hold.outerThread)
     }
 
