@@ -150,11 +150,9 @@ enum Platform {
     /// answer both ways on every run: `true` in a main-actor test, `false` on another thread.
     private enum RuntimeExecutorCheck {
         typealias Function = @convention(c) (UnsafeRawPointer?, UInt, UInt64) -> Bool
-        static let function: Function? = {
-            // RTLD_DEFAULT (a null handle): the process's global symbols, the Swift runtime's among them.
-            guard let symbol = dlsym(nil, "swift_task_isCurrentExecutorWithFlags") else { return nil }
-            return unsafeBitCast(symbol, to: Function.self)
-        }()
+        // RTLD_DEFAULT (a null handle): the process's global symbols, the Swift runtime's among them.
+        static let function: Function? = dlsym(nil, "swift_task_isCurrentExecutorWithFlags")
+            .map { unsafeBitCast($0, to: Function.self) }
     }
 #endif
 
@@ -168,10 +166,8 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
         var attributes = pthread_mutexattr_t()
         precondition(pthread_mutexattr_init(&attributes) == 0, "pthread_mutexattr_init failed")
         defer { pthread_mutexattr_destroy(&attributes) }
-        precondition(
-            pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_RECURSIVE)) == 0,
-            "pthread_mutexattr_settype failed"
-        )
+        let recursive = pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_RECURSIVE))
+        precondition(recursive == 0, "pthread_mutexattr_settype failed")
         precondition(pthread_mutex_init(mutex, &attributes) == 0, "pthread_mutex_init failed")
     }
 
