@@ -159,16 +159,12 @@ extension Container {
                 }
             }
         }
-        var elsewhere: Set<String> = []
-        var inDescendant = false
-        var inOtherBranch = false
         let ancestors = containers.map(ObjectIdentifier.init)
-        for other in hierarchy.childRegistrations(of: ObjectIdentifier(serviceType))
-        where !ancestors.contains(other.lineage[0]) {
-            let place = Self.place(of: other.lineage, from: ancestors)
-            if place.isDescendant { inDescendant = true } else { inOtherBranch = true }
-            elsewhere.insert("    { \(other.description) } in \(place.text), not visible from here")
-        }
+        let others = hierarchy.childRegistrations(of: ObjectIdentifier(serviceType))
+            .filter { !ancestors.contains($0.lineage[0]) }
+            .map { (registration: $0, place: Self.place(of: $0.lineage, from: ancestors)) }
+        let elsewhere = Set(
+            others.map { "    { \($0.registration.description) } in \($0.place.text), not visible from here" })
         var lines = ["Graft: resolution failed: no registration of \(request)\(through)."]
         if hierarchy.isUnboundPlaceholder { lines.append(ResolverBinding.howToBind) }
         if let name {
@@ -209,12 +205,12 @@ extension Container {
             lines.append("Registrations of \(typeName) that exist:")
             lines += sameType.sorted() + sameName.sorted() + elsewhere.sorted()
             if sameType.isEmpty && sameName.isEmpty {
-                if inDescendant {
+                if others.contains(where: { $0.place.isDescendant }) {
                     lines.append(
                         "A parent never sees the registrations of its children: resolve through the container "
                             + "that holds it, or register it here.")
                 }
-                if inOtherBranch {
+                if others.contains(where: { !$0.place.isDescendant }) {
                     lines.append(
                         "A container sees its own registrations and its ancestors' only, never those of a sibling "
                             + "or of another branch of the hierarchy: resolve through the container that holds it, "
