@@ -85,8 +85,11 @@ extension Container {
         case .factoryFailed, .circularDependency, .tooDeep: break
         case .notRegistered, .notOnMainActor, .wrongType: return
         }
-        let prints = logSink.mutex.withLock { logSink.storedPrintsUnhandledFailures && logSink.storedFunction == nil }
-        guard prints, !logSink.isBoundInThisTask else { return }
+        let (prints, bindings) = logSink.mutex.withLock {
+            (logSink.storedPrintsUnhandledFailures && logSink.storedFunction == nil, logSink.storedBindings)
+        }
+        // Not if a logging function is bound in this task (read only while a binding exists).
+        guard prints, bindings == 0 || LogSink.taskFunction == nil else { return }
         Platform.writeToStandardError(
             failure.description
                 + "\n(Graft prints a failure no caller handled in debug builds: set Container.loggingFunction to "
@@ -334,9 +337,4 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
 
     fileprivate func bindingBegins() { mutex.withLock { storedBindings += 1 } }
     fileprivate func bindingEnds() { mutex.withLock { storedBindings -= 1 } }
-
-    /// Whether a logging function is bound in this task (read only while a binding exists).
-    fileprivate var isBoundInThisTask: Bool {
-        mutex.withLock { storedBindings } > 0 && Self.taskFunction != nil
-    }
 }
