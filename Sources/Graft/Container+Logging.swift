@@ -313,10 +313,9 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
             // The old function is released after unlocking: it may hold the last reference to a
             // container, whose `deinit` takes its hierarchy's mutex, while a synchronized call
             // holding that mutex waits here to read the function (a lock-order inversion).
-            var old = newValue
-            mutex.withLock {
-                swap(&old, &storedFunction)
+            let old = mutex.withLock {
                 storedFunctionWritesToStandardError = false
+                return exchange(&storedFunction, newValue)
             }
             withExtendedLifetime(old) {}
         }
