@@ -8,13 +8,11 @@
 enum AsyncWaitGraph {
     private static let mutex = RecursiveMutex()
 
-    static func add(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
-        mutex.withLock { waiter.waits.append(target) }
-    }
-
     /// Adds the edge unless `target` already waits, through others, on `waiter`: then returns that
-    /// path (the cycle the edge would close), from `target` to `waiter`.
-    static func addUnlessCycle(from waiter: AsyncBuildNode, to target: AsyncBuildNode) -> [AsyncBuildNode]? {
+    /// path (the cycle the edge would close), from `target` to `waiter`. (A new build waits on
+    /// nothing yet: an edge to it never closes a cycle.)
+    @discardableResult
+    static func add(from waiter: AsyncBuildNode, to target: AsyncBuildNode) -> [AsyncBuildNode]? {
         mutex.withLock {
             if let path = target.pathOfWaits(to: waiter) { return path }
             waiter.waits.append(target)

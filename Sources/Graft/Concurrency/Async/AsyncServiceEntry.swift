@@ -101,7 +101,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             if let build {
                 // Waiting on a build that waits, through others, on the waiter is a cycle. The
                 // check and the new edge are made under one lock, so two builds cannot both wait.
-                if let waiter, let path = AsyncWaitGraph.addUnlessCycle(from: waiter, to: build.node) {
+                if let waiter, let path = AsyncWaitGraph.add(from: waiter, to: build.node) {
                     return .answer(.failure(cycle(path.map(\.label) + [build.node.label])))
                 }
                 return .wait(build)
