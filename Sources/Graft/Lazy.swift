@@ -47,8 +47,6 @@ struct LazyPolicy<Service>: FirstAccessPolicy {
 
     static var wrapperName: StaticString { "Lazy" }
 
-    static var keeps: Bool { true }
-
     var isolation: FirstAccessIsolation { resolution.isolation }
 
     func resolve(through _: SynchronizedResolver?, for _: FirstAccess<Service>) throws(ResolutionError) -> Service {

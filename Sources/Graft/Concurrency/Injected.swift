@@ -72,9 +72,6 @@ struct InjectedPolicy<Service>: FirstAccessPolicy {
     static var wrapperName: StaticString { "Injected" }
 
     @inlinable
-    static var keeps: Bool { true }
-
-    @inlinable
     var isolation: FirstAccessIsolation { .anyThread }
 
     /// Always inlined, as the resolution it runs is: left to the optimizer, the two stay calls of

@@ -33,8 +33,6 @@ public struct MainInjected<Service> {
 struct MainInjectedPolicy<Service>: FirstAccessPolicy {
     static var wrapperName: StaticString { "MainInjected" }
 
-    static var keeps: Bool { true }
-
     var isolation: FirstAccessIsolation { .mainActor }
 
     func resolve(

@@ -302,6 +302,10 @@ protocol FirstAccessPolicy {
 }
 
 extension FirstAccessPolicy {
+    /// Every wrapper but `Provider` keeps the value it resolved.
+    @inlinable
+    static var keeps: Bool { true }
+
     /// The property wrappers' form: "@Injected could not resolve Clock (name: "utc")".
     @usableFromInline
     func failedAccess(name: String?) -> String {
