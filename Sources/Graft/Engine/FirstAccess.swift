@@ -419,6 +419,5 @@ private func keepingWithChecks(
 
 /// Whether `value` is the `nil` of an optional type.
 func isNone<Value>(_ value: Value) -> Bool {
-    guard let optional = value as? any OptionalValue else { return false }
-    return optional.wrappedAny == nil
+    (value as? any OptionalValue).map { $0.wrappedAny == nil } ?? false
 }
