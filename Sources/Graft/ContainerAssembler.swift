@@ -63,14 +63,10 @@ public final class ContainerAssembler {
     /// Applies more assemblies: all `assemble` first, then all `loaded`.
     public func apply(assemblies: [Assembly]) {
         container.registerAtomically { container in
-            for assembly in assemblies {
-                assembly.assemble(container: container)
-            }
+            for assembly in assemblies { assembly.assemble(container: container) }
             // Still under the mutex: a hook resolving through a plain container must not overlap
             // other threads' resolutions through a view of it.
-            for assembly in assemblies {
-                assembly.loaded(resolver: container)
-            }
+            for assembly in assemblies { assembly.loaded(resolver: container) }
         }
     }
 }

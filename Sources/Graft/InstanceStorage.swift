@@ -147,9 +147,7 @@ public final class CompositeStorage: InstanceStorage {
 
     public var instance: Any? {
         get { firstInstance { $0.instance } }
-        set {
-            for component in components { component.instance = newValue }
-        }
+        set { for component in components { component.instance = newValue } }
     }
 
     public func graphResolutionCompleted() {

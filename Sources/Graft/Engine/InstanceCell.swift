@@ -205,9 +205,7 @@ struct InstanceCell {
     static func releaseFinishedReference(at base: UnsafeMutableRawPointer) -> Bool {
         guard base.load(fromByteOffset: Header.isReference, as: Bool.self),
             !base.load(fromByteOffset: Header.entryHasStorage, as: Bool.self)
-        else {
-            return false
-        }
+        else { return false }
         guard base.load(fromByteOffset: Header.graphState, as: UInt8.self) == graphFinished else { return true }
         base.storeBytes(of: graphEmpty, toByteOffset: Header.graphState, as: UInt8.self)
         // A class type's alignment is 8, so its values start at 24, and slot [1] at 32. The
