@@ -155,12 +155,10 @@ extension ServiceEntry: AnyServiceEntry {
 
     @usableFromInline
     func entryDescription(for key: ServiceKey) -> String {
-        var text = key.registrationDescription(of: serviceType, argumentTypeNames: argumentTypeNames())
-        text += ", ObjectScope: \(objectScope)"
-        if !initCompletedActions.isEmpty {
-            text += ", InitCompleted: Specified \(initCompletedActions.count) closures"
-        }
-        return text
+        let completed = initCompletedActions.count
+        return key.registrationDescription(of: serviceType, argumentTypeNames: argumentTypeNames())
+            + ", ObjectScope: \(objectScope)"
+            + (completed == 0 ? "" : ", InitCompleted: Specified \(completed) closures")
     }
 
     @usableFromInline
