@@ -10,15 +10,12 @@ extension ServiceEntry {
     /// request it opens (or the nested resolution) fails with the registration on the path, logged
     /// once; nothing is made or kept.
     func refuse(_ refusal: some RefusedResolution, in hierarchy: SharedState) {
-        let construction: Construction
         do {
-            construction = try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
-        } catch {
-            return  // refused already: a cycle, too deep, or the request has failed
-        }
-        failConstruction(
-            throwing: refusal, outerFrame: construction.outerFrame, request: construction.request,
-            marks: hierarchy.marks, in: hierarchy)
+            let construction = try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
+            failConstruction(
+                throwing: refusal, outerFrame: construction.outerFrame, request: construction.request,
+                marks: hierarchy.marks, in: hierarchy)
+        } catch {}  // refused already: a cycle, too deep, or the request has failed
     }
 
     @inline(never)
