@@ -140,10 +140,8 @@ public final class ServiceEntry<Service> {
 
     /// The extras, made now if they were not.
     var madeExtras: EntryExtras<Service> {
-        if let extras { return extras }
-        let made = EntryExtras<Service>()
-        extras = made
-        return made
+        if extras == nil { extras = EntryExtras<Service>() }
+        return extras!
     }
 
     /// A custom scope's storage (`nil` for the built-in scopes); set with the scope

@@ -23,10 +23,8 @@ struct GraphState {
     /// The identifier, made now if no one asked for it yet.
     var current: GraphIdentifier {
         mutating get {
-            if let identifier { return identifier }
-            let made = GraphIdentifier()
-            identifier = made
-            return made
+            if identifier == nil { identifier = GraphIdentifier() }
+            return identifier!
         }
     }
 
