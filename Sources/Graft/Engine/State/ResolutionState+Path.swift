@@ -30,14 +30,12 @@ extension ResolutionState {
         while start > 0 && entries[start - 1] === entries[start - 1 + period] { start -= 1 }
         let repeats = (entries.count - start - 1) / period
         guard repeats >= 2 else { return nil }
-        let cycle = entries[previous...]
-        let labels = cycle.map { SharedState.label($0) }
-        let isTransient = cycle.allSatisfy { $0.scopeKind == .transient } && completionFrame >= previous
-        let lead = entries[..<start].map { SharedState.label($0) }
+        let labels = entries.map { SharedState.label($0) }
+        let isTransient = entries[previous...].allSatisfy { $0.scopeKind == .transient } && completionFrame >= previous
         let shown =
-            (lead + entries[start...(start + period)].map { SharedState.label($0) }).joined(separator: " -> ")
-            + " -> ... (\(labels.dropLast().joined(separator: " -> ")) \(repeats) times)"
-        return (labels.joined(separator: " -> "), isTransient, shown)
+            labels[...(start + period)].joined(separator: " -> ")
+            + " -> ... (\(labels[previous..<last].joined(separator: " -> ")) \(repeats) times)"
+        return (labels[previous...].joined(separator: " -> "), isTransient, shown)
     }
 
     /// The services whose factories (or `initCompleted` actions) are running, outermost first.
