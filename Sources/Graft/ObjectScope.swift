@@ -47,14 +47,12 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
         description: String = "",
         parent: ObjectScopeProtocol? = nil
     ) {
-        self.init(storageFactory: storageFactory, description: description, parent: parent, kind: .custom)
+        self.init(description, .custom, storageFactory, parent: parent)
     }
 
     private init(
-        storageFactory: @escaping () -> InstanceStorage,
-        description: String,
-        parent: ObjectScopeProtocol? = nil,
-        kind: Kind
+        _ description: String, _ kind: Kind, _ storageFactory: @escaping () -> InstanceStorage,
+        parent: ObjectScopeProtocol? = nil
     ) {
         self.storageFactory = storageFactory
         self.description = description
@@ -74,17 +72,14 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
     }
 
     /// A new instance for every resolution.
-    public static let transient = ObjectScope(
-        storageFactory: TransientStorage.init, description: "transient", kind: .transient)
+    public static let transient = ObjectScope("transient", .transient, TransientStorage.init)
 
     /// One instance per top-level resolution (the default).
-    public static let graph = ObjectScope(storageFactory: GraphStorage.init, description: "graph", kind: .graph)
+    public static let graph = ObjectScope("graph", .graph, GraphStorage.init)
 
     /// One instance for the registration, shared by the container and its descendants.
-    public static let container = ObjectScope(
-        storageFactory: PermanentStorage.init, description: "container", kind: .container)
+    public static let container = ObjectScope("container", .container, PermanentStorage.init)
 
     /// Shared while something else holds the instance; recreated after it is released.
-    public static let weak = ObjectScope(
-        storageFactory: WeakStorage.init, description: "weak", parent: graph, kind: .weak)
+    public static let weak = ObjectScope("weak", .weak, WeakStorage.init, parent: graph)
 }
