@@ -89,11 +89,9 @@ public func withCapturedLog<R>(
     _ operation: (CapturedLog) async throws -> R
 ) async rethrows -> R {
     let log = CapturedLog()
-    return try await CapturedLog.$current.withValue(
-        log,
-        operation: {
-            try await Container.withLoggingFunction(log.append, isolation: isolation) { try await operation(log) }
-        }, isolation: isolation)
+    return try await CapturedLog.$current.withValue(log) {
+        try await Container.withLoggingFunction(log.append, isolation: isolation) { try await operation(log) }
+    }
 }
 
 /// Runs each test case with a ``CapturedLog`` of its own, read through ``CapturedLog/current``.
