@@ -98,8 +98,7 @@ enum GraftScope {
         guard !overrides.isEmpty else { return try await function() }
         // With nothing to copy, the test fails without running, rather than stop the whole run.
         if let unbound = overridesTraitNeedsABoundResolver() { throw UnboundOverrides(description: unbound) }
-        let applyAll = { (container: Container) in for apply in overrides { apply(container) } }
-        try await withOverrides(applyAll) { try await function() }
+        try await withOverrides({ container in for apply in overrides { apply(container) } }, operation: function)
     }
 }
 
