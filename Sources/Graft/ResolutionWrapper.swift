@@ -32,20 +32,17 @@ extension DeferredWrapper {
     ) -> Any? {
         let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         let values = (repeat each arguments)
-        if let slot = container.slot(for: key), let entry = slot.pointee.entry {
-            let resolution = DeferredResolution<Service>(container: container, resolver: resolver, name: name) {
-                container, resolver in
-                withUnsafePointer(to: values) { pointer in
-                    entry.resolve(
-                        as: Service.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
-                }
-            }
-            return Self(resolution, madeIn: container)
-        }
-        guard Service.self is any ResolutionWrapper.Type else { return nil }
+        let entry = container.slot(for: key)?.pointee.entry
+        guard entry != nil || Service.self is any ResolutionWrapper.Type else { return nil }
         let resolution = DeferredResolution<Service>(container: container, resolver: resolver, name: name) {
             container, resolver in
-            container.resolveService(Service.self, name: name, resolver: resolver, arguments: repeat each values)
+            guard let entry else {
+                return container.resolveService(
+                    Service.self, name: name, resolver: resolver, arguments: repeat each values)
+            }
+            return withUnsafePointer(to: values) { pointer in
+                entry.resolve(as: Service.self, in: container, resolver: resolver, arguments: UnsafeRawPointer(pointer))
+            }
         }
         return Self(resolution, madeIn: container)
     }
