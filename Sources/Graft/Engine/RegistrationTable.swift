@@ -25,16 +25,14 @@ final class RegistrationTable {
         /// The entry's instances, when it is a `ServiceEntry` of the key's own service type (not a
         /// forward): a `.container`-scoped hit reads them here without touching the entry.
         @usableFromInline var directCell: InstanceCell?
-        /// When the key was first registered here: collections list a container's registrations in
-        /// this order, and a replacement keeps the place of the registration it replaced.
-        @usableFromInline var order: Int
     }
 
     /// The table's buffers and their bookkeeping, in one field so the choice between dynamic
     /// exclusivity checks and none is made once (below).
     @usableFromInline
     struct Buffers {
-        /// Each slot's hash with the lowest bit set, or 0 when the slot is empty.
+        /// Each slot's hash with the lowest bit set, or 0 when the slot is empty; then, past
+        /// `capacity`, each occupied slot's ``RegistrationTable/orders``.
         @usableFromInline var hashes: UnsafeMutablePointer<Int>
         @usableFromInline var slots: UnsafeMutablePointer<Slot>
         @usableFromInline var capacity: Int
@@ -60,6 +58,10 @@ final class RegistrationTable {
     @inlinable var hashes: UnsafeMutablePointer<Int> { buffers.hashes }
     @inlinable var slots: UnsafeMutablePointer<Slot> { buffers.slots }
     @inlinable var capacity: Int { buffers.capacity }
+    /// When each occupied slot's key was first registered here: collections list a container's
+    /// registrations in this order, and a replacement keeps the place of the key it replaced. Apart
+    /// from the slots, whose size a lookup's address arithmetic depends on.
+    var orders: UnsafeMutablePointer<Int> { hashes + capacity }
     var count: Int { buffers.count }
 
     init() {
@@ -78,8 +80,8 @@ final class RegistrationTable {
     )
         -> Buffers
     {
-        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
-        hashes.initialize(repeating: 0, count: capacity)
+        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: 2 * capacity)  // the orders after the hashes
+        hashes.initialize(repeating: 0, count: 2 * capacity)
         return Buffers(
             hashes: hashes, slots: .allocate(capacity: capacity), capacity: capacity, count: count,
             nextOrder: nextOrder, isChanging: isChanging)
@@ -216,20 +218,21 @@ final class RegistrationTable {
             return
         }
         hashes[index] = hash
-        (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell, order: buffers.nextOrder))
+        (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
+        orders[index] = buffers.nextOrder
         buffers.count += 1
         buffers.nextOrder += 1
         endChange()
     }
 
-    /// Marks the first free slot from `hash`'s home slot as holding `hash`, and returns it for the
-    /// caller to initialize (the key is known not to be in the table).
-    private func claimFreeSlot(for hash: Int) -> UnsafeMutablePointer<Slot> {
+    /// Marks the first free slot from `hash`'s home slot as holding `hash`, and returns its index
+    /// for the caller to initialize (the key is known not to be in the table).
+    private func claimFreeSlot(for hash: Int) -> Int {
         let mask = capacity - 1
         var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
         while hashes[index] != 0 { index = (index + 1) & mask }
         hashes[index] = hash
-        return slots + index
+        return index
     }
 
     /// Doubles the capacity (quadruples it below 1,024 slots: a container filled at start-up
@@ -239,7 +242,9 @@ final class RegistrationTable {
         buffers = Self.allocate(
             capacity * (capacity < 1_024 ? 4 : 2), count: count, nextOrder: old.nextOrder, isChanging: true)
         for position in 0..<old.capacity where old.hashes[position] != 0 {
-            claimFreeSlot(for: old.hashes[position]).moveInitialize(from: old.slots + position, count: 1)
+            let index = claimFreeSlot(for: old.hashes[position])
+            (slots + index).moveInitialize(from: old.slots + position, count: 1)
+            orders[index] = old.hashes[old.capacity + position]
         }
         old.hashes.deallocate()
         old.slots.deallocate()  // every occupied slot was moved out
@@ -256,8 +261,10 @@ final class RegistrationTable {
         while registrations.count * 4 > capacity * 3 { capacity *= 2 }  // at most 3/4 full
         buffers = Self.allocate(capacity, count: registrations.count, nextOrder: registrations.count, isChanging: true)
         for (order, (key, entry)) in registrations.enumerated() {
-            claimFreeSlot(for: Self.hash(key)).initialize(
-                to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service), order: order))
+            let index = claimFreeSlot(for: Self.hash(key))
+            (slots + index).initialize(
+                to: Slot(key: key, entry: entry, directCell: entry.directCell(forKeyWith: key.service)))
+            orders[index] = order
         }
         endChange()
         Self.release(old.hashes, old.slots, old.capacity)
@@ -329,7 +336,7 @@ final class RegistrationTable {
 
     /// Every registration, in registration order.
     var registrations: [(key: ServiceKey, entry: AnyServiceEntry)] {
-        (0..<capacity).filter { hashes[$0] != 0 }.sorted { slots[$0].order < slots[$1].order }.compactMap { index in
+        (0..<capacity).filter { hashes[$0] != 0 }.sorted { orders[$0] < orders[$1] }.compactMap { index in
             slots[index].entry.map { (slots[index].key, $0) }
         }
     }
@@ -352,7 +359,7 @@ final class RegistrationTable {
                 where hashes[index] != 0 && slots[index].key.service == service
                     && slots[index].key.arguments == arguments
                 {
-                    found.append((slots[index].order, slots[index].key.name))
+                    found.append((orders[index], slots[index].key.name))
                 }
                 let ordered = found.sorted { $0.order < $1.order }.map(\.name)
                 buffers.collections[key] = ordered
