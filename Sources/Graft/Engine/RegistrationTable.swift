@@ -80,8 +80,9 @@ final class RegistrationTable {
     )
         -> Buffers
     {
-        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: 2 * capacity)  // the orders after the hashes
-        hashes.initialize(repeating: 0, count: 2 * capacity)
+        // The orders after the hashes, each written when its slot is occupied (a trivial type).
+        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: 2 * capacity)
+        hashes.initialize(repeating: 0, count: capacity)
         return Buffers(
             hashes: hashes, slots: .allocate(capacity: capacity), capacity: capacity, count: count,
             nextOrder: nextOrder, isChanging: isChanging)
