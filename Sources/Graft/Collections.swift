@@ -213,27 +213,24 @@ extension Container {
     }
 }
 
-/// An array type: an autoregistered initializer's parameter of this type takes the collection of
-/// its elements when the array itself is not registered.
-private protocol ServiceCollection {
-    static func requireAll(from resolver: Resolver) throws(ResolutionError) -> Self
-}
-
-extension Array: ServiceCollection {
-    fileprivate static func requireAll(from resolver: Resolver) throws(ResolutionError) -> Array {
-        try resolver.requireAll(Element.self)
-    }
-}
-
 /// The collection an autoregistered parameter of type `Dependency` takes after `error`, its
 /// failure to resolve: `nil` unless `Dependency` is an array type with no registration of its own.
 @usableFromInline
 func autoregisteredCollection<Dependency>(
     _: Dependency.Type, after error: ResolutionError, from resolver: Resolver
 ) throws(ResolutionError) -> Dependency? {
-    guard case .notRegistered = error.reason, let collection = Dependency.self as? any ServiceCollection.Type,
+    guard case .notRegistered = error.reason, let collection = Dependency.self as? any RangeReplaceableCollection.Type,
         let container = resolver as? Container,
         container.slot(for: ServiceKey(service: Dependency.self, arguments: noArgumentsKey, name: nil)) == nil
     else { return nil }
-    return try collection.requireAll(from: container) as? Dependency
+    return try requireAll(collection, from: container) as? Dependency
+}
+
+/// The collection of `Collection`'s elements when `Collection` is an `Array`, else `nil` (a
+/// `String` or `Data` parameter is not a collection of services).
+private func requireAll<Collection: RangeReplaceableCollection>(
+    _: Collection.Type, from resolver: Resolver
+) throws(ResolutionError) -> Collection? {
+    guard Collection.self == [Collection.Element].self else { return nil }
+    return Collection(try resolver.requireAll(Collection.Element.self))
 }

@@ -194,6 +194,10 @@ private func ids(_ checks: [any Check]?) -> [String]? { checks?.map(\.id) }
         #expect(ids(container.resolve(Dashboard.self)?.checks) == ["registered"])
         // `resolve` of an array keeps its meaning: the registration of the array, or nothing.
         #expect(ids(Container().resolve([any Check].self)) == nil)
+        // A collection type other than an array (a `String`) is no collection of services.
+        final class Titled { init(title: String) {} }
+        container.autoregister(Titled.self, initializer: Titled.init(title:))
+        #expect(container.resolve(Titled.self) == nil)
     }
 
     @Test func anAutoregisteredCollectionWithAFailingElementFailsTheRegistration() {
