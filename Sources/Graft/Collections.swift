@@ -15,7 +15,7 @@ extension Resolver {
     /// The order is stable: the root container's registrations first, then each child's; within a
     /// container, the order of registration. A registration in a child under a name an ancestor
     /// also uses hides the ancestor's, as `resolve` does, and takes its place. Re-registering a
-    /// name keeps its place. Types forwarded to `serviceType` (``ServiceEntry/implements(_:)``,
+    /// name keeps its place. Types forwarded to `serviceType` (``ServiceEntry/implements(_:name:)``,
     /// ``Container/forward(_:name:to:)``) are elements as `resolve` sees them. Two unnamed
     /// registrations replace each other: modules that contribute to one collection register
     /// under names.
