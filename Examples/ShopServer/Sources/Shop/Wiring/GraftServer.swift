@@ -36,7 +36,8 @@ struct GraftServer {
     /// Every feature's validation report (each covers the application container too). The reports
     /// feature's service takes the definition asked for: it is validated with a sample one.
     func validate() -> [(name: String, report: ValidationReport)] {
-        let reportSample = ValidationSample(ReportService.self, argument: ReportDefinition(name: "sample", windowDays: 7))
+        let reportSample = ValidationSample(
+            ReportService.self, argument: ReportDefinition(name: "sample", windowDays: 7))
         return features.map { name, container in
             (name, container.validate(samples: name == "reports" ? [reportSample] : []))
         }
