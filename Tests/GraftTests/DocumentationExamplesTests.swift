@@ -642,6 +642,27 @@ final class Digest {
         #expect(view.resolve(Settings.self)?.ready == true)
     }
 
+    /// Autoregistration.md: initializers registered, arguments and `~>`.
+    @Test func autoregisteredForecast() {
+        final class Thermometer { init() {} }
+        final class Forecast {
+            let city: String
+            init(city: String, thermometer: Thermometer) { self.city = city }
+        }
+        final class Dashboard {
+            let forecast: Forecast
+            init(forecast: Forecast) { self.forecast = forecast }
+        }
+        let container = Container()
+        container.autoregister(Thermometer.self, initializer: Thermometer.init)
+        container.autoregister(Forecast.self, argument: String.self, initializer: Forecast.init(city:thermometer:))
+        container.register(Dashboard.self) { r in Dashboard(forecast: r ~> (Forecast.self, argument: "Oslo")) }
+
+        let forecast = container.resolve(Forecast.self, argument: "Lima")   // its Thermometer resolved
+        #expect(forecast?.city == "Lima")
+        #expect(container.resolve(Dashboard.self)?.forecast.city == "Oslo")
+    }
+
     /// DiagnosingFailures.md: a registration with arguments validated with a sample.
     @Test func validationWithASample() {
         struct Invoice { let number: Int }
