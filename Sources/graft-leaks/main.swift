@@ -156,6 +156,19 @@ func dropEveryShape() async {
         _ = feature.resolver.resolve(Service.self)
         _ = feature.resolver.resolve(Marker.self, name: "feature")
     }
+    // Collections, in a root and a feature child, through a view, a factory and a failing element.
+    do {
+        let root = makeRoot()
+        let feature = makeFeature(parent: root)
+        feature.register(Service.self, name: "broken") { r throws -> Service in
+            throw HoldingError(resolver: r, lazy: nil)
+        }
+        root.register([Service].self, name: "all") { r in r.resolveAll(Service.self) ?? [] }
+        _ = root.resolveAll(Service.self)
+        _ = feature.synchronize().resolveAll(Service.self)
+        _ = try? feature.requireAll(Service.self)
+        _ = root.resolve([Service].self, name: "all")
+    }
     // `Lazy`, `Provider` and `@Injected` that outlive their container, read before and after.
     var lazy: Lazy<Service>?
     var unreadLazy: Lazy<Marker>?
