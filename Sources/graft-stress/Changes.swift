@@ -55,6 +55,12 @@ func stressChanges(threads: Int, iterations: Int) {
                 let reloaded = view.resolve(Reloaded.self)
                 check(reloaded?.ready.load(ordering: .relaxed) == true, "a Reloaded seen before its initCompleted ran")
                 check(view.resolve(Tuned.self) != nil, "Tuned not resolved while its scope changes")
+                // Every writer's two names, once registered: a collection never misses a registered
+                // element nor lists one twice while the table changes.
+                let all = view.resolveAll(Int.self)
+                check(
+                    all != nil && all!.count <= 2 * ((threads + 1) / 2),
+                    "a collection of Int read as \(String(describing: all))")
                 let scope = entry.objectScope
                 check(
                     scope === ObjectScope.container || scope === ObjectScope.transient || scope === ObjectScope.graph,

@@ -211,6 +211,7 @@ private struct APILine: Hashable {
         ViewCall("description", runsUserCode: false) { #expect($0.view.description.contains("Made")) },
         ViewCall("registrations", runsUserCode: false) { #expect(!$0.view.registrations.isEmpty) },
         ViewCall("validate()") { _ = $0.view.validate() },
+        ViewCall("validate(samples:)") { _ = $0.view.validate(samples: [ValidationSample(Made.self, argument: 1)]) },
     ]
 
     private static let excludedContainerMembers: Set<String> = [
@@ -285,6 +286,16 @@ private struct APILine: Hashable {
             #expect($0.resolver.resolve(Made.self, name: "n", argument: 1) != nil)
         },
         ViewCall("resolve(_:arguments:)") { #expect($0.resolver.resolve(Made.self, arguments: 1, 2) != nil) },
+        ViewCall("resolveAll(_:)") { #expect($0.resolver.resolveAll(Made.self)?.count == 2) },
+        ViewCall("resolveAll(_:argument:)") {
+            #expect($0.resolver.resolveAll(Made.self, argument: 1)?.isEmpty == false)
+        },
+        ViewCall("resolveAll(_:arguments:)") {
+            #expect($0.resolver.resolveAll(Made.self, arguments: 1, 2)?.isEmpty == false)
+        },
+        ViewCall("requireAll(_:)") { _ = try $0.resolver.requireAll(Made.self) },
+        ViewCall("requireAll(_:argument:)") { _ = try $0.resolver.requireAll(Made.self, argument: 1) },
+        ViewCall("requireAll(_:arguments:)") { _ = try $0.resolver.requireAll(Made.self, arguments: 1, 2) },
     ]
 
     @MainActor private static let calls = containerCalls + resolverCalls
