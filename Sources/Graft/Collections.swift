@@ -32,7 +32,7 @@ extension Resolver {
     public func resolveAll<Service>(_ serviceType: Service.Type) -> [Service]? {
         guard let container = Container.exactly(self) else { return foreignCollection(serviceType, []) }
         // The path of `resolve` without arguments: a `.container` hit or a plan inlined.
-        return container.collection(serviceType, arguments: noArgumentsKey) { name in
+        return container.collection(serviceType, arguments: noArgumentsKey, logsUnavailable: true) { name in
             if _slowPath(container.hierarchy.diagnostics.isValidating) {
                 container.observeIfValidating(serviceType, name: name)
             }
@@ -78,7 +78,8 @@ extension Resolver {
             throw foreignResolverCannotList(serviceType, argumentTypeNames: [])
         }
         var failure: ResolutionError?
-        let elements = container.collection(serviceType, arguments: noArgumentsKey) { name in
+        let elements = container.collection(serviceType, arguments: noArgumentsKey, logsUnavailable: false) {
+            name in
             do throws(ResolutionError) {
                 return try container.requireWithoutArguments(serviceType, name: name)
             } catch {
@@ -87,7 +88,8 @@ extension Resolver {
             }
         }
         if let failure { throw failure }
-        return elements.unsafelyUnwrapped  // `nil` only when an element failed
+        guard let elements else { throw container.emptyCollectionFailure(Service.self).unsafelyUnwrapped }
+        return elements
     }
 
     /// ``requireAll(_:)`` for the registrations whose factory takes one argument of `argument`'s type.
@@ -154,42 +156,49 @@ extension Container {
     final func resolveCollection<Service, each Argument>(
         _ serviceType: Service.Type, _ arguments: repeat each Argument
     ) -> [Service]? {
-        collection(serviceType, arguments: argumentsKey(repeat (each Argument).self)) { name in
+        collection(serviceType, arguments: argumentsKey(repeat (each Argument).self), logsUnavailable: true) {
+            name in
             resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
         }
     }
 
-    /// ``Resolver/requireAll(_:)``: the first element that fails is thrown.
+    /// ``Resolver/requireAll(_:)``: the first element that fails is thrown. (Validation, which goes
+    /// on past it, is told the others: elements that take arguments are not validated on their own.)
     @inlinable
     final func requireCollection<Service, each Argument>(
         _ serviceType: Service.Type, _ arguments: repeat each Argument
     ) throws(ResolutionError) -> [Service] {
         var failure: ResolutionError?
-        let elements = collection(serviceType, arguments: argumentsKey(repeat (each Argument).self)) { name in
+        let key = argumentsKey(repeat (each Argument).self)
+        let elements = collection(serviceType, arguments: key, logsUnavailable: false) { name in
             do throws(ResolutionError) {
                 return try requireService(serviceType, name: name, arguments: repeat each arguments)
             } catch {
-                failure = failure ?? error
+                if failure == nil { failure = error } else { noteFurtherFailureIfValidating(error) }
                 return nil
             }
         }
         if let failure { throw failure }
-        return elements.unsafelyUnwrapped  // `nil` only when an element failed
+        guard let elements else { throw emptyCollectionFailure(Service.self).unsafelyUnwrapped }
+        return elements
     }
 
     /// The elements of `Service`'s collection, each made by `element` from its name (`nil` when
     /// it fails): under the view's mutex for the whole collection, in the graph in flight, or in
-    /// a graph of their own when none is. `nil` when an element failed. Validation goes on past
-    /// a failing element, so its report and graph show every element.
+    /// a graph of their own when none is. `nil` when an element failed, or when the collection
+    /// cannot be listed here (``emptyCollectionFailure(_:)`` says why: logged if `logsUnavailable`). Validation goes on past a failing
+    /// element, so its report and graph show every element.
     @inlinable
     final func collection<Service>(
-        _: Service.Type, arguments: UInt, element: (String?) -> Service?
+        _: Service.Type, arguments: UInt, logsUnavailable: Bool, element: (String?) -> Service?
     ) -> [Service]? {
         let locks = isView
         if locks { enterViewLock() }
         defer { if locks { exitViewLock() } }
         let names = collectionNames(of: ObjectIdentifier(Service.self), arguments: arguments)
-        if names.isEmpty { return [] }
+        if names.isEmpty {
+            return emptyCollectionFailure(Service.self, logs: logsUnavailable) == nil ? [] : nil
+        }
         return inCollectionGraph {
             var elements: [Service] = []
             elements.reserveCapacity(names.count)
@@ -204,6 +213,34 @@ extension Container {
             }
             return failed ? nil : elements
         }
+    }
+
+    /// Why an empty collection of `serviceType` is no answer: asked of `SynchronizedResolver.current`
+    /// with no resolver bound (an empty hierarchy), or of a wrapper Graft makes (`Lazy`, `Provider`,
+    /// `Optional`), which is never registered itself. `nil` when `[]` is the answer.
+    @usableFromInline @inline(never)
+    final func emptyCollectionFailure(_ serviceType: Any.Type, logs: Bool = false) -> ResolutionError? {
+        let label = serviceLabel(serviceType, name: nil)
+        let why: String
+        if hierarchy.isUnboundPlaceholder {
+            why = "it was asked of SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind
+        } else if serviceType is any ResolutionWrapper.Type {
+            why = "\(label) is a wrapper Graft makes, never registered: ask for the collection of the type it wraps."
+        } else {
+            return nil
+        }
+        let error = ResolutionError(
+            .notRegistered, path: hierarchy.resolution.path + [label],
+            message: "Graft: the collection of \(label) cannot be listed: " + why)
+        if logs { Container.log { error.description } }
+        return error
+    }
+
+    /// While ``validate()`` runs, reports the failure of an element after the first that failed
+    /// (which the caller throws).
+    @usableFromInline
+    final func noteFurtherFailureIfValidating(_ error: ResolutionError) {
+        hierarchy.diagnostics.validation?.furtherFailures.append(error)
     }
 
     /// Runs `body` in the graph in flight, or in a graph of its own when none is.
@@ -229,8 +266,11 @@ func autoregisteredCollection<Dependency>(
 /// The collection of `Collection`'s elements when `Collection` is an `Array`, else `nil` (a
 /// `String` or `Data` parameter is not a collection of services).
 private func requireAll<Collection: RangeReplaceableCollection>(
-    _: Collection.Type, from resolver: Resolver
+    _: Collection.Type, from container: Container
 ) throws(ResolutionError) -> Collection? {
     guard Collection.self == [Collection.Element].self else { return nil }
-    return Collection(try resolver.requireAll(Collection.Element.self))
+    // Validation saw the array asked for as a registration: not an absent dependency after all.
+    container.hierarchy.diagnostics.validation?.retractAbsent(
+        serviceLabel(Collection.self, name: nil), in: container.hierarchy)
+    return Collection(try container.requireAll(Collection.Element.self))
 }

@@ -320,3 +320,69 @@ private struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// What a collection answers at its edges: validation of elements that take arguments, samples
+/// through forwards, collections asked where they cannot be listed, and many names.
+@Suite(.capturedLog) struct CollectionEdgeTests {
+    @Test func validationReportsEveryFailingElementThatTakesArguments() {
+        let container = Container()
+        container.register((any Check).self, name: "b1") { (_, _: String) throws -> any Check in throw Boom() }
+        container.register((any Check).self, name: "ok") { (_, tag: String) in NamedCheck(tag) }
+        container.register((any Check).self, name: "b2") { (_, _: String) throws -> any Check in throw Boom() }
+        container.register(Monitor.self) { (r, tag: String) in
+            try Monitor(checks: r.requireAll((any Check).self, argument: tag))
+        }
+        let report = container.validate(samples: [ValidationSample(Monitor.self, argument: "x")])
+        let failed = report.failures.compactMap(\.path.last)
+        #expect(failed.contains { $0.contains("b1") } && failed.contains { $0.contains("b2") }, "\(report)")
+        #expect(report.failures.count == 2, "\(report)")
+    }
+
+    @Test func aSampleOfAForwardedTypeValidatesTheRegistrationItLeadsTo() {
+        let container = Container()
+        container.register(NamedCheck.self, name: "f") { (_, n: Int) in NamedCheck("\(n)") }
+            .implements((any Check).self, name: "f")
+        let report = container.validate(samples: [ValidationSample((any Check).self, name: "f", argument: 3)])
+        #expect(report.isValid, "\(report)")
+        #expect(report.skipped.isEmpty, "\(report)")
+    }
+
+    @Test func anAutoregisteredCollectionIsNoAbsentDependency() {
+        let container = Container()
+        container.register((any Check).self, name: "a") { _ in NamedCheck("a") }
+        container.autoregister(Monitor.self, initializer: Monitor.init(checks:))
+        let report = container.validate()
+        #expect(report.isValid && report.absentDependencies.isEmpty, "\(report)")
+        #expect(report.graph.edges.allSatisfy { $0.to != nil }, "\(report.graph)")
+    }
+
+    @Test func theUnboundCurrentResolverSaysHowToBindInsteadOfAnEmptyCollection() {
+        #expect(SynchronizedResolver.current.resolveAll((any Check).self) == nil)
+        #expect(CapturedLog.current?.messages.contains { $0.contains("no resolver bound") } == true)
+        #expect(throws: ResolutionError.self) { try SynchronizedResolver.current.requireAll((any Check).self) }
+    }
+
+    @Test func aCollectionOfAWrapperTypeSaysToAskForTheWrappedType() {
+        let container = Container()
+        container.register((any Check).self, name: "a") { _ in NamedCheck("a") }
+        #expect(container.resolveAll(Lazy<any Check>.self) == nil)
+        #expect(CapturedLog.current?.messages.contains { $0.contains("wrapper Graft makes") } == true)
+        #expect(throws: ResolutionError.self) { try container.requireAll(Optional<any Check>.self) }
+        // A registration of an `Optional` type itself is an element as any other.
+        container.register(Optional<any Check>.self, name: "maybe") { _ in nil }
+        #expect(container.resolveAll(Optional<any Check>.self)?.count == 1)
+    }
+
+    @Test func manyNamesAtTwoLevelsKeepTheirOrderAndHiding() {
+        let root = Container()
+        for index in 0..<600 { root.register((any Check).self, name: "n\(index)") { _ in NamedCheck("root \(index)") } }
+        let child = Container(parent: root)
+        for index in stride(from: 0, to: 1_200, by: 2) {
+            child.register((any Check).self, name: "n\(index)") { _ in NamedCheck("child \(index)") }
+        }
+        let ids = child.resolveAll((any Check).self)?.map(\.id) ?? []
+        #expect(ids.count == 900)
+        #expect(ids.prefix(3) == ["child 0", "root 1", "child 2"])
+        #expect(ids[600] == "child 600" && ids.last == "child 1198")
+    }
+}

@@ -206,11 +206,12 @@ extension Container {
         // Each registration's own failure goes to the report; what its factories' `resolve` calls
         // meet is written as it happens (see `SharedState.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
-        var unmatched = samples
+        // Each sample's registration, found as `resolve` finds it (a forward leads to its entry).
+        let sampled = samples.map { slot(for: $0.key)?.pointee.entry }
+        let unmatched = samples.indices.filter { sampled[$0] == nil }.map { samples[$0] }
         for entry in entries {
             let withArguments = entry.argumentsKey != noArgumentsKey
-            let mine = withArguments ? samples.filter { $0.matches(entry) } : []
-            unmatched.removeAll { $0.matches(entry) }
+            let mine = withArguments ? samples.indices.filter { sampled[$0] === entry }.map { samples[$0] } : []
             let whySkipped: String? =
                 switch entry.kind {
                 case .async: "async: its factory runs through resolveAsync"
@@ -235,7 +236,7 @@ extension Container {
                 }
             }
         }
-        failures += unmatched.map(\.unmatchedFailure)
+        failures += recorder.furtherFailures + unmatched.map(\.unmatchedFailure)
         hierarchy.endCallHandingFailureToCaller(outer)
         hierarchy.restoreChildRegistrations(childRecords, endedMeanwhile: recorder.endedChildren)
         hierarchy.diagnostics.endValidation()
@@ -272,6 +273,9 @@ final class ValidationRecorder {
     var kept: [KeptMember] = []
     /// The child containers that ended while it ran, whose records it must not put back.
     var endedChildren = Set<ObjectIdentifier>()
+    /// Failures of a collection's elements after the first, which the collection's caller did not
+    /// get: reported with the rest.
+    var furtherFailures: [ResolutionError] = []
     private var entries: [AnyServiceEntry] = []
     private var index: [ObjectIdentifier: Int] = [:]
     private var edges: [DependencyGraph.Edge] = []
@@ -329,6 +333,17 @@ final class ValidationRecorder {
     /// A resolution with arguments found nothing registered.
     func observeMissing(_ requested: String, in hierarchy: SharedState) {
         add(to: nil, requested: requested, key: nil, in: hierarchy)
+    }
+
+    /// The factory running in `hierarchy` took a collection for `requested`, which it first asked
+    /// for as a registration (an autoregistered array parameter): no absent dependency.
+    func retractAbsent(_ requested: String, in hierarchy: SharedState) {
+        guard let from = hierarchy.resolution.innermostEntry.map(node(for:)),
+            let index = edges.lastIndex(where: { $0.from == from && $0.to == nil && $0.requested == requested })
+        else { return }
+        edges.remove(at: index)
+        edgeKeys.remove(at: index)
+        edgeSet.remove("\(from)>\(requested)")
     }
 
     /// An edge from the entry whose factory is running in `hierarchy` (none outside a factory).
@@ -447,9 +462,8 @@ final class ValidationRecorder {
 /// ValidationSample(Job.self, name: "nightly", arguments: "reports", 3)
 /// ```
 public struct ValidationSample {
-    private let service: ObjectIdentifier
-    private let name: String?
-    private let argumentsKey: UInt
+    /// The key `resolve` would look up with these values.
+    let key: ServiceKey
     private let label: String
     private let argumentTypeNames: [String]
     /// Resolves the entry matched with the values, as a root request of the validation.
@@ -460,9 +474,7 @@ public struct ValidationSample {
     public init<Service, each Argument>(
         _ serviceType: Service.Type, name: String? = nil, arguments: repeat each Argument
     ) {
-        service = ObjectIdentifier(Service.self)
-        self.name = name
-        argumentsKey = Graft.argumentsKey(repeat (each Argument).self)
+        key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         label = serviceLabel(Service.self, name: name)
         argumentTypeNames = typeNames(repeat (each Argument).self)
         let values = (repeat each arguments)
@@ -479,10 +491,6 @@ public struct ValidationSample {
         _ serviceType: Service.Type, name: String? = nil, argument: repeat each Argument
     ) {
         self.init(serviceType, name: name, arguments: repeat each argument)
-    }
-
-    func matches(_ entry: AnyServiceEntry) -> Bool {
-        ObjectIdentifier(entry.keyType) == service && entry.name == name && entry.argumentsKey == argumentsKey
     }
 
     func validate(_ entry: AnyServiceEntry, in container: Container, resolver: Resolver) -> Bool {

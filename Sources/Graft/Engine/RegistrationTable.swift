@@ -366,10 +366,15 @@ final class RegistrationTable {
                 buffers.collections[key] = ordered
                 return ordered
             }()
-        if names.isEmpty {
+        if names.isEmpty {  // the root's: no name met before
             names = own
             return
-        }  // the root's: no name met before
-        for name in own where !names.contains(name) { names.append(name) }
+        }
+        if names.count * own.count <= 1_024 {
+            for name in own where !names.contains(name) { names.append(name) }
+            return
+        }
+        var met = Set(names)  // many names at two levels: no quadratic search
+        for name in own where met.insert(name).inserted { names.append(name) }
     }
 }
