@@ -30,6 +30,10 @@ enum InterpreterField {
     case provider(AnyObject, () -> ModelNodeObject?)
     case injected(InjectedHolder)
     case graph(GraphIdentifier)
+    /// What `resolveAll` or `requireAll` returned.
+    case collection([ModelNodeObject])
+    /// `requireAll` threw `error`: the failure of the element of this name (`collectionElementName`).
+    case failure(String, any Error)
 }
 
 /// Counts the live model instances of one interpreter.
@@ -40,12 +44,15 @@ final class LiveCounter {
 class ModelNodeObject {
     let serial: Int
     var fields: [InterpreterField]
+    /// The registration that made it (`MRegistration.tag`), which a collection's elements show.
+    let tag: String
     private let live: LiveCounter
     private let onDeinit: (() -> Void)?
 
-    init(serial: Int, fields: [InterpreterField], live: LiveCounter, onDeinit: (() -> Void)?) {
+    init(serial: Int, fields: [InterpreterField], tag: String, live: LiveCounter, onDeinit: (() -> Void)?) {
         self.serial = serial
         self.fields = fields
+        self.tag = tag
         self.live = live
         self.onDeinit = onDeinit
         live.count += 1
@@ -423,6 +430,8 @@ public final class ContainerInterpreter {
             case .lazy(let wrapper, _), .provider(let wrapper, _): dump(wrapper, to: &sink)
             case .injected(let holder): dump(holder, to: &sink)
             case .graph(let graph): dump(graph, to: &sink)
+            case .collection(let elements): dump(elements, to: &sink)
+            case .failure(let name, _): dump(name, to: &sink)
             }
             return []
 
@@ -583,8 +592,24 @@ public final class ContainerInterpreter {
     }
 
     private func observe(_ value: InterpreterField) -> [RawObservation] {
-        guard case .object(let node) = value else { return [observeField(value)] }
-        return [.object(node.serial)] + node.fields.map(observeField)
+        switch value {
+        case .object(let node):
+            return [.object(node.serial)] + node.fields.flatMap(observeFields)
+        case .collection(let elements):
+            // Each element, the registration that made it, and its fields.
+            return [.elements(elements.count)]
+                + elements.flatMap { [.object($0.serial), .label($0.tag)] + $0.fields.flatMap(observeFields) }
+        case .failure(let name, _):
+            return [.thrown(name)]
+        default:
+            return [observeField(value)]
+        }
+    }
+
+    /// A field as `observe` shows it: a collection with its elements and their registrations.
+    private func observeFields(_ field: InterpreterField) -> [RawObservation] {
+        guard case .collection(let elements) = field else { return [observeField(field)] }
+        return [.elements(elements.count)] + elements.flatMap { [.object($0.serial), .label($0.tag)] }
     }
 
     private func observeField(_ field: InterpreterField) -> RawObservation {
@@ -598,6 +623,8 @@ public final class ContainerInterpreter {
             if let index = graphs.firstIndex(of: graph) { return .graph(UInt64(index)) }
             graphs.append(graph)
             return .graph(UInt64(graphs.count - 1))
+        case .collection(let elements): return .elements(elements.count)
+        case .failure(let name, _): return .thrown(name)
         }
     }
 
@@ -622,29 +649,30 @@ public final class ContainerInterpreter {
         let name = registration.name?.string
         let make: (Resolver) -> T = { [unowned self] r in
             // Every registered type is a class the made instance is (the generator ensures it).
-            self.make(registration, r) as! T  // swiftlint:disable:this force_cast
+            // Never throws: a factory that may is registered with `fail`.
+            try! self.make(registration, r) as! T  // swiftlint:disable:this force_cast force_try
         }
         let entry: ServiceEntry<T>
         let wasRegistering = registering
         registering = true
         #if !INTERPRET_SWINJECT
             let fail: (Resolver) throws -> T = { [unowned self] r in
-                try self.resolveDependenciesThenThrow(registration, r)
+                try self.make(registration, r) as! T  // swiftlint:disable:this force_cast
             }
         #endif
         switch registration.args {
         #if !INTERPRET_SWINJECT
-            case .none where registration.throwsAfterDependencies:
+            case .none where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
                 entry = container.register(type, name: name) { r in try fail(r) }
-            case .int where registration.throwsAfterDependencies:
+            case .int where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
                 entry = container.register(type, name: name) { (r: Resolver, _: Int) in try fail(r) }
-            case .string where registration.throwsAfterDependencies:
+            case .string where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
                 entry = container.register(type, name: name) { (r: Resolver, _: String) in try fail(r) }
-            case .intString where registration.throwsAfterDependencies:
+            case .intString where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
                 entry = container.register(type, name: name) { (r: Resolver, _: Int, _: String) in try fail(r) }
-            case .void where registration.throwsAfterDependencies:
+            case .void where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
                 entry = container.register(type, name: name) { (r: Resolver, _: Void) in try fail(r) }
-            case .tuple where registration.throwsAfterDependencies:
+            case .tuple where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
                 entry = container.register(type, name: name) { (r: Resolver, _: (Int, String)) in try fail(r) }
             case .none where registration.isMain:
                 // Safe: main-actor registrations are generated only for interpreters that run on
@@ -670,7 +698,10 @@ public final class ContainerInterpreter {
                     if depth > 150 { aborted = true }
                     if aborted { return }
                 #endif
-                for request in completion { node.fields.append(self.request(request, r)) }
+                for request in completion {
+                    let field = self.request(request, r)
+                    if case .failure = field { node.fields.append(.none) } else { node.fields.append(field) }
+                }
             }
         }
         let forward: (MForward) -> Void = { [weak entry] forward in
@@ -713,18 +744,11 @@ public final class ContainerInterpreter {
         }
     }
 
-    #if !INTERPRET_SWINJECT
-        /// A factory that throws once it resolved its dependencies, making nothing.
-        private func resolveDependenciesThenThrow<T>(_ registration: MRegistration, _ r: Resolver) throws -> T {
-            graphsOfRunningFactories.append(r.resolve(GraphIdentifier.self)!)
-            defer { graphsOfRunningFactories.removeLast() }
-            runFactoryAction(registration)
-            _ = registration.dependencies.map { request($0, r) }
-            throw ModelFactoryFailure()
-        }
-    #endif
-
-    private func make(_ registration: MRegistration, _ r: Resolver) -> ModelNodeObject {
+    /// The factory: its action, its dependencies, its instance. It throws (registered with a
+    /// throwing factory) where `registration` says: once it resolved its dependencies
+    /// (`throwsAfterDependencies`), or what `try r.requireAll` threw (`rethrowsCollectionFailure`:
+    /// it resolves nothing more). Elsewhere a `requireAll` that fails is `try?`, `nil`.
+    private func make(_ registration: MRegistration, _ r: Resolver) throws -> ModelNodeObject {
         #if !INTERPRET_SWINJECT
             // Resolving the identifier keeps the graph's instances remembered when it ends, which
             // only a later `withObjectGraph` of that identifier could see: the program never has it.
@@ -739,7 +763,16 @@ public final class ContainerInterpreter {
             if depth > 150 { aborted = true }
             if !aborted { fields = registration.dependencies.map { request($0, r) } }
         #else
-            fields = registration.dependencies.map { request($0, r) }
+            for dependency in registration.dependencies {
+                let field = request(dependency, r)
+                if case .failure(_, let error) = field {
+                    if registration.rethrowsCollectionFailure { throw error }
+                    fields.append(.none)
+                } else {
+                    fields.append(field)
+                }
+            }
+            if registration.throwsAfterDependencies { throw ModelFactoryFailure() }
         #endif
         nextSerial += 1
         var onDeinit: (() -> Void)?
@@ -768,11 +801,12 @@ public final class ContainerInterpreter {
         case .reregister:
             onDeinit = { [weak self] in self?.deinitRegisterAgain(registration) }
         }
+        let tag = registration.tag
         switch registration.makes {
-        case .a: return ModelA(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
-        case .b: return ModelB(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
-        case .c: return ModelC(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
-        case .d: return ModelD(serial: nextSerial, fields: fields, live: live, onDeinit: onDeinit)
+        case .a: return ModelA(serial: nextSerial, fields: fields, tag: tag, live: live, onDeinit: onDeinit)
+        case .b: return ModelB(serial: nextSerial, fields: fields, tag: tag, live: live, onDeinit: onDeinit)
+        case .c: return ModelC(serial: nextSerial, fields: fields, tag: tag, live: live, onDeinit: onDeinit)
+        case .d: return ModelD(serial: nextSerial, fields: fields, tag: tag, live: live, onDeinit: onDeinit)
         }
     }
 
@@ -841,7 +875,20 @@ public final class ContainerInterpreter {
             // Swinject has neither `require` nor `~>`: its `resolve` is what they handle a failure as.
             case .caughtRequire, .optionalOperator:
                 return object(resolve(T.self, name, request.args, r))
+            // Nor collections: never generated for it.
+            case .collection, .requireCollection:
+                return .none
         #else
+            case .collection:
+                guard let elements = r.resolveAll(T.self) else { return .none }
+                return .collection(elements.compactMap { $0 as AnyObject as? ModelNodeObject })
+            case .requireCollection:
+                do {
+                    let elements = try r.requireAll(T.self)
+                    return .collection(elements.compactMap { $0 as AnyObject as? ModelNodeObject })
+                } catch {
+                    return .failure(failedElement(of: T.self, error), error)
+                }
             case .caughtRequire:
                 return object(try? require(T.self, name, request.args, r))
             case .optionalOperator:
@@ -852,6 +899,21 @@ public final class ContainerInterpreter {
     }
 
     #if !INTERPRET_SWINJECT
+        /// The element whose failure `requireAll` threw, as `collectionElementName` writes it: the
+        /// first label of the error's path, `Type` or `Type (name: "x")`.
+        static func failedElement<T>(of _: T.Type, _ error: ResolutionError) -> String {
+            let label = error.path.first ?? "?"
+            for type in MType.all + [.asyncService] {
+                let typeName = "\(modelMetatype(type))"
+                if label == typeName { return collectionElementName(type, nil) }
+                // The first of canonically equivalent names: their labels compare equal.
+                if let name = MName.allCases.first(where: { label == "\(typeName) (name: \"\($0.string)\")" }) {
+                    return collectionElementName(type, name.canonical)
+                }
+            }
+            return "unknown(\(label))"
+        }
+
         static func require<S>(_ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver) throws -> S {
             switch args {
             case .none: return try r.require(type, name: name)

@@ -159,6 +159,56 @@ import Testing
     }
 }
 
+extension ModelBasedTests {
+    /// The model's collections on a hand-written program: the root's names first, each table's in
+    /// registration order, a child's name hiding its ancestor's in the ancestor's place, one graph
+    /// per call, and the first failing element named by `requireAll`.
+    @Test func modelKnowsCollections() {
+        func contribution(_ container: Int, _ name: MName?, makes: MClass, sharing: Bool) -> MRegistration {
+            MRegistration(
+                container: container, service: .proto(.p), makes: makes, name: name, args: .none, scope: .unspecified,
+                dependencies: sharing ? [MRequest(type: .cls(.c), name: nil, args: .none, wrapper: .plain)] : [],
+                completions: [], forwards: [], onDeinit: .none)
+        }
+        let shared = MRegistration(
+            container: 0, service: .cls(.c), makes: .c, name: nil, args: .none, scope: .graph, dependencies: [],
+            completions: [], forwards: [], onDeinit: .none)
+        var failing = contribution(0, .cafeDecomposed, makes: .a, sharing: false)
+        failing.throwsAfterDependencies = true
+        let all = MRequest(type: .proto(.p), name: nil, args: .none, wrapper: .collection)
+        let require = MRequest(type: .proto(.p), name: nil, args: .none, wrapper: .requireCollection)
+        let program = MProgram(
+            parents: [-1, 0],
+            steps: [
+                .register(shared),
+                .register(contribution(0, .x, makes: .a, sharing: false)),
+                .register(contribution(0, nil, makes: .b, sharing: true)),
+                .register(contribution(1, .y, makes: .d, sharing: true)),
+                .register(contribution(1, .x, makes: .d, sharing: false)),
+                .resolve(container: 1, all),
+                .resolveThroughView(container: 0, all),
+                .removeAll(container: 1),
+                .resolve(container: 1, require),
+                .register(failing),
+                .resolve(container: 1, require),
+                .resolve(container: 1, all),
+                .resolve(container: 1, MRequest(type: .proto(.q), name: nil, args: .none, wrapper: .requireCollection)),
+            ])
+        let trace = ReferenceModel.run(program).trace
+        // c1's "x" in the root's "x"'s place, the root's unnamed one, c1's "y"; the two last share one C.
+        #expect(
+            trace[5] == [
+                .elements(3), .new, .label("P(\"x\")@c1"), .new, .label("P@c0"), .new, .new, .label("P(\"y\")@c1"),
+                .same(5),
+            ])
+        #expect(trace[6] == [.elements(2), .new, .label("P(\"x\")@c0"), .new, .label("P@c0"), .new])
+        #expect(trace[8] == [.elements(2), .new, .label("P(\"x\")@c0"), .new, .label("P@c0"), .new])
+        #expect(trace[10] == [.thrown(collectionElementName(.proto(.p), MName.cafeComposed.rawValue))])
+        #expect(trace[11] == [.none])
+        #expect(trace[12] == [.elements(0)])
+    }
+}
+
 /// Writes a message to standard error if the process stops on a trap or an abort while it is
 /// installed, then lets the handler that was there before (the runtime's backtracer) run. The
 /// message is written into a fixed buffer beforehand: a signal handler may only call `write`.

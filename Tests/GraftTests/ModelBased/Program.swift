@@ -128,9 +128,17 @@ public enum MScope: Int, CaseIterable, Sendable {
 /// (`try? r.require(T.self)`), `fallback` (`r.resolve(T.self) ?? r.resolve(T.self)`, a fallback
 /// that asks again) and `optionalOperator` (`let t: T? = r~>`, or `~>` with a name or arguments
 /// into `T?`). Each handles the failure: the factory goes on, and only the failed dependency's
-/// resolution is undone.
+/// resolution is undone. `collection` and `requireCollection` (Graft only) ask for the collection of
+/// the type (`resolveAll`, `requireAll`; the name and arguments are not used): every registration
+/// of it without arguments in the container and its ancestors, in one object graph. In a factory,
+/// `requireCollection` is `try r.requireAll(T.self)`: its failure fails the factory (see
+/// `MRegistration.rethrowsCollectionFailure`), or, where the factory cannot throw, it is `try?`.
 public enum MWrapper: Int, CaseIterable, Sendable {
     case plain, optional, lazy, provider, graphIdentifier, discarded, caughtRequire, fallback, optionalOperator
+    case collection, requireCollection
+
+    /// `resolveAll` or `requireAll`.
+    public var isCollection: Bool { self == .collection || self == .requireCollection }
 }
 
 public struct MRequest: Hashable, Sendable, CustomStringConvertible {
@@ -165,6 +173,8 @@ public struct MRequest: Hashable, Sendable, CustomStringConvertible {
             let call = "\(r).resolve(\(type).self\(nameText)\(args.callSource))"
             return "\(call) ?? \(call)"
         case .optionalOperator: return "\(r) ~> (\(type)?.self\(nameText)\(args.callSource))"
+        case .collection: return "\(r).resolveAll(\(type).self)"
+        case .requireCollection: return "try \(r).requireAll(\(type).self)"
         }
     }
 }
@@ -229,6 +239,19 @@ public struct MRegistration: Hashable, Sendable {
     /// The factory resolves its dependencies, then throws (Graft only): a failure of this
     /// dependency, which a factory asking for it handles.
     public var throwsAfterDependencies = false
+
+    /// The factory is a throwing one that calls `try r.requireAll(T.self)` for a `requireCollection`
+    /// dependency, so the collection's failure is the factory's: it resolves nothing more and
+    /// fails. A main-actor factory cannot throw: there it is `try?`, `nil` on a failure.
+    public var rethrowsCollectionFailure: Bool {
+        !isMain && dependencies.contains { $0.wrapper == .requireCollection }
+    }
+
+    /// What an element of a collection shows of the registration that made it: the service, the
+    /// name and the container (the order of a collection shows in these).
+    public var tag: String {
+        "\(service)" + (name.map { "(\($0.source))" } ?? "") + "@c\(container)"
+    }
 
     public init(
         container: Int, service: MType, makes: MClass, name: MName?, args: MArgs, scope: MScope,
@@ -512,6 +535,7 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
 
 extension String {
     fileprivate func replacingFirstResolver(with container: String) -> String {
+        if hasPrefix("try r.") { return "try " + container + "." + dropFirst(6) }
         guard hasPrefix("r.") else { return self }
         return container + "." + dropFirst(2)
     }
@@ -533,6 +557,12 @@ public enum RawObservation: Hashable, Sendable {
     case registrations([String])
     /// The interpreter could not perform the step as the model said it could.
     case invalid(String)
+    /// A collection of this many elements; each element follows, as its object, its `label` (the
+    /// registration that made it, `MRegistration.tag`) and, at the top level, its fields.
+    case elements(Int)
+    case label(String)
+    /// `requireAll` threw: the failure of this element (`collectionElementName`).
+    case thrown(String)
 }
 
 /// An observation with identities made comparable: `new`, or the same object as observation `k`.
@@ -548,6 +578,9 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
     case count(Int)
     case registrations([String])
     case invalid(String)
+    case elements(Int)
+    case label(String)
+    case thrown(String)
 
     public var description: String {
         switch self {
@@ -562,12 +595,21 @@ public enum Observation: Hashable, Sendable, CustomStringConvertible {
         case .count(let n): return "alive:\(n)"
         case .registrations(let lines): return "registrations[" + lines.joined(separator: "; ") + "]"
         case .invalid(let why): return "invalid(\(why))"
+        case .elements(let n): return "all:\(n)"
+        case .label(let tag): return tag
+        case .thrown(let name): return "threw(\(name))"
         }
     }
 }
 
 /// Per step, what it observed (a resolution: the result, then each field of the instance).
 public typealias Trace = [[Observation]]
+
+/// How a `thrown` observation names the element of a collection that failed: the registration
+/// its failure names first (its service and name, canonical), as `T` or `T(name)`.
+public func collectionElementName(_ type: MType, _ canonical: Int?) -> String {
+    "\(type)" + (canonical.flatMap { MName(rawValue: $0) }.map { "(\($0.source))" } ?? "")
+}
 
 public func normalize(_ raw: [[RawObservation]]) -> Trace {
     var firstSeen: [Int: Int] = [:]
@@ -585,6 +627,9 @@ public func normalize(_ raw: [[RawObservation]]) -> Trace {
             case .count(let n): observed.append(.count(n))
             case .registrations(let lines): observed.append(.registrations(lines))
             case .invalid(let why): observed.append(.invalid(why))
+            case .elements(let n): observed.append(.elements(n))
+            case .label(let tag): observed.append(.label(tag))
+            case .thrown(let name): observed.append(.thrown(name))
             case .object(let serial):
                 if let k = firstSeen[serial] {
                     observed.append(.same(k))
@@ -705,7 +750,12 @@ public struct ProgramFeatures: OptionSet, Hashable, Sendable {
     /// their hierarchy they captured (`MRequest.through`).
     public static let factoryVariants = ProgramFeatures(rawValue: 1 << 4)
 
-    public static let all: ProgramFeatures = [.mainActor, .graftAPI, .deinitEffects, .liveCounts]
+    /// With the Graft API, collections (`resolveAll`, `requireAll`): in some programs, a block of
+    /// registrations of one service type under several names in several containers, resolved as
+    /// a collection at the top level, through views and by factories (`addCollections`).
+    public static let collections = ProgramFeatures(rawValue: 1 << 5)
+
+    public static let all: ProgramFeatures = [.mainActor, .graftAPI, .deinitEffects, .liveCounts, .collections]
     /// What Swinject 2.10 can run too.
     public static let swinjectCompatible: ProgramFeatures = []
 }
@@ -725,6 +775,9 @@ public enum ProgramGenerator {
         // And the block of an `@Injected` read inside a request that then fails.
         var failingReadRandom = SplitMix64(seed: seed ^ 0x7265_6164_4661_696C)
         addInjectedReadInAFailingRequest(to: &program, using: &failingReadRandom, features: features)
+        // And the collections, where asked for.
+        var collectionRandom = SplitMix64(seed: seed ^ 0x636F_6C6C_6563_7473)
+        addCollections(to: &program, using: &collectionRandom, features: features)
         // And the factory variants, where asked for.
         var variantRandom = SplitMix64(seed: seed ^ 0x7468_726F_7773_4166)
         addFactoryVariants(to: &program, using: &variantRandom, features: features)
@@ -805,6 +858,150 @@ public enum ProgramGenerator {
         }
     }
 
+    /// With `collections`, in four programs in ten: a block of steps, spread over the program
+    /// (its order kept), around the collection of one service type `T`:
+    ///
+    /// - two to four contributions: registrations of `T` (or of a class forwarded to `T`) under
+    ///   names drawn from a few (so a child often hides its parent's), in random containers and
+    ///   scopes, some main-actor ones, some whose factory throws; most resolve a graph-scoped `S`
+    ///   (or the graph's identifier), which the elements of one collection share;
+    /// - a contribution registered again (its place kept), a `removeAll` of a container;
+    /// - `resolveAll(T.self)` and `requireAll(T.self)` at the top level, on a container or its
+    ///   synchronized view, between the registrations (a new one must show in the next);
+    /// - consumers: registrations whose factory resolves `S` and the collection (`resolveAll`, or
+    ///   `try r.requireAll`, which fails the factory), resolved at the top level; and at times a
+    ///   registration of the program that resolves the collection too.
+    ///
+    /// The choices come from a random stream of their own.
+    static func addCollections<Source: ChoiceSource>(
+        to program: inout MProgram, using random: inout Source, features: ProgramFeatures
+    ) {
+        guard features.contains(.graftAPI) && features.contains(.collections) && random.chance(40) else { return }
+        let containers = program.parents.count
+        let roll = random.below(100)
+        let type: MType = roll < 45 ? .proto(.p) : roll < 70 ? .proto(.q) : .cls(random.pick(MClass.allCases))
+        let names: [MName?] = [nil, .x, .y, .cafeComposed, .cafeDecomposed]
+        let registered: [(MType, MName?, MArgs)] = program.steps.compactMap { step in
+            guard case .register(let r) = step else { return nil }
+            return (r.service, r.name, r.args)
+        }
+        func container() -> Int { random.chance(40) ? 0 : random.below(containers) }
+        func ask() -> MStep {
+            var request = MRequest(
+                type: random.chance(90) ? type : random.pick(MType.all), name: nil, args: .none,
+                wrapper: random.chance(60) ? .collection : .requireCollection)
+            if random.chance(5) { request.type = .asyncService }
+            let on = random.below(containers)
+            return random.chance(30) ? .resolveThroughView(container: on, request) : .resolve(container: on, request)
+        }
+        let sharedClass = random.pick(MClass.allCases)
+        let shared = MRegistration(
+            container: 0, service: .cls(sharedClass), makes: sharedClass, name: .x,
+            args: .none, scope: random.pick([.graph, .unspecified, .graph, .weak, .transient]), dependencies: [],
+            completions: [], forwards: [], onDeinit: .none)
+        let sharedRequest = MRequest(type: shared.service, name: shared.name, args: .none, wrapper: .plain)
+        var block: [MStep] = [.register(shared)]
+        var contributions: [MRegistration] = []
+        for _ in 0..<(2 + random.below(3)) {
+            var dependencies: [MRequest] = []
+            if random.chance(60) { dependencies.append(sharedRequest) }
+            if random.chance(15) {
+                dependencies.append(MRequest(type: .cls(.a), name: nil, args: .none, wrapper: .graphIdentifier))
+            }
+            if random.chance(20) { dependencies.append(makeRequest(&random, registered: registered, topLevel: false)) }
+            let scope = random.pick(MScope.allCases)
+            let name = random.pick(names)
+            var contribution: MRegistration
+            if random.chance(25) {
+                // Another type forwarded to `T`: its instances are `T`s unless it is transient.
+                let makes = random.pick(MClass.allCases.filter { scope == .transient || type.isSatisfied(by: $0) })
+                contribution = MRegistration(
+                    container: container(), service: .cls(makes), makes: makes, name: random.pick(names),
+                    args: .none, scope: scope, dependencies: dependencies, completions: [],
+                    forwards: [MForward(type: type, name: name)], onDeinit: .none)
+            } else {
+                contribution = MRegistration(
+                    container: container(), service: type,
+                    makes: random.pick(MClass.allCases.filter { type.isSatisfied(by: $0) }), name: name, args: .none,
+                    scope: scope, dependencies: dependencies, completions: [], forwards: [], onDeinit: .none)
+            }
+            if features.contains(.mainActor) && random.chance(10) {
+                contribution.isMain = true
+            } else if random.chance(8) {
+                contribution.throwsAfterDependencies = true
+            }
+            contributions.append(contribution)
+            block.append(.register(contribution))
+            if random.chance(50) { block.append(ask()) }
+        }
+        if random.chance(30) {
+            // Registered again: a new entry, in the place of the first.
+            var again = random.pick(contributions)
+            again.scope = random.pick(MScope.allCases)
+            if !again.isMain && random.chance(30) { again.throwsAfterDependencies.toggle() }
+            block.append(.register(again))
+            block.append(ask())
+        }
+        if random.chance(15) {
+            block.append(.removeAll(container: random.below(containers)))
+            block.append(ask())
+        }
+        for _ in 0..<(random.chance(70) ? 1 + random.below(2) : 0) {
+            let service = random.pick(MType.all)
+            var dependencies: [MRequest] = []
+            if random.chance(50) { dependencies.append(sharedRequest) }
+            dependencies.append(
+                MRequest(
+                    type: random.chance(90) ? type : random.pick(MType.all), name: nil, args: .none,
+                    wrapper: random.chance(50) ? .collection : .requireCollection))
+            if random.chance(30) { dependencies.append(sharedRequest) }
+            let consumer = MRegistration(
+                container: container(), service: service,
+                makes: random.pick(MClass.allCases.filter { service.isSatisfied(by: $0) }),
+                name: random.pick([.y, .y, .cafeComposed, nil]), args: .none, scope: random.pick(MScope.allCases),
+                dependencies: dependencies, completions: [], forwards: [], onDeinit: .none)
+            block.append(.register(consumer))
+            let request = MRequest(type: service, name: consumer.name, args: .none, wrapper: .plain)
+            for _ in 0...random.below(2) {
+                let on = random.pick(descendants(of: consumer.container, parents: program.parents))
+                block.append(
+                    random.chance(25) ? .resolveThroughView(container: on, request) : .resolve(container: on, request))
+            }
+        }
+        for _ in 0...random.below(2) { block.append(ask()) }
+        // At times a registration of the program resolves the collection too.
+        let candidates = program.steps.indices.filter {
+            if case .register(let r) = program.steps[$0] { return !r.isMain }
+            return false
+        }
+        if !candidates.isEmpty && random.chance(30) {
+            let index = random.pick(candidates)
+            if case .register(var r) = program.steps[index] {
+                r.dependencies.insert(
+                    MRequest(
+                        type: type, name: nil, args: .none,
+                        wrapper: random.chance(50) ? .collection : .requireCollection),
+                    at: random.below(r.dependencies.count + 1))
+                program.steps[index] = .register(r)
+            }
+        }
+        // Spread over the program, in order; the final live count stays last.
+        var end = program.steps.count
+        if case .countLive = program.steps.last { end -= 1 }
+        let places = block.indices.map { _ in random.below(end + 1) }.sorted()
+        var merged: [MStep] = []
+        var next = 0
+        for (index, step) in program.steps.enumerated() {
+            while next < block.count && places[next] == index {
+                merged.append(block[next])
+                next += 1
+            }
+            merged.append(step)
+        }
+        merged.append(contentsOf: block[next...])
+        program.steps = merged
+    }
+
     /// In three programs in ten, a block at a random place: a singleton `S` (`.container` or
     /// `.weak`), an `@Injected var service: S?` made outside any resolution, and a request for `O`
     /// whose factory resolves `S` (the request keeps it), then `X`, whose factory reads that
@@ -861,6 +1058,7 @@ public enum ProgramGenerator {
         addBehavior(to: &program, using: &source, features: features)
         addFirstAccesses(to: &program, using: &source, features: features)
         addInjectedReadInAFailingRequest(to: &program, using: &source, features: features)
+        addCollections(to: &program, using: &source, features: features)
         addFactoryVariants(to: &program, using: &source, features: features)
         return program
     }

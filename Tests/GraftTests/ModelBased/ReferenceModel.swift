@@ -72,11 +72,16 @@ enum ModelNodeKind: Equatable {
     case lazy
     case provider
     case injected
+    /// What `resolveAll` or `requireAll` returned: its elements are the fields.
+    case collection
 
     var isInstance: Bool {
         if case .instance = self { return true }
         return false
     }
+
+    /// A `Lazy`, `Provider` or `@Injected`, which a step may read.
+    var isWrapper: Bool { self == .lazy || self == .provider || self == .injected }
 }
 
 /// What the first accesses of a program did.
@@ -117,7 +122,7 @@ struct ModelNode {
         switch kind {
         case .lazy: return .lazy
         case .provider: return .provider
-        case .instance, .injected: return isMain ? .mainInjected : .injected
+        case .instance, .injected, .collection: return isMain ? .mainInjected : .injected
         }
     }
 }
@@ -160,6 +165,10 @@ enum ModelUndo {
 public struct ReferenceModel {
     var parents: [Int]
     var tables: [[ModelKey: Int]]
+    /// When each key of a table was first put there: a collection lists a container's keys in
+    /// this order (a key registered again keeps its place; `removeAll` forgets them).
+    var orders: [[ModelKey: Int]]
+    var nextOrder = 0
     /// Whether the program holds the container (it can name it in steps).
     var held: [Bool]
     var containerAlive: [Bool]
@@ -199,6 +208,8 @@ public struct ReferenceModel {
     var resolutionCountsUnknown = false
     /// What the first accesses did (for statistics, and the test that the generator reaches them).
     var firstAccesses = FirstAccessCounts()
+    /// The last `resolveTop` failed (not merely `nil`: an instance of another type is not a failure).
+    var topLevelFailed = false
 
     /// Deeper resolutions are not modelled (Graft stops at 200, Swinject crashes at 200).
     static let maximumFrames = 60
@@ -206,6 +217,7 @@ public struct ReferenceModel {
     public init(parents: [Int]) {
         self.parents = parents
         tables = Array(repeating: [:], count: parents.count)
+        orders = tables
         held = Array(repeating: true, count: parents.count)
         containerAlive = held
     }
@@ -273,25 +285,18 @@ public struct ReferenceModel {
 
         case .resolve(let container, let request), .resolveThroughView(let container, let request):
             try requireHeld(container)
-            let value = try resolveTop(container: container, request: request, graph: newGraph(), topLevelGraph: nil)
-            hold(value)
-            return observe(value)
+            return try resolveAndHold(container: container, request: request)
 
         case .resolveOffMain(let container, let request):
             try requireHeld(container)
             offMainThisStep = true
-            let value = try resolveTop(
-                container: container, request: request, graph: newGraph(), topLevelGraph: nil, offMain: true)
-            hold(value)
-            return observe(value)
+            return try resolveAndHold(container: container, request: request, offMain: true)
 
         case .resolveInOverrides(let container, let override, let request):
             try requireHeld(container)
             let copy = copyOfRegistrations(container)
             if let override { _ = try register(override, in: copy) }
-            let value = try resolveTop(container: copy, request: request, graph: newGraph(), topLevelGraph: nil)
-            hold(value)
-            return observe(value)
+            return try resolveAndHold(container: copy, request: request)
 
         case .addBehavior(let container, let scope):
             try requireHeld(container)
@@ -301,10 +306,7 @@ public struct ReferenceModel {
 
         case .resolveInCopy(let copy, let request):
             guard !copies.isEmpty else { throw Unmodelable("resolveInCopy: no copy kept yet") }
-            let value = try resolveTop(
-                container: copies[copy % copies.count], request: request, graph: newGraph(), topLevelGraph: nil)
-            hold(value)
-            return observe(value)
+            return try resolveAndHold(container: copies[copy % copies.count], request: request)
 
         case .withObjectGraph(let container, let slot, let field, let requests):
             try requireHeld(container)
@@ -318,6 +320,9 @@ public struct ReferenceModel {
             guard !graphs.isEmpty else { throw Unmodelable("withObjectGraph: no graph identifier held") }
             let graph = graphs[field % graphs.count]
             endsSeveralGraphs = requests.count > 1
+            if requests.contains(where: { $0.wrapper.isCollection }) {
+                throw Unmodelable("withObjectGraph: a collection inside (not generated)")
+            }
             var observed: [RawObservation] = []
             for request in requests {
                 let value = try resolveTop(container: container, request: request, graph: graph, topLevelGraph: graph)
@@ -336,7 +341,7 @@ public struct ReferenceModel {
                 else { throw Unmodelable("access: no wrapper in the field") }
                 wrapper = inner
             }
-            guard !nodes[wrapper].kind.isInstance else { throw Unmodelable("access: not a wrapper") }
+            guard nodes[wrapper].kind.isWrapper else { throw Unmodelable("access: not a wrapper") }
             readThisStep = wrapper
             guard let value = try read(wrapper, firstAccessHere: true) else {
                 throw Unmodelable("access: not a wrapper")
@@ -346,7 +351,7 @@ public struct ReferenceModel {
 
         case .readRecent(let back, let offMain):
             let index = slots.count - 1 - back
-            guard index >= 0, case .node(let wrapper) = slots[index], !nodes[wrapper].kind.isInstance else {
+            guard index >= 0, case .node(let wrapper) = slots[index], nodes[wrapper].kind.isWrapper else {
                 throw Unmodelable("read: no wrapper in the slot")
             }
             if offMain {
@@ -523,6 +528,7 @@ public struct ReferenceModel {
     mutating func removeAll(_ container: Int) {
         for entry in tables[container].values { releaseEntry(entry) }
         tables[container] = [:]
+        orders[container] = [:]
     }
 
     /// `withOverrides`: a new chain of containers with the registrations (not the instances) and
@@ -542,6 +548,7 @@ public struct ReferenceModel {
             let copy = parents.count
             parents.append(parent)
             tables.append([:])
+            orders.append([:])
             held.append(false)
             containerAlive.append(true)
             func copyEntry(_ entry: Int) -> Int {
@@ -556,10 +563,13 @@ public struct ReferenceModel {
                 copied[entry] = entries.count - 1
                 return entries.count - 1
             }
-            for (key, entry) in tables[original] {
-                let made = copyEntry(entry)
+            // In registration order, as `withOverrides` copies them.
+            for key in orderedKeys(of: original) {
+                let made = copyEntry(tables[original][key]!)
                 entries[made].refs += 1
                 tables[copy][key] = made
+                orders[copy][key] = nextOrder
+                nextOrder += 1
             }
             // The copy keeps the behavior, told only about registrations made in the copy.
             if let behavior = behaviors[original] { behaviors[copy] = behavior }
@@ -574,7 +584,7 @@ public struct ReferenceModel {
     mutating func read(_ wrapper: Int, firstAccessHere: Bool, offMain: Bool = false) throws -> ModelField? {
         let node = nodes[wrapper]
         switch node.kind {
-        case .instance:
+        case .instance, .collection:
             return nil
         case .lazy:
             if let cached = node.cached { return .node(cached) }
@@ -646,7 +656,44 @@ public struct ReferenceModel {
 
     mutating func insert(_ key: ModelKey, entry: Int, in container: Int) {
         entries[entry].refs += 1
-        if let old = tables[container].updateValue(entry, forKey: key) { releaseEntry(old) }
+        if let old = tables[container].updateValue(entry, forKey: key) {
+            releaseEntry(old)
+        } else {
+            orders[container][key] = nextOrder
+            nextOrder += 1
+        }
+    }
+
+    /// The keys of a container's table, in the order they were first put there.
+    func orderedKeys(of container: Int) -> [ModelKey] {
+        tables[container].keys.sorted { orders[container][$0]! < orders[container][$1]! }
+    }
+
+    /// The names of the collection of `type` asked of `container`: the keys of `type` without
+    /// arguments in the root's table, then in each child's down to `container`, each table's in
+    /// registration order; a name met again (a child's registration hiding its ancestor's) keeps
+    /// its first place.
+    func collectionNames(of type: MType, from container: Int) -> [Int?] {
+        var chain: [Int] = []
+        var level = container
+        while level >= 0 {
+            chain.append(level)
+            level = parents[level]
+        }
+        var names: [Int?] = []
+        for level in chain.reversed() {
+            for key in orderedKeys(of: level) where key.type == type && key.args == .none && !names.contains(key.name) {
+                names.append(key.name)
+            }
+        }
+        return names
+    }
+
+    /// A collection's node, holding its elements.
+    mutating func makeCollection(_ elements: [Int]) -> Int {
+        nodes.append(ModelNode(kind: .collection, fields: elements.map(ModelField.node)))
+        for element in elements { retain(.node(element)) }
+        return nodes.count - 1
     }
 
     func lookup(_ key: ModelKey, from container: Int) -> Int? {
@@ -667,23 +714,43 @@ public struct ReferenceModel {
             case .lazy: return [.lazy]
             case .provider: return [.provider]
             case .injected: return [.injected]
-            case .instance:
-                return [.object(n)]
-                    + nodes[n].fields.map { field -> RawObservation in
-                        switch field {
-                        case .none: return .none
-                        case .graph(let g): return .graph(UInt64(g))
-                        case .node(let m):
-                            switch nodes[m].kind {
-                            case .instance: return .object(m)
-                            case .lazy: return .lazy
-                            case .provider: return .provider
-                            case .injected: return .injected
-                            }
-                        }
+            case .instance: return [.object(n)] + nodes[n].fields.flatMap(observeField)
+            case .collection:
+                // Each element, the registration that made it, and its fields.
+                return [.elements(nodes[n].fields.count)]
+                    + nodes[n].fields.flatMap { element -> [RawObservation] in
+                        guard case .node(let m) = element else { return [.none] }
+                        return [.object(m), .label(tag(of: m))] + nodes[m].fields.flatMap(observeField)
                     }
             }
         }
+    }
+
+    /// A field as `observe` shows it: a collection with its elements and their registrations.
+    func observeField(_ field: ModelField) -> [RawObservation] {
+        switch field {
+        case .none: return [.none]
+        case .graph(let g): return [.graph(UInt64(g))]
+        case .node(let m):
+            switch nodes[m].kind {
+            case .instance: return [.object(m)]
+            case .lazy: return [.lazy]
+            case .provider: return [.provider]
+            case .injected: return [.injected]
+            case .collection:
+                return [.elements(nodes[m].fields.count)]
+                    + nodes[m].fields.flatMap { element -> [RawObservation] in
+                        guard case .node(let e) = element else { return [.none] }
+                        return [.object(e), .label(tag(of: e))]
+                    }
+            }
+        }
+    }
+
+    /// The registration that made an instance, as the interpreter's instances carry it.
+    func tag(of node: Int) -> String {
+        let entry = entries[nodes[node].madeBy]
+        return (entry.source ?? entry.registration).tag
     }
 
     // MARK: References
@@ -800,7 +867,7 @@ public struct ReferenceModel {
                 wrapper = read
             } else {
                 let index = slotsAtStepStart - 1 - registration.deinitSlot
-                guard index >= 0, case .node(let held) = slots[index], !nodes[held].kind.isInstance else { break }
+                guard index >= 0, case .node(let held) = slots[index], nodes[held].kind.isWrapper else { break }
                 wrapper = held
             }
             if wrapper == readThisStep, nodes[wrapper].kind == .provider, whileAccessing.contains(dead) {
@@ -857,6 +924,50 @@ public struct ReferenceModel {
 
     // MARK: Resolution
 
+    /// A top-level request (a collection, or `resolveTop`), its result held in a new slot.
+    mutating func resolveAndHold(container: Int, request: MRequest, offMain: Bool = false) throws -> [RawObservation] {
+        guard request.wrapper.isCollection else {
+            let value = try resolveTop(
+                container: container, request: request, graph: newGraph(), topLevelGraph: nil, offMain: offMain)
+            hold(value)
+            return observe(value)
+        }
+        // Each element is resolved as `resolve(T.self, name:)` would be, a request of its own, all
+        // of them in one graph. The first that fails (`nil`, a wrong type included) fails the
+        // collection: `resolveAll` is `nil`, `requireAll` throws that element's failure. What the
+        // elements before it made stays where their scopes keep it.
+        let graph = newGraph()
+        var elements: [Int] = []
+        for name in collectionNames(of: request.type, from: container) {
+            // The graph ends once, after the last element: a `deinit` may see another moment.
+            if !elements.isEmpty { endsSeveralGraphs = true }
+            let element = MRequest(
+                type: request.type, name: name.flatMap { MName(rawValue: $0) }, args: .none, wrapper: .plain)
+            let value = try resolveTop(
+                container: container, request: element, graph: graph, topLevelGraph: nil, offMain: offMain)
+            guard case .node(let made) = value else {
+                // The elements made so far die as the collection is dropped, inside its graph.
+                releasedMidStep = true
+                hold(.none)
+                guard request.wrapper == .requireCollection else { return [.none] }
+                // The failure names the registration the element's key leads to, its service and
+                // name; when the instance it made is of another type (a forward), the type asked
+                // for with that registration's name (as `require` names it).
+                let key = ModelKey(type: request.type, name: name, args: .none)
+                guard let entry = lookup(key, from: container) else { return [.thrown("?")] }
+                let failed = entries[entry].source ?? entries[entry].registration
+                return [
+                    .thrown(
+                        collectionElementName(topLevelFailed ? failed.service : request.type, failed.name?.canonical))
+                ]
+            }
+            elements.append(made)
+        }
+        let collection = makeCollection(elements)
+        hold(.node(collection))
+        return observe(.node(collection))
+    }
+
     mutating func resolveTop(
         container: Int, request: MRequest, graph: Int, topLevelGraph: Int?, offMain: Bool = false
     ) throws -> ModelField {
@@ -874,6 +985,7 @@ public struct ReferenceModel {
         var context = ModelContext(graph: graph, resolver: container, topLevelGraph: topLevelGraph)
         context.offMain = offMain
         let value = try resolve(request, &context)
+        topLevelFailed = context.failed
         if context.failed {
             // What the failed request made dies where it failed, inside the resolution.
             if context.ranVisibleDeinitFactory {
@@ -953,6 +1065,23 @@ public struct ReferenceModel {
             let scope = entries[entry].registration.scope.identity
             if nodes.count > before && (scope == .transient || scope == .weak) { releasedMidStep = true }
             return .none
+        case .collection, .requireCollection:
+            // In a factory: each element a resolution the factory makes, in the graph in flight;
+            // the first that fails (a wrong type included) fails the collection, which is `nil`
+            // (and `requireAll`'s failure the factory's, see `resolveEntry`). A cycle through an
+            // element fails the whole request.
+            var elements: [Int] = []
+            for name in collectionNames(of: request.type, from: context.resolver) {
+                guard let entry = lookup(ModelKey(type: request.type, name: name, args: .none), from: context.resolver)
+                else { continue }
+                let value = try resolveHandlingFailure(entry, as: request.type, &context)
+                guard !context.failed, case .node(let made) = value else {
+                    if !elements.isEmpty { releasedMidStep = true }
+                    return .none
+                }
+                elements.append(made)
+            }
+            return .node(makeCollection(elements))
         case .lazy, .provider:
             guard let entry = lookup(key, from: context.resolver) else { return .none }
             var node = ModelNode(kind: request.wrapper == .lazy ? .lazy : .provider)
@@ -1163,7 +1292,18 @@ public struct ReferenceModel {
         }
         var fields: [ModelField] = []
         for dependency in registration.dependencies {
-            fields.append(try resolve(dependency, &context))
+            let value = try resolve(dependency, &context)
+            if dependency.wrapper == .requireCollection, registration.rethrowsCollectionFailure, !context.failed,
+                dependency.through.map({ held[$0] }) ?? true, case .none = value
+            {
+                // `try r.requireAll(T.self)` threw: the factory throws it, resolving nothing more,
+                // and what it resolved dies with it. A failure of this resolution only.
+                context.frames.removeLast()
+                context.failed = true
+                if fields.contains(where: { if case .node = $0 { true } else { false } }) { releasedMidStep = true }
+                return .none
+            }
+            fields.append(value)
         }
         context.frames.removeLast()
         if registration.throwsAfterDependencies {
