@@ -24,7 +24,7 @@ private final class Letter { init(stamp: Stamp?) {} }
         other.register(Stamp.self) { (_, _: Int) in Stamp() }
         feature.register(Letter.self) { [unowned other] _ in Letter(stamp: other.resolve(Stamp.self, argument: 1)) }
         let graph = feature.validate().graph
-        let stamp = graph.nodes.first { $0.serviceType == "\(Stamp.self)" }
+        let stamp = graph.nodes.first { $0.serviceType == "Stamp" }
         #expect(stamp?.containerLevel == -1)
         #expect(stamp?.containerDescription == "another container of the hierarchy")
         #expect(graph.description.contains("Stamp [graph, another container of the hierarchy]"))
