@@ -266,7 +266,7 @@ private func ids(_ checks: [any Check]?) -> [String]? { checks?.map(\.id) }
     /// order: the root's names first, each container's in the order first registered, a child's
     /// name taking the place of its ancestor's.
     @Test func randomHierarchiesListTheirElementsAsTheModelSays() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)  // the model-based programs' generator
         for _ in 0..<300 {
             var containers = [Container()]
             var parents: [Int?] = [nil]  // each container's parent index
@@ -305,19 +305,6 @@ private func ids(_ checks: [any Check]?) -> [String]? { checks?.map(\.id) }
                 #expect(container.resolveAll((any Check).self)?.map(\.id) == expected)
             }
         }
-    }
-}
-
-/// A small seeded generator, so a failing program can be replayed.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
