@@ -360,6 +360,73 @@ private func ids(_ checks: [any Check]?) -> [String]? { checks?.map(\.id) }
         #expect(container.resolveAll(Optional<any Check>.self)?.count == 1)
     }
 
+    @Test func anElementThatRegistersWhileTheCollectionIsMadeJoinsTheNextOne() {
+        let container = Container()
+        container.register((any Check).self, name: "a") { r in
+            (r as? Container)?.register((any Check).self, name: "late") { _ in NamedCheck("late") }
+            return NamedCheck("a")
+        }
+        container.register((any Check).self, name: "b") { _ in NamedCheck("b") }
+        #expect(ids(container.resolveAll((any Check).self)) == ["a", "b"])  // the names listed when it began
+        #expect(ids(container.resolveAll((any Check).self)) == ["a", "b", "late"])
+        #expect(ids(container.synchronize().resolveAll((any Check).self)) == ["a", "b", "late"])
+    }
+
+    @Test func anElementThatRemovesEveryRegistrationFailsTheCollectionAndLeavesTheContainerUsable() {
+        let container = Container()
+        container.register((any Check).self, name: "a") { r in
+            (r as? Container)?.removeAll()
+            return NamedCheck("a")
+        }
+        container.register((any Check).self, name: "b") { _ in NamedCheck("b") }
+        #expect(container.resolveAll((any Check).self) == nil)  // "b" was removed meanwhile
+        #expect(ids(container.resolveAll((any Check).self)) == [])
+        container.register((any Check).self, name: "c") { _ in NamedCheck("c") }
+        #expect(ids(container.resolveAll((any Check).self)) == ["c"])
+    }
+
+    @Test func aDeinitThatResolvesACollectionAndRegistersSeesAConsistentContainer() {
+        final class Seen { var numbers: [[Int]?] = [] }
+        final class Witness {
+            let container: Container
+            let seen: Seen
+            init(_ container: Container, _ seen: Seen) { (self.container, self.seen) = (container, seen) }
+            deinit {
+                seen.numbers.append(container.resolveAll(Int.self))
+                container.register(Int.self, name: "from a deinit") { _ in 3 }
+            }
+        }
+        final class Watched: Check {
+            let id: String
+            let witness: Witness
+            init(_ id: String, _ witness: Witness) { (self.id, self.witness) = (id, witness) }
+        }
+        let seen = Seen()
+        let container = Container()
+        container.register(Int.self, name: "one") { _ in 1 }
+        container.register(Int.self, name: "two") { _ in 2 }
+        container.register(Witness.self) { r in Witness(r as! Container, seen) }  // graph scope: one per call
+        container.register((any Check).self, name: "a") { r in Watched("a", r.resolve(Witness.self)!) }
+        container.register((any Check).self, name: "b") { r in Watched("b", r.resolve(Witness.self)!) }
+        let checks = container.resolveAll((any Check).self)
+        #expect(checks?.map(\.id) == ["a", "b"])
+        #expect((checks?[0] as? Watched)?.witness === (checks?[1] as? Watched)?.witness)
+        withExtendedLifetime(checks) {}
+        _ = consume checks  // the witness goes: its deinit resolves a collection and registers
+        #expect(seen.numbers.map { $0 ?? [] } == [[1, 2]])
+        #expect(container.resolveAll(Int.self) == [1, 2, 3])
+
+        // Released by the collection's own graph end: the elements do not keep it.
+        container.register((any Check).self, name: "c") { r in
+            _ = r.resolve(Witness.self)
+            return NamedCheck("c")
+        }
+        seen.numbers = []
+        #expect(container.resolveAll((any Check).self)?.map(\.id) == ["a", "b", "c"])
+        #expect(seen.numbers.map { $0 ?? [] } == [[1, 2, 3]], "\(seen.numbers)")
+        #expect(container.resolveAll(Int.self) == [1, 2, 3])
+    }
+
     @Test func manyNamesAtTwoLevelsKeepTheirOrderAndHiding() {
         let root = Container()
         for index in 0..<600 { root.register((any Check).self, name: "n\(index)") { _ in NamedCheck("root \(index)") } }

@@ -83,6 +83,9 @@ final class RegistrationTable {
         // The orders after the hashes, each written when its slot is occupied (a trivial type).
         let hashes = UnsafeMutablePointer<Int>.allocate(capacity: 2 * capacity)
         hashes.initialize(repeating: 0, count: capacity)
+        #if DEBUG  // an order never written reads as -1, which `checkInvariants` refuses
+            (hashes + capacity).initialize(repeating: -1, count: capacity)
+        #endif
         return Buffers(
             hashes: hashes, slots: .allocate(capacity: capacity), capacity: capacity, count: count,
             nextOrder: nextOrder, isChanging: isChanging)
@@ -312,8 +315,13 @@ final class RegistrationTable {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "RegistrationTable: capacity \(capacity)")
         precondition(count * 4 <= capacity * 3, "RegistrationTable: \(count) entries in \(capacity) slots")
         if capacity <= 4096 {
-            let occupied = (0..<capacity).count { hashes[$0] != 0 }
-            precondition(occupied == count, "RegistrationTable: count \(count), \(occupied) slots occupied")
+            let occupied = (0..<capacity).filter { hashes[$0] != 0 }
+            precondition(occupied.count == count, "RegistrationTable: count \(count), \(occupied.count) slots occupied")
+            // Every occupied slot has its own order, given before the next one.
+            let ordered = Set(occupied.map { orders[$0] })
+            precondition(
+                ordered.count == count && ordered.allSatisfy { (0..<buffers.nextOrder).contains($0) },
+                "RegistrationTable: the orders of occupied slots are not distinct numbers below \(buffers.nextOrder)")
         }
         return true
     }
