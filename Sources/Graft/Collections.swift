@@ -77,19 +77,9 @@ extension Resolver {
         guard let container = Container.exactly(self) else {
             throw foreignResolverCannotList(serviceType, argumentTypeNames: [])
         }
-        var failure: ResolutionError?
-        let elements = container.collection(serviceType, arguments: noArgumentsKey, logsUnavailable: false) {
-            name in
-            do throws(ResolutionError) {
-                return try container.requireWithoutArguments(serviceType, name: name)
-            } catch {
-                failure = failure ?? error
-                return nil
-            }
+        return try container.requireEach(serviceType, arguments: noArgumentsKey) { name throws(ResolutionError) in
+            try container.requireWithoutArguments(serviceType, name: name)
         }
-        if let failure { throw failure }
-        guard let elements else { throw container.emptyCollectionFailure(Service.self).unsafelyUnwrapped }
-        return elements
     }
 
     /// ``requireAll(_:)`` for the registrations whose factory takes one argument of `argument`'s type.
@@ -162,23 +152,39 @@ extension Container {
         }
     }
 
-    /// ``Resolver/requireAll(_:)``: the first element that fails is thrown. (Validation, which goes
-    /// on past it, is told the others: elements that take arguments are not validated on their own.)
+    /// ``Resolver/requireAll(_:arguments:)``.
     @inlinable
     final func requireCollection<Service, each Argument>(
         _ serviceType: Service.Type, _ arguments: repeat each Argument
     ) throws(ResolutionError) -> [Service] {
+        try requireEach(serviceType, arguments: argumentsKey(repeat (each Argument).self)) {
+            name throws(ResolutionError) in
+            try requireService(serviceType, name: name, arguments: repeat each arguments)
+        }
+    }
+
+    /// ``Resolver/requireAll(_:)``: each element made by `element`, which throws its failure; the
+    /// first failure is thrown. Validation, which goes on past it, is told the others of elements
+    /// that take arguments (those are not validated on their own).
+    @inlinable
+    final func requireEach<Service>(
+        _ serviceType: Service.Type, arguments: UInt, element: (String?) throws(ResolutionError) -> Service
+    ) throws(ResolutionError) -> [Service] {
         var failure: ResolutionError?
-        let key = argumentsKey(repeat (each Argument).self)
-        let elements = collection(serviceType, arguments: key, logsUnavailable: false) { name in
+        let elements = collection(serviceType, arguments: arguments, logsUnavailable: false) { name in
             do throws(ResolutionError) {
-                return try requireService(serviceType, name: name, arguments: repeat each arguments)
+                return try element(name)
             } catch {
-                if failure == nil { failure = error } else { noteFurtherFailureIfValidating(error) }
+                if failure == nil {
+                    failure = error
+                } else if arguments != noArgumentsKey {
+                    noteFurtherFailureIfValidating(error)
+                }
                 return nil
             }
         }
         if let failure { throw failure }
+        // `nil` with no element's failure: the collection cannot be listed here.
         guard let elements else { throw emptyCollectionFailure(Service.self).unsafelyUnwrapped }
         return elements
     }
@@ -186,8 +192,9 @@ extension Container {
     /// The elements of `Service`'s collection, each made by `element` from its name (`nil` when
     /// it fails): under the view's mutex for the whole collection, in the graph in flight, or in
     /// a graph of their own when none is. `nil` when an element failed, or when the collection
-    /// cannot be listed here (``emptyCollectionFailure(_:)`` says why: logged if `logsUnavailable`). Validation goes on past a failing
-    /// element, so its report and graph show every element.
+    /// cannot be listed here (``emptyCollectionFailure(_:logs:)`` says why, and logs it if
+    /// `logsUnavailable`). Validation goes on past a failing element, so its report and graph
+    /// show every element.
     @inlinable
     final func collection<Service>(
         _: Service.Type, arguments: UInt, logsUnavailable: Bool, element: (String?) -> Service?
