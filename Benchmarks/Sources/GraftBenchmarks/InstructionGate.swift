@@ -63,6 +63,10 @@ private let gateRuns: [String: (operations: Int, fillers: Bool)] = [
     // registrations for one to replace), registerAsync about 17 million.
     "registerMain (1,000 via assembler)": (1_000, false),
     "registerAsync (1,000 via assembler)": (1_000, false),
+    // The floors the transient and the graph are held to, counted the same way. Their code does
+    // not change with the library's: their rows say what the machine and the toolchain cost.
+    "floor: lookup + allocation": (12_800, false),
+    "floor: hand-wired graph": (640, false),
 ]
 
 func runInstructionGate(_ scenarios: [Scenario], only: String?) throws {
@@ -86,6 +90,10 @@ func runInstructionGate(_ scenarios: [Scenario], only: String?) throws {
     }
     for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
         try gate(scenario.name, scenario.graft)
+    }
+    for floor in [Floor.allocation, .handWiredGraph] where only.map({ "floor: \(floor.rawValue)".contains($0) }) ?? true
+    {
+        try gate("floor: \(floor.rawValue)") { Workload(check: {}, run: floor.workload()) }
     }
     let layerNames = GraftWorkloads.layers().map(\.name)
     for (index, name) in layerNames.enumerated() where only.map({ name.contains($0) }) ?? true {
