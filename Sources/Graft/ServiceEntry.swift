@@ -32,8 +32,10 @@ public final class ServiceEntry<Service> {
     /// The scope instances of this registration live in.
     public var objectScope: ObjectScopeProtocol { link.hierarchy.locked { asyncRegistration?.scope ?? scope } }
 
-    /// The factory of a registration without arguments, stored as given.
-    @usableFromInline let plainFactory: ((Resolver) -> Service)?
+    /// The factory of a registration without arguments, stored as given, if
+    /// ``hasPlainFactory``; else one that is never called. Not an `Optional`: a call unwrapping
+    /// one copies the closure (a retain and a release) where a stored closure is borrowed.
+    @usableFromInline let plainFactory: (Resolver) -> Service
     /// The container registered in, where `implements` adds forwarded types. An entry can outlive
     /// its container (the application may keep it); `implements` is then a no-op, as in Swinject.
     @usableFromInline let link: ContainerLink
@@ -71,6 +73,8 @@ public final class ServiceEntry<Service> {
     #endif
     /// `throwingFactory != nil`, as one byte in the entry: every general construction asks.
     @usableFromInline let hasThrowingFactory: Bool
+    /// Whether ``plainFactory`` is the registration's (else it is ``noPlainFactory()``'s, never called).
+    @usableFromInline let hasPlainFactory: Bool
     /// `argumentsKey != noArgumentsKey`, as one byte: cycle detection asks on every construction.
     @usableFromInline let takesArguments: Bool
     /// What kind of registration this is: its general path refuses a main-actor one off the main
@@ -194,7 +198,8 @@ public final class ServiceEntry<Service> {
         self.serviceType = serviceType
         self.name = name
         self.link = container.link
-        self.plainFactory = plainFactory
+        self.plainFactory = plainFactory ?? noPlainFactory()
+        self.hasPlainFactory = plainFactory != nil
         self.hasThrowingFactory = throwingFactory != nil
         self.takesArguments = argumentsKey != noArgumentsKey
         self.kind = kind
@@ -222,7 +227,7 @@ public final class ServiceEntry<Service> {
     func updatePlan() {
         // A plain factory, or a throwing one without arguments (the planned path calls it out of line).
         let plain =
-            (plainFactory != nil || (hasThrowingFactory && !takesArguments)) && !hasInitCompletedActions
+            (hasPlainFactory || (hasThrowingFactory && !takesArguments)) && !hasInitCompletedActions
         cell.plan =
             switch scopeKind {
             case .transient where plain: InstanceCell.planTransient
@@ -355,4 +360,24 @@ struct ServiceEntryState {
         self.scope = scope
         self.scopeKind = scopeKind
     }
+}
+
+/// The ``ServiceEntry/plainFactory`` of an entry without one: every call of it is preceded by a
+/// test of ``ServiceEntry/hasPlainFactory``, so it is never called. A closure literal of the
+/// generic type would be a context allocated for each such registration; in release builds it is
+/// one closure, made once, of a type whose calls differ from the field's only in the result,
+/// which a call that stops never writes. Debug builds store a closure of the field's own type,
+/// which stops if called.
+@inlinable
+func noPlainFactory<Service>() -> (Resolver) -> Service {
+    #if DEBUG
+        return { _ in fatalError("ServiceEntry: the plain factory of an entry without one was called") }
+    #else
+        return unsafeBitCast(neverCalledPlainFactory as (Resolver) -> Never, to: ((Resolver) -> Service).self)
+    #endif
+}
+
+@usableFromInline
+func neverCalledPlainFactory(_: Resolver) -> Never {
+    fatalError("ServiceEntry: the plain factory of an entry without one was called")
 }

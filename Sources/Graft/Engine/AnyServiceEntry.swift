@@ -166,7 +166,8 @@ extension ServiceEntry: AnyServiceEntry {
         if let asyncRegistration { return asyncRegistration.copy(into: container) }
         let copy = ServiceEntry(
             serviceType: serviceType, argumentsType: argumentsType, argumentsKey: argumentsKey, name: name,
-            container: container, argumentTypeNames: argumentTypeNames, plainFactory: plainFactory,
+            container: container, argumentTypeNames: argumentTypeNames,
+            plainFactory: hasPlainFactory ? plainFactory : nil,
             argumentFactory: argumentFactory, throwingFactory: throwingFactory, kind: kind)
         copy.setScope(scope, keptAs: ObjectScope.storage(for: scope))
         copy.initCompletedActions = initCompletedActions

@@ -357,7 +357,7 @@ extension ServiceEntry {
         // address at all: nothing is read from it then, so any aligned address serves.
         // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
         // closure through a heap-allocated thunk on every call.)
-        if let plainFactory { return plainFactory(resolver) }
+        if hasPlainFactory { return plainFactory(resolver) }
         if let arguments { return argumentFactory!(resolver, arguments) }
         return argumentFactory!(resolver, zeroSizedArguments)
     }

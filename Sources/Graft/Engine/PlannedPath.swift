@@ -35,8 +35,8 @@ extension Container {
             // arguments; the throwing one is called out of line, so a plain factory's call has no
             // error handling around it.
             let made: Service
-            if let factory = entry.plainFactory {
-                made = factory(resolver)
+            if entry.hasPlainFactory {
+                made = entry.plainFactory(resolver)
             } else {
                 made = try entry.callPlannedThrowingFactory(resolver, from: start, in: hierarchy)
             }
