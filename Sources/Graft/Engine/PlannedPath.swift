@@ -27,6 +27,13 @@ extension Container {
         // the cast only states that (and is checked in debug builds). Retained for the call: the
         // factory may change the table.
         let entry = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self)
+        // With no request in flight, a plain factory's request needs no nesting bookkeeping. (The
+        // hint keeps the block out of the way of nested resolutions, the more frequent.)
+        if _slowPath(hierarchy.resolution.depth == 0), entry.hasPlainFactory, entry.beginPlainRequest(in: hierarchy) {
+            let made = entry.plainFactory(self)
+            if entry.endPlainRequest(in: hierarchy) { return made }
+            return try entry.finishPlainRequest(made, in: self)
+        }
         let start = entry.beginPlanned(in: hierarchy)
         switch start.outcome {
         case .factory:
@@ -98,6 +105,53 @@ extension ServiceEntry {
             return PlannedStart(.factory, try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase))
         } catch {
             return PlannedStart(.refused)
+        }
+    }
+
+    /// Begins a construction as a request of its own with none in flight
+    /// (``ResolutionState/startPlainRequest()``): none can have failed, and no frame is pushed,
+    /// so this one is neither a cycle nor too deep. `false` when validation or a recalled graph
+    /// needs the general path.
+    @usableFromInline
+    func beginPlainRequest(in hierarchy: SharedState) -> Bool {
+        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.graph.recalled != nil) { return false }
+        assert(factoryFrame == -1, "ServiceEntry: a factory frame left with no request in flight")
+        cell.countResolution()
+        hierarchy.claimRequests(resolving: SharedState.label(self))
+        hierarchy.assertUserCodeMayRun("a resolution")
+        hierarchy.resolution.startPlainRequest()
+        factoryFrame = hierarchy.pushFactory(self)
+        return true
+    }
+
+    /// Ends what ``beginPlainRequest(in:)`` began, when the request made nothing to keep or drop
+    /// and did not fail (``SharedState/endsAsPlainRequest(_:)``), and the entry's scope keeps
+    /// nothing beyond the request (the factory may have changed it): `false` leaves it to
+    /// ``finishPlainRequest(_:in:)``. A graph-scoped instance is not kept when its graph, ending
+    /// here, is not remembered (its identifier did not escape).
+    @usableFromInline
+    func endPlainRequest(in hierarchy: SharedState) -> Bool {
+        guard hierarchy.endsAsPlainRequest(ResolutionState.plainRequest), !hasInitCompletedActions,
+            scopeKind == .transient || scopeKind == .graph && !hierarchy.resolution.graph.escaped
+        else { return false }
+        hierarchy.resolution.leaveFrame(self)
+        factoryFrame = -1
+        instanceCount &+= 1
+        hierarchy.resolution.endPlainRequest()
+        return true
+    }
+
+    /// The general end of what ``beginPlainRequest(in:)`` began: the construction's second half.
+    @usableFromInline
+    func finishPlainRequest(_ made: Service, in container: Container) throws(ResolutionFailed) -> Service {
+        let hierarchy = container.hierarchy
+        let end = finishConstruction(
+            made, outerFrame: -1, request: ResolutionState.plainRequest, in: hierarchy, resolver: container,
+            keepsGraphInline: cell.plan == InstanceCell.planGraph)
+        switch end {
+        case .made: return made
+        case .failed: throw ResolutionFailed()
+        case .kept: return try finishWithKeptInstance(in: hierarchy, request: ResolutionState.plainRequest)
         }
     }
 

@@ -1081,6 +1081,8 @@ public enum ProgramGenerator {
         var mainTargets: [(type: MType, name: MName?, container: Int)] = []
         /// Slots the steps so far make (an estimate: the model may drop steps).
         var slots = 0
+        /// The top-level resolutions so far: the slot each fills, and its request.
+        var resolutions: [(slot: Int, request: MRequest)] = []
 
         /// What a main-actor registration answers to: half the time one of the two added last (a
         /// forward made after a replacement, say).
@@ -1169,15 +1171,32 @@ public enum ProgramGenerator {
                 } else {
                     steps.append(.resolve(container: container, request))
                 }
+                state.resolutions.append((state.slots, request))
                 state.slots += 1
             } else if roll < 58 {
-                let requests = (0...random.below(3)).map { _ in
+                var requests = (0...random.below(3)).map { _ in
                     makeRequest(&random, registered: state.registered, topLevel: true)
                 }
-                steps.append(
-                    .withObjectGraph(
-                        container: random.below(parents.count), slot: state.slot(&random), field: random.below(8),
-                        requests))
+                let container = random.below(parents.count)
+                var slot = state.slot(&random)
+                let field = random.below(8)
+                // Half the steps resume the graph of a top-level resolution (the latest of a service
+                // whose factory holds its graph's identifier, if any), asking again for what it
+                // resolved: a graph whose identifier escaped keeps its instances for that. Chosen with
+                // no draw of its own, so the other steps stay as they are.
+                let holdsGraph = { (request: MRequest) in
+                    state.registrations.contains { registration in
+                        registration.service == request.type && registration.name == request.name
+                            && registration.dependencies.contains { $0.wrapper == .graphIdentifier }
+                    }
+                }
+                if field % 2 == 0,
+                    let latest = state.resolutions.last(where: { holdsGraph($0.request) }) ?? state.resolutions.last
+                {
+                    slot = latest.slot
+                    requests[0] = latest.request
+                }
+                steps.append(.withObjectGraph(container: container, slot: slot, field: field, requests))
                 state.slots += requests.count
             } else if roll < 69 {
                 steps.append(.access(slot: state.slot(&random), field: random.chance(40) ? nil : random.below(8)))

@@ -249,6 +249,21 @@ struct ResolutionState {
         return Request(keptMark: kept.list.count, graphMark: graph.members.count, suspendsFailure: suspends)
     }
 
+    /// A request the application starts with no other in flight: there is no failure to set
+    /// aside, nothing made before it to mark, and no frame it could repeat or deepen. It ends
+    /// through ``endPlainRequest()`` when it made nothing to keep or drop, else as any request
+    /// started at these marks (``plainRequest``) does.
+    @inline(__always)
+    mutating func startPlainRequest() {
+        assert(
+            depth == 0 && stack.count == 0 && kept.list.isEmpty && graph.members.isEmpty && failure == nil,
+            "ResolutionState: a plain request started inside another")
+        depth = 1
+    }
+
+    /// What ``startPlainRequest()`` started, for the general end.
+    static var plainRequest: Request { Request(keptMark: 0, graphMark: 0, suspendsFailure: false) }
+
     /// A request the application started ends having made nothing to keep or drop, and with no
     /// failure or later release: the top-level request that needs no nesting bookkeeping (the
     /// caller checks ``SharedState/endsAsPlainRequest``).
