@@ -27,8 +27,8 @@ public class Container {
     @usableFromInline final let services: RegistrationTable
     /// What registering changes in a container. Touched by one thread at a time (a container's
     /// contract; a view's calls hold the hierarchy's mutex), and read on every registration, where
-    /// a dynamic exclusivity check on each access costs 5% of it: unchecked in release builds,
-    /// checked in debug builds.
+    /// a dynamic exclusivity check on each access is a measurable share of its cost: unchecked in
+    /// release builds, checked in debug builds.
     @usableFromInline
     struct State {
         /// Told about each registration made in this container; added to only in this file.

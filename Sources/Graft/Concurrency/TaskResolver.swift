@@ -36,7 +36,7 @@ enum ResolverBinding {
     /// The resolver bound to the current task (or thread, outside tasks); ``unbound`` where none
     /// is. Not optional: the task-local's value is copied by the standard library's generic code,
     /// where a class reference copies with one retain and an `Optional` through its value
-    /// witnesses (a third of what `current` added to a resolution).
+    /// witnesses, a cost every resolution through `current` would pay.
     @TaskLocal static var bound: SynchronizedResolver = unbound
 
     /// The empty resolver of an unbound task: its misses say how to bind one, and it refuses

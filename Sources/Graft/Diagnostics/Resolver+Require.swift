@@ -84,8 +84,8 @@ extension Container {
     /// `Container` is not open, and `SynchronizedResolver` is its only subclass, so these two
     /// types are every resolver that is a `Container`: comparing the resolver's type with them is
     /// two compares of type metadata, where the conditional cast `resolver as? Container` from a
-    /// generic resolver is a call into the runtime costing about 90 instructions, paid by every
-    /// `require` a factory makes.
+    /// generic resolver is a call into the runtime, many times the cost of the compares, paid by
+    /// every `require` a factory makes.
     ///
     /// Invariant: the bit cast runs only when `R` is one of these two class types, so `resolver`
     /// is exactly one strong reference to a `Container` (checked in debug builds). It goes through

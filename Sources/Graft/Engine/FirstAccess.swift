@@ -23,17 +23,17 @@
 /// The accessors are inlinable over `@usableFromInline` internals, so `@Injected` runs them
 /// specialized in the caller, and allocates the component with the caller's cached metadata:
 /// unspecialized, every `Optional<Service>` and `FirstAccess<Service>` would be a runtime metadata
-/// lookup (a third of a first access).
+/// lookup, a large share of a first access.
 @usableFromInline
 final class FirstAccess<Service> {
     /// Whose mutex guards the first access, and whose failures are counted.
     @usableFromInline let hierarchy: SharedState
     // `resolver` and `kept` are guarded as the policy's ``FirstAccessIsolation`` says. They are
     // read by inlinable code in other modules, where each access to a class's stored property
-    // would otherwise be checked dynamically for exclusivity (half of a first access); debug builds
+    // would otherwise be checked dynamically for exclusivity (a large share of a first access); debug builds
     // keep the checks. Written only by `keep(_:since:)`, which runs no user code inside a
     // store. Two fields rather than one struct of both: grouped, an `@Injected` object made and
-    // read once measured 5 instructions more.
+    // read once costs more.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         /// The resolver `@Injected` or `@MainInjected` captured, held until a value is kept; `nil`
         /// for `Lazy` and `Provider`, which reach their container through a link that does not
@@ -327,8 +327,8 @@ enum FirstAccessIsolation {
 }
 
 /// A value a first access kept. Boxed: destroying a `Service?` field in the component's
-/// unspecialized `deinit` looked up the metadata of `Optional<Service>` for every component
-/// released (a fifth of a first access); an optional class reference is released with no
+/// unspecialized `deinit` would look up the metadata of `Optional<Service>` for every component
+/// released; an optional class reference is released with no
 /// metadata. Its presence also tells a kept `nil` (of an optional service not registered) from
 /// nothing kept.
 @usableFromInline

@@ -6,7 +6,7 @@
 extension ServiceEntry {
     /// Whether the scope already holds an instance for the resolution in flight. Asked before
     /// ``keptInstance(in:)`` rather than catching its error: a throw on every transient
-    /// construction made it a third slower.
+    /// construction would slow it down.
     func isKeepingAnInstance(in hierarchy: SharedState) -> Bool {
         switch scopeKind {
         case .transient: false

@@ -15,8 +15,8 @@
 /// means the answer cannot change before the caller lets it go.
 ///
 /// Not `weak` for every read: a weak reference gives the container a side table, and every retain
-/// and release of the container then takes the runtime's slow path (15% more instructions on a
-/// transient resolve, 36% from a grandchild, measured). Only a container reached through its link
+/// and release of the container then takes the runtime's slow path, which every resolution that
+/// retains it would pay (more so from a grandchild). Only a container reached through its link
 /// in a synchronized call (a synchronized `Lazy` or `Provider`, `implements` through a view) gets
 /// one, and such a container is used through its view, whose path does not retain the container.
 /// Not `unowned` (safe) either: its strong load traps on an object whose `deinit` has begun, which

@@ -206,8 +206,9 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
         precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
     }
 
-    /// Measured with 2 and 8 threads on 2 cores (`Benchmarks/`): 8 to 64 tries all take the
-    /// 8-thread figure from about 180 to about 95 ns per resolution; 16 it is.
+    /// Enough tries for a holder's one resolution to finish, few enough that spinning on a
+    /// preempted holder stays cheap: between 8 and 64 the contended benchmarks (`Benchmarks/`)
+    /// show no difference.
     static let spinTries = 16
 
     @inline(__always)

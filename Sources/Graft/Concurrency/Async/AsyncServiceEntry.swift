@@ -24,8 +24,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     fileprivate(set) var isTransient = false
     /// The instance built, if any (`.some(nil)` for an optional service built as `nil`).
     // Read by the inlinable `resolveAsync` in other modules, where every access to a class's
-    // stored property would otherwise be checked dynamically for exclusivity (a third of that
-    // path). Guarded by the hierarchy's mutex like the rest, and no user code runs inside a store
+    // stored property would otherwise be checked dynamically for exclusivity (a large share of
+    // that path). Guarded by the hierarchy's mutex like the rest, and no user code runs inside a store
     // to it (a dropped instance is released after); debug builds keep the checks.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         @usableFromInline private(set) var built: Service?

@@ -8,8 +8,7 @@
 /// field is touched only by the thread holding the mutex (or on a plain container's one thread),
 /// and no access to them stays open across a call into user code (the held messages are
 /// delivered after the mutex is released). The mutex itself stays a `let` of the hierarchy: read
-/// through a `var`, every synchronized call would retain and release it (48 instructions on a
-/// synchronized resolve).
+/// through a `var`, every synchronized call would retain and release it.
 struct SynchronizedCalls {
     /// Synchronized calls now holding the mutex on this thread (it is recursive).
     var lockedCalls = 0
