@@ -199,6 +199,7 @@ extension Container {
     final func collection<Service>(
         _: Service.Type, arguments: UInt, logsUnavailable: Bool, element: (String?) -> Service?
     ) -> [Service]? {
+        // Not `onContainer`: no closure frame on the recursion of a deep chain (see `resolve`).
         let locks = isView
         if locks { enterViewLock() }
         defer { if locks { exitViewLock() } }

@@ -49,7 +49,7 @@ public class Container {
     /// this container: one test of this field is all a plain container pays for the view.
     @usableFromInline final let viewed: Container?
     /// The hierarchy's mark for a thread that holds its changes, and the key it is kept under
-    /// (``SharedState/beginChange(_:call:batch:)``), copied here so a registration asks without retaining the
+    /// (``SharedState/withChange(_:call:batch:_:)``), copied here so a registration asks without retaining the
     /// hierarchy around the call. Compared, never dereferenced.
     @usableFromInline final let changeMark: (key: Platform.ThreadKey, hierarchy: UnsafeMutableRawPointer)
 

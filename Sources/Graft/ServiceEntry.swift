@@ -171,9 +171,7 @@ public final class ServiceEntry<Service> {
     /// Runs a change of settings under the hierarchy's mutex, as every change to a container: the
     /// entry may be resolved on other threads as soon as it is in the table.
     func changingSettings(_ change: () -> Void) -> Self {
-        let hold = link.hierarchy.beginChange(Service.self, call: "a setting of the registration of")
-        change()
-        link.hierarchy.endChange(hold)
+        link.hierarchy.withChange(Service.self, call: "a setting of the registration of", change)
         return self
     }
 

@@ -129,7 +129,7 @@ extension Container {
 
     /// ``onContainer(registering:_:)`` for a change to the container (a forward, a behavior, a
     /// removal, a reset): on a plain container as on a view, `body` runs under the hierarchy's
-    /// mutex (``SharedState/beginChange(_:call:batch:)``), so changes from any threads are safe against
+    /// mutex (``SharedState/withChange(_:call:batch:_:)``), so changes from any threads are safe against
     /// each other and against resolutions through a view.
     final func onContainer<Result>(
         changing call: StaticString,
@@ -138,9 +138,7 @@ extension Container {
         _ body: (Container) throws -> Result
     ) rethrows -> Result {
         try onContainer(registering: service.map { "\(call)(\($0).self)" } ?? "\(call)") { container in
-            let hold = container.hierarchy.beginChange(service, call: call, batch: batch)
-            defer { container.hierarchy.endChange(hold) }
-            return try body(container)
+            try container.hierarchy.withChange(service, call: call, batch: batch) { try body(container) }
         }
     }
 

@@ -126,6 +126,7 @@ extension Container {
         name: String?,
         arguments: repeat each Argument
     ) throws(ResolutionError) -> Service {
+        // Not `onContainer`: no closure frame on the recursion of a deep chain (see `resolve`).
         let locks = isView
         if locks { enterViewLock() }
         defer { if locks { exitViewLock() } }

@@ -77,14 +77,13 @@ final class FirstAccess<Service> {
     @inlinable
     func keptValue<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service? where Policy.Service == Service {
         guard policy.isolation == .anyThread else { return kept?.value }
-        lockForRead()
-        defer { unlockForRead() }
-        return kept?.value
+        return hierarchy.mutex.withLock { kept?.value }
     }
 
     /// A first access (or one that raced another thread's): resolves, then keeps as the rules say.
     @inlinable
     func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
+        // Entered and exited apart: only some isolations lock, and entering records what it found.
         let locks = policy.isolation != .oneThread
         let start = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
         defer { if locks { exitLocked() } }
@@ -206,12 +205,6 @@ final class FirstAccess<Service> {
 
     @usableFromInline
     func exitLocked() { hierarchy.exitLocked() }
-
-    @usableFromInline
-    func lockForRead() { hierarchy.mutex.lock() }
-
-    @usableFromInline
-    func unlockForRead() { hierarchy.mutex.unlock() }
 
     /// A main-actor value kept: on the main actor, the value (noted as a main-actor resolution, as
     /// resolving it would be); off it, refused as its first access

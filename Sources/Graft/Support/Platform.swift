@@ -64,7 +64,7 @@ enum Platform {
     @usableFromInline typealias ThreadKey = pthread_key_t
 
     /// The hierarchy whose changes the calling thread holds the mutex for
-    /// (``SharedState/beginChange(_:call:batch:)``), as an opaque pointer, or `nil`: the value of `key`,
+    /// (``SharedState/withChange(_:call:batch:_:)``), as an opaque pointer, or `nil`: the value of `key`,
     /// ``heldChangesKey``.
     @inlinable @inline(__always)
     static func heldChanges(_ key: ThreadKey) -> UnsafeMutableRawPointer? {
@@ -158,6 +158,7 @@ enum Platform {
 
 /// A recursive pthread mutex: the thread holding it may lock it again, so a factory running under
 /// it can resolve more services through the same synchronized resolver.
+@usableFromInline
 final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the pthread mutex's own
     // Heap-allocated: a pthread mutex must not move, and `&storedProperty` gives no stable address.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
@@ -177,7 +178,9 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
         mutex.deallocate()
     }
 
-    @inline(__always)
+    /// Runs `body` holding the mutex: the one way Graft takes a lock around a block of code.
+    /// Inlinable, so a kept value or a built async service is read in the caller's module.
+    @inlinable @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }
@@ -186,7 +189,7 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
 
     /// Locks; every `lock()` is paired with an `unlock()` on the same thread. For paths where a
     /// closure's stack frame matters (a deep chain of resolutions in a debug build).
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func lock() {
         if pthread_mutex_trylock(mutex) == 0 { return }  // free, or held by this thread (recursive)
         lockContended()
@@ -211,7 +214,7 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
     /// show no difference.
     static let spinTries = 16
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func unlock() {
         let unlocked = pthread_mutex_unlock(mutex)
         precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")

@@ -78,13 +78,6 @@ extension Container {
         return built
     }
 
-    /// The hierarchy's mutex, which guards the async registrations and their entries' state.
-    @usableFromInline
-    final func lockAsyncRegistrations() { hierarchy.mutex.lock() }
-
-    @usableFromInline
-    final func unlockAsyncRegistrations() { hierarchy.mutex.unlock() }
-
     /// What `resolveAsync` says when it finds no async registration: the synchronous one it may
     /// have meant, and how to reach it.
     func synchronousRegistrationHint<Service>(_ serviceType: Service.Type, name: String?) -> String {

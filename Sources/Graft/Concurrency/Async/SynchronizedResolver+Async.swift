@@ -20,10 +20,7 @@ extension SynchronizedResolver {
         _ serviceType: Service.Type, name: String? = nil
     ) async throws -> Service {
         // One lock round trip: the table, the entries and their state share the hierarchy's mutex.
-        lockAsyncRegistrations()
-        let built = builtAsyncInstanceLocked(Service.self, name: name)
-        unlockAsyncRegistrations()
-        if let built { return built }
+        if let built = hierarchy.mutex.withLock({ builtAsyncInstanceLocked(Service.self, name: name) }) { return built }
         return try await resolveAsyncBuilding(serviceType, name: name)
     }
 

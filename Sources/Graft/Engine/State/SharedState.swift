@@ -14,7 +14,7 @@
 @usableFromInline
 final class SharedState {
     /// The mutex the hierarchy's synchronized views lock.
-    let mutex = RecursiveMutex()
+    @usableFromInline let mutex = RecursiveMutex()
     // `calls`, `resolution` and `diagnostics` are touched one thread at a time (by the
     // container's contract, or under `mutex`: each type says what guards it), and no access to
     // them stays open across a call into user code (``ResolutionState``'s transitions call none).
@@ -206,8 +206,7 @@ final class SharedState {
     ///
     /// Invariant of the mark (an unretained address, compared and never loaded): a thread's mark is
     /// this hierarchy's address only while a batch of this hierarchy runs on it, holding the
-    /// mutex, set by ``beginChange(_:call:batch:)`` and put back by ``endChange(_:)`` on every
-    /// exit (a `defer`). So the hierarchy is alive while marked (the batch's container holds it),
+    /// mutex, set by ``withChange(_:call:batch:_:)`` and put back on every exit (a `defer`). So the hierarchy is alive while marked (the batch's container holds it),
     /// and a change that finds the mark may skip the mutex. Debug builds check, wherever a change
     /// trusts the mark, that this thread holds the mutex for a change
     /// (``assertMarkedThreadHoldsChanges()``).
@@ -222,21 +221,9 @@ final class SharedState {
             "SharedState: a thread's changes mark names a hierarchy whose mutex it does not hold for a change")
     }
 
-    /// A change in progress (``beginChange(_:call:batch:)``): what its end restores.
-    @usableFromInline
-    struct ChangeHold {
-        /// Whether this change took the mutex (this thread did not hold the hierarchy's changes).
-        let tookMutex: Bool
-        /// Whether it marked the hierarchy's changes as held by this thread, and the mark it replaced.
-        let marked: Bool
-        let outerMark: UnsafeMutableRawPointer?
-        /// The changing thread recorded before (``lockForChange(_:call:)``).
-        let outerThread: UInt
-    }
-
-    /// Begins a change to the hierarchy's registrations, scopes or behaviors: every change takes
-    /// the mutex, on a plain container as on a view, so changes from any threads are safe against
-    /// each other and against resolutions through a view. Pair with ``endChange(_:)``.
+    /// Runs `body` as a change to the hierarchy's registrations, scopes or behaviors: every change
+    /// takes the mutex, on a plain container as on a view, so changes from any threads are safe
+    /// against each other and against resolutions through a view.
     ///
     /// A `batch` of changes (an assembler applying its assemblies, or
     /// ``Container/registerAtomically(_:)``) marks the hierarchy as this thread's in a
@@ -249,31 +236,29 @@ final class SharedState {
     ///     container's resolution in flight on another thread; `nil` for others.
     ///   - call: The call making the change, named by that stop.
     ///   - batch: Whether to mark the hierarchy's changes as held while the change runs.
-    @usableFromInline
-    func beginChange(_ service: Any.Type? = nil, call: StaticString = "register", batch: Bool = false) -> ChangeHold {
+    func withChange<T>(
+        _ service: Any.Type? = nil, call: StaticString = "register", batch: Bool = false, _ body: () throws -> T
+    ) rethrows -> T {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let outerMark = Platform.heldChanges(heldChangesKey)
         if outerMark == me {
             assertMarkedThreadHoldsChanges()
-            return ChangeHold(tookMutex: false, marked: false, outerMark: nil, outerThread: 0)
+            return try body()
         }
         let outerThread = lockForChange(service, call: call)
         if batch { Platform.setThreadValue(heldChangesKey, me) }
-        return ChangeHold(tookMutex: true, marked: batch, outerMark: outerMark, outerThread: outerThread)
-    }
-
-    /// Ends the change `hold` began; the mark and the mutex go as it found them.
-    @usableFromInline
-    func endChange(_ hold: ChangeHold) {
-        guard hold.tookMutex else { return }
-        if hold.marked { Platform.setThreadValue(heldChangesKey, hold.outerMark) }
-        unlockAfterChange(hold.outerThread)
+        defer {
+            if batch { Platform.setThreadValue(heldChangesKey, outerMark) }
+            unlockAfterChange(outerThread)
+        }
+        return try body()
     }
 
     /// Takes the mutex for a change by a thread that does not hold the hierarchy's changes, and
     /// records it as the changing thread; returns the one recorded before, for
     /// ``unlockAfterChange(_:)``. A plain container's resolution in flight on another thread is
     /// the misuse of a plain container from two threads: the program stops, saying what to do.
+    /// Split from its end, not a closure: the inlined `register` path calls it with none.
     @usableFromInline
     func lockForChange(_ service: Any.Type?, call: StaticString = "register") -> UInt {
         enterLocked()

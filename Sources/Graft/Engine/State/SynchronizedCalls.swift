@@ -14,7 +14,7 @@ struct SynchronizedCalls {
     var lockedCalls = 0
     /// Messages held back until the outermost synchronized call has released the mutex.
     var heldMessages: [String] = []
-    /// The thread whose change to the hierarchy (``SharedState/beginChange(_:call:batch:)``) is in progress, or
+    /// The thread whose change to the hierarchy (``SharedState/withChange(_:call:batch:_:)``) is in progress, or
     /// 0: read, like ``ResolutionState/requestThread``, by a plain container's resolution that
     /// finds the hierarchy in a state only another thread explains, to stop with what to do.
     var changingThread: UInt = 0
