@@ -241,7 +241,7 @@ public final class ServiceEntry<Service> {
     /// hit, a planned construction), or `nil`: only where the key's type is this entry's static
     /// `Service`, the type the cell stores, and not for a main-actor registration (it must be
     /// checked by its general path on every resolution, a hit included). An async entry's cell
-    /// never holds an instance (its scope is the custom storage that reads what its registration
+    /// never holds an instance (its kind is custom, with no storage: it reads what its registration
     /// built), so the inlined hit passes it to the general path; `resolveAsync` reads its
     /// presence as "this slot's entry is a `ServiceEntry<Service>`". Every insert into a table
     /// asks here.

@@ -10,8 +10,8 @@ protocol AnyServiceEntry: AnyObject {
     var name: String? { get }
     /// The registration's scope (an async entry's is its registration's, `.container` or `.transient`).
     var objectScope: ObjectScopeProtocol { get }
-    /// The scope this entry keeps its own instances in (an async entry reads its registration's
-    /// built instance as a custom storage, whatever the registration's scope).
+    /// The scope this entry keeps its own instances in (an async entry's kind is custom, with no
+    /// storage: it reads the instance its registration built, whatever the registration's scope).
     var scope: ObjectScopeProtocol { get }
     var scopeKind: ObjectScope.Kind { get }
     /// ``ServiceEntry/setKindWhileValidating(_:)``.
@@ -126,6 +126,7 @@ extension ServiceEntry: AnyServiceEntry {
             return hasInstance ? cell.moveInstance(Service.self) : nil
         }
         storage?.instance = nil  // user code: a custom scope's storage
+        asyncRegistration?.reset()  // an async entry's instance is its registration's
         withExtendedLifetime(dropped) {}
     }
 

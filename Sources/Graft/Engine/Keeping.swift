@@ -22,8 +22,14 @@ extension ServiceEntry {
     /// construction in unspecialized code a metadata lookup, custom scope or not.
     @inline(never)
     func storageHoldsAnInstance(in hierarchy: SharedState) -> Bool {
-        guard let stored = storage?.instance(inGraph: hierarchy.resolution.currentGraph) else { return false }
+        guard let stored = storedValue(in: hierarchy) else { return false }
         return stored is Service
+    }
+
+    /// What the custom storage holds for the current graph; for an async entry, which has no
+    /// storage, what its registration has built.
+    private func storedValue(in hierarchy: SharedState) -> Any? {
+        asyncRegistration?.builtValue ?? storage?.instance(inGraph: hierarchy.resolution.currentGraph)
     }
 
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
@@ -102,7 +108,7 @@ extension ServiceEntry {
     /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
     /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
     func storedInstance(in hierarchy: SharedState) -> Service? {
-        guard let stored = storage?.instance(inGraph: hierarchy.resolution.currentGraph) else { return nil }
+        guard let stored = storedValue(in: hierarchy) else { return nil }
         return stored as? Service
     }
 }

@@ -185,6 +185,11 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
     func setScope(_ scope: ObjectScopeProtocol)
     /// Under the mutex: instances its factory made.
     var instanceCount: Int { get }
+    /// The instance built, if any, read under the hierarchy's mutex (a build finishes on another
+    /// thread): what a synchronous `resolve` of its entry answers with.
+    var builtValue: Any? { get }
+    /// Drops the built instance (a reset of `.container`).
+    func reset()
     /// The same factory and scope, as a registration of `container`: its entry, not in a table yet
     /// (for `withOverrides`).
     func copy(into container: Container) -> AnyServiceEntry
@@ -196,6 +201,8 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
 }
 
 extension AsyncServiceEntry {
+    var builtValue: Any? { builtInstance() }
+
     func resolve<Requested: Sendable>(
         as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
     ) async throws -> Requested {
@@ -219,24 +226,6 @@ extension AsyncServiceEntry {
         copy.isTransient = link.hierarchy.locked { isTransient }
         return container.makeAsyncEntry(for: copy)
     }
-}
-
-/// How the entry in the table of an async registration reads what its builds made, as a custom
-/// scope's storage: the built instance, under the hierarchy's mutex (a build finishes on another
-/// thread); nothing for a graph; setting `nil` (a reset of `.container`) drops it.
-final class AsyncBuiltInstance<Service: Sendable>: InstanceStorage {
-    let registration: AsyncServiceEntry<Service>
-
-    init(_ registration: AsyncServiceEntry<Service>) {
-        self.registration = registration
-    }
-
-    var instance: Any? {
-        get { registration.builtInstance() }
-        set { if newValue == nil { registration.reset() } }
-    }
-
-    func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {}  // only builds keep one
 }
 
 /// What `resolve(through:)` does once it has looked, under the mutex.

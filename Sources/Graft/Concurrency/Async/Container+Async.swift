@@ -24,10 +24,10 @@ extension Container {
     }
 
     /// The entry of an async registration, not in a table yet: one entry of the async kind, whose
-    /// resolutions `resolveAsync` and the synchronous `resolve` count. The synchronous `resolve`
-    /// reads the built instance as a custom scope's storage (``AsyncBuiltInstance``), so it takes
-    /// the general path with no check of its own: built, the instance; not built, a factory that
-    /// refuses with a message naming `resolveAsync`.
+    /// resolutions `resolveAsync` and the synchronous `resolve` count. Its scope is custom with no
+    /// storage: the synchronous `resolve` takes the general path, which reads what the registration
+    /// built (``ServiceEntry/storedInstance(in:)``), with no check of its own: built, the instance;
+    /// not built, a factory that refuses with a message naming `resolveAsync`.
     func makeAsyncEntry<Service: Sendable>(for registration: AsyncServiceEntry<Service>) -> ServiceEntry<Service> {
         let label = registration.label
         let call = resolutionCall("resolveAsync", Service.self, name: registration.name)
@@ -35,7 +35,7 @@ extension Container {
             serviceType: Service.self, name: registration.name, container: self,
             throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) }, kind: .async)
         entry.madeExtras.state.asyncRegistration = registration
-        entry.setKeeping(.custom, storage: AsyncBuiltInstance(registration))
+        entry.setKeeping(.custom, storage: nil)
         return entry
     }
 
