@@ -163,9 +163,11 @@ extension Container {
             }
         }
         let ancestors = containers.map(ObjectIdentifier.init)
-        let others = hierarchy.childRegistrations(of: ObjectIdentifier(serviceType))
-            .filter { !ancestors.contains($0.lineage[0]) }
-            .map { (registration: $0, place: Self.place(of: $0.lineage, from: ancestors)) }
+        let others = hierarchy.mutex.withLock {
+            hierarchy.diagnostics.childRegistrations.records(of: ObjectIdentifier(serviceType))
+        }
+        .filter { !ancestors.contains($0.lineage[0]) }
+        .map { (registration: $0, place: Self.place(of: $0.lineage, from: ancestors)) }
         let elsewhere = Set(
             others.map { "    { \($0.registration.description) } in \($0.place.text), not visible from here" })
         var lines = ["Graft: resolution failed: no registration of \(request)\(through)."]

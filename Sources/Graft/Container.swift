@@ -81,7 +81,8 @@ public class Container {
         self.viewed = nil
         self.changeMark = (hierarchy.heldChangesKey, Unmanaged.passUnretained(hierarchy).toOpaque())
         state.link = ContainerLink(self, hierarchy: hierarchy)
-        hierarchy.noteContainer(services)
+        // Noted for validation, which puts every live table back; forgotten when the container ends.
+        hierarchy.mutex.withLock { hierarchy.diagnostics.tables[ObjectIdentifier(services)] = services }
         behaviors.forEach(addBehavior)
         registeringClosure(self)
     }
@@ -112,7 +113,10 @@ public class Container {
             // The records go first: a `deinit` the removal runs may register again, and is noted.
             if container.parent != nil {
                 let registered = container.services.serviceTypes
-                container.hierarchy.forgetChildRegistrations(of: ObjectIdentifier(container), services: registered)
+                container.hierarchy.mutex.withLock {
+                    container.hierarchy.diagnostics.childRegistrations.forget(
+                        ObjectIdentifier(container), services: registered)
+                }
             }
             container.services.replaceAll(with: [])
         }

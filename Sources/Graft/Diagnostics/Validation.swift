@@ -79,8 +79,8 @@ extension Container {
         let recorder = ValidationRecorder(container: self)
         // A factory may register while it runs, and resolve through any container of the
         // hierarchy it captured: every live table is put back as it was after, with its counts.
-        let tables = hierarchy.liveTables.map { ($0, $0.registrations) }
-        let childRecords = hierarchy.childRegistrationRecords
+        let tables = hierarchy.mutex.withLock { hierarchy.diagnostics.tables.values.map { ($0, $0.registrations) } }
+        let childRecords = hierarchy.mutex.withLock { hierarchy.diagnostics.childRegistrations }
         let counts = tables.flatMap(\.1).map { ($0.entry, $0.entry.cell.resolutionCount, $0.entry.instanceCount) }
         var seen = Set<ObjectIdentifier>()
         let entries = selfAndAncestors.flatMap { $0.services.registrations.map(\.entry) }
@@ -127,7 +127,7 @@ extension Container {
             for sample in withArguments ? mine.map(Optional.some) : [nil] {
                 let errors = hierarchy.resolution.errorCount
                 let resolved =
-                    sample?.validate(entry, in: self, resolver: resolver)
+                    sample?.validate(entry, self, resolver)
                     ?? entry.validateAsRoot(in: self, resolver: resolver, arguments: nil)
                 if !resolved, hierarchy.resolution.errorCount != errors, let error = hierarchy.resolution.lastError {
                     failures.append(error)
@@ -136,7 +136,12 @@ extension Container {
         }
         failures += recorder.furtherFailures + unmatched.map(\.unmatchedFailure)
         hierarchy.endCallHandingFailureToCaller(outer)
-        hierarchy.restoreChildRegistrations(childRecords, endedMeanwhile: recorder.endedChildren)
+        // Less the records of the children that ended meanwhile: what the factories registered in
+        // children they captured is undone, as their tables are.
+        hierarchy.mutex.withLock {
+            hierarchy.diagnostics.childRegistrations = childRecords
+            hierarchy.diagnostics.childRegistrations.forget(recorder.endedChildren)
+        }
         hierarchy.diagnostics.endValidation()
         hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {

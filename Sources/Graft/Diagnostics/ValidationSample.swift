@@ -12,8 +12,9 @@ public struct ValidationSample {
     let key: ServiceKey
     private let label: String
     private let argumentTypeNames: [String]
-    /// Resolves the entry matched with the values, as a root request of the validation.
-    private let resolve: (AnyServiceEntry, Container, Resolver) -> Bool
+    /// Resolves the entry matched with the values, as a root request of the validation (entry,
+    /// container, resolver): whether it succeeded.
+    let validate: (AnyServiceEntry, Container, Resolver) -> Bool
 
     /// A sample for the registration of `serviceType` under `name` whose factory takes exactly
     /// the types of `arguments`.
@@ -24,7 +25,7 @@ public struct ValidationSample {
         label = serviceLabel(Service.self, name: name)
         argumentTypeNames = typeNames(repeat (each Argument).self)
         let values = (repeat each arguments)
-        resolve = { entry, container, resolver in
+        validate = { entry, container, resolver in
             // Matched by the key's argument types, so the factory reads exactly this tuple.
             withUnsafePointer(to: values) {
                 entry.validateAsRoot(in: container, resolver: resolver, arguments: UnsafeRawPointer($0))
@@ -37,10 +38,6 @@ public struct ValidationSample {
         _ serviceType: Service.Type, name: String? = nil, argument: repeat each Argument
     ) {
         self.init(serviceType, name: name, arguments: repeat each argument)
-    }
-
-    func validate(_ entry: AnyServiceEntry, in container: Container, resolver: Resolver) -> Bool {
-        resolve(entry, container, resolver)
     }
 
     var unmatchedFailure: ResolutionError {

@@ -86,7 +86,7 @@ final class FirstAccess<Service> {
         // Entered and exited apart: only some isolations lock, and entering records what it found.
         let locks = policy.isolation != .oneThread
         let start = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
-        defer { if locks { exitLocked() } }
+        defer { if locks { hierarchy.exitLocked() } }
         if let kept { return kept.value }  // kept by another thread meanwhile
         // A main-actor value, on the main actor; elsewhere, resolved again, and refused as the
         // first access off the main actor is, whoever read it first.
@@ -202,9 +202,6 @@ final class FirstAccess<Service> {
         return AccessStart(
             failures: hierarchy.resolution.errorCount, mainActorResolutions: hierarchy.resolution.mainActorResolutions)
     }
-
-    @usableFromInline
-    func exitLocked() { hierarchy.exitLocked() }
 
     /// A main-actor value kept: on the main actor, the value (noted as a main-actor resolution, as
     /// resolving it would be); off it, refused as its first access

@@ -73,26 +73,9 @@ final class SharedState {
 
     // MARK: Containers
 
-    /// Notes the table of a container made in this hierarchy; forgotten when it ends
-    /// (``forgetContainerLocked(_:child:services:)``).
-    func noteContainer(_ table: RegistrationTable) {
-        mutex.withLock { diagnostics.tables[ObjectIdentifier(table)] = table }
-    }
-
-    /// The tables of the hierarchy's containers that are alive.
-    var liveTables: [RegistrationTable] {
-        mutex.withLock { Array(diagnostics.tables.values) }
-    }
-
     /// Notes a registration made in a child container (one with a parent).
     func noteChildRegistration(_ registration: ChildRegistration) {
         mutex.withLock { diagnostics.childRegistrations.note(registration) }
-    }
-
-    /// Forgets the registrations of the child container `owner` (its `removeAll()`) of the
-    /// service types `services`.
-    func forgetChildRegistrations(of owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        mutex.withLock { diagnostics.childRegistrations.forget(owner, services: services) }
     }
 
     /// A container whose table is `table` ends: its table is forgotten, and so are its
@@ -105,26 +88,9 @@ final class SharedState {
         diagnostics.validation?.endedChildren.insert(child)
     }
 
-    /// The records of child registrations, for a validation to put back
-    /// (``restoreChildRegistrations(_:endedMeanwhile:)``).
-    var childRegistrationRecords: ChildRegistrations { mutex.withLock { diagnostics.childRegistrations } }
-
-    /// Puts back `records`, less those of the children that ended since: what a validation's
-    /// factories registered in children they captured is undone, as their tables are.
-    func restoreChildRegistrations(_ records: ChildRegistrations, endedMeanwhile ended: Set<ObjectIdentifier>) {
-        var records = records
-        records.forget(ended)
-        mutex.withLock { diagnostics.childRegistrations = records }
-    }
-
     /// How many child registrations are recorded (for tests: bounded by the live registrations).
     var childRegistrationRecordCount: Int {
         mutex.withLock { diagnostics.childRegistrations.count }
-    }
-
-    /// The registrations of `service` made in child containers still alive.
-    func childRegistrations(of service: ObjectIdentifier) -> [ChildRegistration] {
-        mutex.withLock { diagnostics.childRegistrations.records(of: service) }
     }
 
     // MARK: Unchecked sections
@@ -190,7 +156,7 @@ final class SharedState {
         calls.lockedCalls += 1
     }
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func exitLocked() {
         calls.lockedCalls -= 1
         guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty else { return mutex.unlock() }
