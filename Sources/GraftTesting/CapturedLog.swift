@@ -51,12 +51,12 @@ public final class CapturedLog: @unchecked Sendable {  // `stored` is only touch
     }
 
     /// What was logged so far, oldest first.
-    public var messages: [String] { locked { stored } }
+    public var messages: [String] { withLock { stored } }
 
     /// Adds a message; the logging function the capture binds.
-    public func append(_ message: String) { locked { stored.append(message) } }
+    public func append(_ message: String) { withLock { stored.append(message) } }
 
-    private func locked<T>(_ body: () -> T) -> T {
+    private func withLock<T>(_ body: () -> T) -> T {
         let locked = pthread_mutex_lock(mutex)
         assert(locked == 0, "CapturedLog: pthread_mutex_lock failed: \(locked)")
         defer {
