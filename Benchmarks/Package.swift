@@ -23,6 +23,18 @@ let package = Package(
                 .product(name: "Dependencies", package: "swift-dependencies"),
             ]
         ),
+        // The registration scenario alone, in a process without the counting malloc above, and in
+        // one with it: what the count costs each library (README.md, "Registration without the
+        // allocation counter").
+        .target(
+            name: "RegistrationScenario",
+            dependencies: [
+                .product(name: "Graft", package: "Graft"),
+                .product(name: "Swinject", package: "Swinject"),
+            ]
+        ),
+        .executableTarget(name: "RegistrationTimes", dependencies: ["RegistrationScenario"]),
+        .executableTarget(name: "RegistrationTimesCounted", dependencies: ["MallocCounter", "RegistrationScenario"]),
     ],
     swiftLanguageModes: [.v6]
 )
