@@ -207,13 +207,14 @@ public final class ServiceEntry<Service> {
                 argumentsType: argumentsType, argumentsKey: argumentsKey, argumentTypeNames: argumentTypeNames,
                 argumentFactory: argumentFactory, throwingFactory: throwingFactory)
         }
-        // How a new entry in the default scope keeps instances (a custom default makes a storage each).
+        // How a new entry in the default scope keeps instances.
         let scopeKind = container.defaultScopeKind
-        let storage = scopeKind == .custom ? container.defaultObjectScope.makeStorage() : nil
         state = ServiceEntryState(scope: container.defaultObjectScope, scopeKind: scopeKind)
         _ = InstanceCell(
             for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
-        if let storage { self.storage = storage }
+        // A custom default makes a storage for each entry; made on that branch alone, so that the
+        // other scopes hold no optional storage to release.
+        if scopeKind == .custom { storage = container.defaultObjectScope.makeStorage() }
         updatePlan()
     }
 
@@ -234,7 +235,10 @@ public final class ServiceEntry<Service> {
     }
 
     deinit {
-        cell.deallocate(Service.self)
+        // An inline cell that holds nothing has nothing to release, and its memory goes with the
+        // entry: the common case skips the call.
+        let cell = cell
+        if outOfLineCellMemory != nil || cell.hasInstance || cell.graphSlotIsOccupied { cell.deallocate(Service.self) }
     }
 
     /// The cell a table slot under a key of type `Key` keeps for the inlined path (a `.container`
