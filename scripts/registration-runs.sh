@@ -5,7 +5,8 @@
 # the counter costs each library (each pair's median time with it over the median without it).
 #   scripts/registration-runs.sh [PAIRS [DIRECTORY]]   PAIRS pairs of runs (default 6), outputs kept
 #                                                      in DIRECTORY (default .build-bench/registration)
-#   REGBENCH_ROUNDS=N                                  rounds per run (default 21)
+#   REGBENCH_ROUNDS=N                                  rounds per run (default 101)
+#   REGBENCH_ASSEMBLIES=N                              assemblies per repetition (default 1)
 #   REGBENCH_SHAPE=<part of a shape's name>            only that shape
 #   REGBENCH_ONLY=without|with                         only the runs without, or with, the counter
 set -euo pipefail
@@ -26,7 +27,7 @@ for pair in $(seq 1 "$pairs"); do
         [ -n "${REGBENCH_ONLY:-}" ] && [ "$REGBENCH_ONLY" != "$counter" ] && continue
         product=RegistrationTimes
         [ "$counter" = with ] && product=RegistrationTimesCounted
-        REGBENCH_ROUNDS=${REGBENCH_ROUNDS:-21} "$binaries/$product" >"$directory/run-$pair-$counter-counter.txt"
+        REGBENCH_ROUNDS=${REGBENCH_ROUNDS:-101} "$binaries/$product" >"$directory/run-$pair-$counter-counter.txt"
     done
 done
 
@@ -45,7 +46,7 @@ def quartiles(values):
     return at(0.25), at(0.5), at(0.75)
 
 # rounds[(counter, shape)] = [(pair, swinject, graft)]
-rounds, loads, allocations = {}, [], {}
+rounds, loads, allocations, busy = {}, [], {}, []
 for path in sorted(glob.glob(os.path.join(directory, "run-*.txt"))):
     pair, counter = re.match(r"run-(\d+)-(\w+)-counter", os.path.basename(path)).groups()
     shape = None
@@ -54,6 +55,8 @@ for path in sorted(glob.glob(os.path.join(directory, "run-*.txt"))):
             loads.append(float(line.split(":")[1].split()[0]))
         elif line.startswith("## "):
             shape = line[3:].strip()
+        elif line.startswith("busy\t"):
+            busy.append(float(line.split("\t")[1].split()[0]))
         elif line.startswith("allocations\t"):
             allocations[line.split("\t")[1]] = line.split("\t")[2].strip()
         elif re.match(r"\d+\t", line):
@@ -61,7 +64,9 @@ for path in sorted(glob.glob(os.path.join(directory, "run-*.txt"))):
             # pair, Swinject ns, Graft ns, Swinject faults, Graft faults, Swinject CPU ns, Graft CPU ns
             rounds.setdefault((counter, shape), []).append((int(pair), *map(float, fields[2:4] + fields[5:9])))
 
-print(f"{pairs} pairs of runs; load average when each run started: {min(loads):.2f} to {max(loads):.2f}")
+print(
+    f"{pairs} pairs of runs; load average when each run started: {min(loads):.2f} to {max(loads):.2f}; "
+    f"cores busy during each run's rounds (its own included, of {os.cpu_count()}): {min(busy):.2f} to {max(busy):.2f}")
 for (counter, shape), values in sorted(rounds.items()):
     q1, middle, q3 = quartiles([r[1] / r[2] for r in values])
     cpu1, cpu, cpu3 = quartiles([r[5] / r[6] for r in values])

@@ -19,8 +19,11 @@ final class Filler {}
 let fillerNames = (0..<100).map { "filler-\($0)" }
 let registrationNames = (0..<1_000).map { "service-\($0)" }
 
-/// Assemblies per timed repetition: by default 10 (10,000 registrations, as GraftBenchmarks' row).
-let assembliesPerRepetition = Int(ProcessInfo.processInfo.environment["REGBENCH_ASSEMBLIES"] ?? "") ?? 10
+/// Assemblies per timed repetition: by default one, 1,000 registrations. A repetition must be short
+/// beside the scheduler's time slice: on a machine busy with other work, one of several milliseconds
+/// (Swinject's, at ten assemblies) is nearly always interrupted, one of well under a millisecond
+/// seldom, and the median of the per-round ratios then measures the interruptions.
+let assembliesPerRepetition = Int(ProcessInfo.processInfo.environment["REGBENCH_ASSEMBLIES"] ?? "") ?? 1
 
 /// Jiffies the machine's cores spent busy and in all, since boot (/proc/stat's first line).
 func cpuJiffies() -> (busy: Double, total: Double) {
@@ -134,7 +137,7 @@ func allocationsPerRegistration(_ count: () -> UInt64, _ shape: Shape, graft: Bo
 /// where the process counts allocations, adds allocations per registration.
 public func runRegistrationComparison(label: String, allocationCount: (() -> UInt64)?) throws {
     let environment = ProcessInfo.processInfo.environment
-    let rounds = Int(environment["REGBENCH_ROUNDS"] ?? "") ?? 51
+    let rounds = Int(environment["REGBENCH_ROUNDS"] ?? "") ?? 101
     let shapes = Shape.allCases.filter { environment["REGBENCH_SHAPE"].map($0.rawValue.contains) ?? true }
     try GraftSide.check()
     try SwinjectSide.check()
