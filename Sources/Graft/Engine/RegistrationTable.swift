@@ -202,9 +202,11 @@ final class RegistrationTable {
     }
 
     /// Registers `entry` under `key`, replacing what was there. `directCell` is the entry's cell
-    /// when `key` is of the entry's own service type, `nil` for a forward.
+    /// when `key` is of the entry's own service type, `nil` for a forward. Generic over the entry's
+    /// type, so an inlined `register` passes the entry with its type and calls the optimized body
+    /// directly: an existential parameter would go through a thunk that opens it.
     @usableFromInline
-    func insert(_ entry: AnyServiceEntry, for key: ServiceKey, directCell: InstanceCell?) {
+    func insert<Entry: AnyServiceEntry>(_ entry: Entry, for key: ServiceKey, directCell: InstanceCell?) {
         let hash = Self.hash(key)
         beginChange()
         // Grown first (a replacement may grow a table it did not need to), so one probe finds
@@ -215,7 +217,7 @@ final class RegistrationTable {
         if isOccupied {
             // The replaced entry is released after the table is consistent: its `deinit` (or its
             // instances') may register enough to grow the table and free this slot.
-            let replaced = exchange(&slots[index].entry, entry)
+            let replaced = exchange(&slots[index].entry, entry as AnyServiceEntry)
             slots[index].directCell = directCell
             endChange()
             withExtendedLifetime(replaced) {}
