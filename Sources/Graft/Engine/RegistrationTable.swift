@@ -120,6 +120,11 @@ final class RegistrationTable {
     /// which normalizes.
     @usableFromInline
     static func nameHash(_ name: String) -> UInt {
+        // Read in place when the bytes are contiguous (a native or small string): `withUTF8` on a
+        // copy would retain the string to read it.
+        if let hash = name.utf8.withContiguousStorageIfAvailable({ asciiHash(UnsafeRawBufferPointer($0)) }) {
+            return hash ?? nonASCIINameHash(name)
+        }
         var name = name
         return name.withUTF8 { asciiHash(UnsafeRawBufferPointer($0)) } ?? nonASCIINameHash(name)
     }
