@@ -26,7 +26,7 @@
 /// properties of this struct, a debug build would copy the whole state to the stack at each call,
 /// and a deep chain of factories would not fit a small thread's stack. The transitions on that
 /// path are inlined: a mutating method called out of line there makes the optimizer keep the
-/// struct's address live across the factory's call (spilled and reloaded, 2 instructions a
+/// struct's address live across the factory's call (spilled and reloaded on every
 /// request), so the one such step of a request's start, setting a failure aside, is reached
 /// through ``SharedState/setFailureAside()``. A request the application started that made nothing
 /// to keep or drop ends through its own transition, ``endPlainRequest()``, with no nesting
