@@ -128,7 +128,7 @@ extension Container {
     /// met again (a child's registration hiding its ancestor's) keeps its first place.
     @usableFromInline
     final func collectionNames(of service: ObjectIdentifier, arguments: UInt) -> [String?] {
-        hierarchy.locked {
+        hierarchy.withLock {
             var names: [String?] = []
             guard parent != nil else {
                 services.appendNames(of: service, arguments: arguments, to: &names)

@@ -26,11 +26,11 @@ public final class ServiceEntry<Service> {
     /// The type of the factory's whole argument list, as in Swinject: `(any Resolver).self` for a
     /// factory without arguments, `(any Resolver, Int).self` for one taking an `Int`, and so on
     /// (they print as `Resolver` and `(Resolver, Int)`).
-    public var argumentsType: Any.Type { link.hierarchy.locked { extras?.argumentsType ?? (any Resolver).self } }
+    public var argumentsType: Any.Type { link.hierarchy.withLock { extras?.argumentsType ?? (any Resolver).self } }
     /// The registration name, or `nil`.
     public let name: String?
     /// The scope instances of this registration live in.
-    public var objectScope: ObjectScopeProtocol { link.hierarchy.locked { asyncRegistration?.scope ?? scope } }
+    public var objectScope: ObjectScopeProtocol { link.hierarchy.withLock { asyncRegistration?.scope ?? scope } }
 
     /// The factory of a registration without arguments, stored as given, if
     /// ``hasPlainFactory``; else one that is never called. Not an `Optional`: a call unwrapping
@@ -313,7 +313,7 @@ public final class ServiceEntry<Service> {
         if let asyncRegistration {
             // No instance made here to run it on: not run, and the log says so once per action. Any
             // thread may configure: the message is held, delivered unlocked.
-            link.hierarchy.locked {
+            link.hierarchy.withLock {
                 link.hierarchy.log {
                     "Graft: initCompleted on \(asyncRegistration.label), an async service, is not run: do that work "
                         + "in its async factory."

@@ -124,7 +124,7 @@ extension Container {
     /// ``onContainer(registering:_:)`` for a read of the registrations (a listing, a description):
     /// under the hierarchy's mutex on a plain container too, since other threads may change them.
     final func onContainerLocked<Result>(_ body: (Container) -> Result) -> Result {
-        onContainer { container in container.hierarchy.locked { body(container) } }
+        onContainer { container in container.hierarchy.withLock { body(container) } }
     }
 
     /// ``onContainer(registering:_:)`` for a change to the container (a forward, a behavior, a

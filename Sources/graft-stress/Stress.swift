@@ -34,18 +34,18 @@ final class Mailboxes: @unchecked Sendable {  // `slots` is only touched under `
         mutex.deallocate()
     }
 
-    private func locked<T>(_ body: () -> T) -> T {
+    private func withLock<T>(_ body: () -> T) -> T {
         precondition(pthread_mutex_lock(mutex) == 0)
         defer { precondition(pthread_mutex_unlock(mutex) == 0) }
         return body()
     }
 
     func post(_ value: Handoff<Deferred>, to slot: Int) {
-        locked { slots[slot] = value }
+        withLock { slots[slot] = value }
     }
 
     func take(_ slot: Int) -> Handoff<Deferred>? {
-        locked {
+        withLock {
             let value = slots[slot]
             slots[slot] = nil
             return value

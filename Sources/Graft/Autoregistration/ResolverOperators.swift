@@ -217,7 +217,7 @@ func absentOrStop<Service>(
     // The frames still running are those of the factory that used the operator (the failed
     // resolution has ended); under the mutex, as a view's frames may be another thread's otherwise.
     var building = (resolver as? Container).flatMap { container in
-        container.hierarchy.locked { container.hierarchy.resolution.path.last }
+        container.hierarchy.withLock { container.hierarchy.resolution.path.last }
     }
     // In an async factory: the builds it runs in lead the path, as they do for the error its
     // request throws.

@@ -54,7 +54,7 @@ extension Container {
     /// A new hierarchy with this container's chain of registrations (ancestors first), no
     /// instances. Read under this hierarchy's mutex: other threads may register through views.
     func copyOfRegistrations() -> Container {
-        hierarchy.locked {
+        hierarchy.withLock {
             var copied: [ObjectIdentifier: AnyServiceEntry] = [:]
             var parent: Container?
             for original in selfAndAncestors.reversed() {

@@ -11,7 +11,7 @@ private final class Xform: Sendable {}
 
 /// Yields until `condition` (read under the hierarchy's mutex) holds.
 private func until(_ hierarchy: SharedState, _ condition: @escaping () -> Bool) async {
-    while !hierarchy.locked(condition) { await Task.yield() }
+    while !hierarchy.withLock(condition) { await Task.yield() }
 }
 
 /// Async factories that wait for each other, within one task or across tasks: the cycle is

@@ -55,7 +55,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         stopUnless(
             objectScope === ObjectScope.container || objectScope === ObjectScope.transient,
             "Graft: an async service is in the .container or the .transient scope, not \(objectScope)")
-        link.hierarchy.locked {
+        link.hierarchy.withLock {
             isTransient = objectScope === ObjectScope.transient
             resetLocked()
         }
@@ -63,16 +63,16 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     }
 
     /// The scope: `.container` or `.transient`.
-    var scope: ObjectScope { link.hierarchy.locked { isTransient ? .transient : .container } }
+    var scope: ObjectScope { link.hierarchy.withLock { isTransient ? .transient : .container } }
 
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
-    var inFlightWaiterCount: Int { link.hierarchy.locked { build?.waiterCount ?? 0 } }
+    var inFlightWaiterCount: Int { link.hierarchy.withLock { build?.waiterCount ?? 0 } }
 
     /// The instance built, if any (for a synchronous `resolve`), read under the hierarchy's mutex.
     func builtInstance() -> Service? { link.hierarchy.mutex.withLock { built } }
 
     /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
-    func reset() { link.hierarchy.locked { resetLocked() } }
+    func reset() { link.hierarchy.withLock { resetLocked() } }
 
     private func resetLocked() {
         generation &+= 1
@@ -86,7 +86,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         if let built = builtInstance() { return built }  // the common case: no task-local read
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
-        let next: AsyncNext<Service> = hierarchy.locked {
+        let next: AsyncNext<Service> = hierarchy.withLock {
             if let built { return .answer(.success(built)) }
             if isTransient {
                 // Built inline, in the caller's task: a transient that is already being built
@@ -131,7 +131,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: node) } }
             do {
                 let made = try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
-                hierarchy.locked { instanceCount &+= 1 }
+                hierarchy.withLock { instanceCount &+= 1 }
                 return made
             } catch let cancelled as CancellationError {
                 throw cancelled  // the caller's own task was cancelled
@@ -146,7 +146,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>) {
         let result = outcome.mapError { failure($0) }
-        let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.locked {
+        let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.withLock {
             if build === finished { build = nil }
             if case .success = result { instanceCount &+= 1 }
             if case .success(let instance) = result, finished.generation == generation { built = instance }
@@ -223,7 +223,7 @@ extension AsyncServiceEntry {
 
     func copy(into container: Container) -> AnyServiceEntry {
         let copy = AsyncServiceEntry(name: name, container: container, factory: factory)
-        copy.isTransient = link.hierarchy.locked { isTransient }
+        copy.isTransient = link.hierarchy.withLock { isTransient }
         return container.makeAsyncEntry(for: copy)
     }
 }

@@ -81,7 +81,7 @@ extension Container {
     /// What `resolveAsync` says when it finds no async registration: the synchronous one it may
     /// have meant, and how to reach it.
     func synchronousRegistrationHint<Service>(_ serviceType: Service.Type, name: String?) -> String {
-        hierarchy.locked {
+        hierarchy.withLock {
             let label = serviceLabel(Service.self, name: name)
             let key = ServiceKey(service: Service.self, arguments: noArgumentsKey, name: name)
             let registered = slot(for: key)?.pointee.entry  // a view shares its container's table

@@ -30,7 +30,7 @@ extension SynchronizedResolver {
     func resolveAsyncBuilding<Service: Sendable>(
         _ serviceType: Service.Type, name: String?
     ) async throws -> Service {
-        guard let registration = hierarchy.locked({ asyncRegistrationLocked(serviceType, name: name) }) else {
+        guard let registration = hierarchy.withLock({ asyncRegistrationLocked(serviceType, name: name) }) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
                 .notRegistered, path: [label],  // the async factories it passes through add themselves

@@ -291,7 +291,7 @@ extension SharedState {
     func absentAfterFailure<Service>(of _: Service.Type, _ error: ResolutionError) -> Service? {
         guard let absent = absentValue(of: Service.self) else { return nil }
         // Logged unless it is the failure of the request in flight, whose end logs it.
-        locked {
+        withLock {
             if let failure = resolution.failure, Self.isSame(failure, error) { return }
             takeBackHandedFailure(error)  // logged here, not again when the request ends
             log { error.description }

@@ -138,7 +138,7 @@ final class SharedState {
     /// released: the logging function is user code, and may resolve in another hierarchy whose
     /// thread is logging into this one.
     @inline(__always)
-    func locked<T>(_ body: () -> T) -> T {
+    func withLock<T>(_ body: () -> T) -> T {
         enterLocked()
         defer { exitLocked() }
         return body()
