@@ -86,35 +86,31 @@ struct Side {
     static func graft(_ shape: Shape) -> Side {
         Side(name: "Graft") {
             var prepared = GraftSide.prepare(shape, assembliesPerRepetition)
-            let faults = minorFaults()
-            let cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
-            let start = now()
-            GraftSide.run(shape, assembliesPerRepetition, &prepared)
-            let end = now()
-            let cpuEnd = now(CLOCK_THREAD_CPUTIME_ID)
-            let registrations = Double(assembliesPerRepetition * registrationNames.count)
-            return Repetition(
-                nanoseconds: Double(end - start) / registrations,
-                cpuNanoseconds: Double(cpuEnd - cpuStart) / registrations,
-                faults: Double(minorFaults() - faults) / registrations)
+            return timed { GraftSide.run(shape, assembliesPerRepetition, &prepared) }
         }
     }
 
     static func swinject(_ shape: Shape) -> Side {
         Side(name: "Swinject") {
             var prepared = SwinjectSide.prepare(shape, assembliesPerRepetition)
-            let faults = minorFaults()
-            let cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
-            let start = now()
-            SwinjectSide.run(shape, assembliesPerRepetition, &prepared)
-            let end = now()
-            let cpuEnd = now(CLOCK_THREAD_CPUTIME_ID)
-            let registrations = Double(assembliesPerRepetition * registrationNames.count)
-            return Repetition(
-                nanoseconds: Double(end - start) / registrations,
-                cpuNanoseconds: Double(cpuEnd - cpuStart) / registrations,
-                faults: Double(minorFaults() - faults) / registrations)
+            return timed { SwinjectSide.run(shape, assembliesPerRepetition, &prepared) }
         }
+    }
+
+    /// Times `body`, one repetition, per registration: wall clock, the thread's CPU time, and
+    /// minor page faults.
+    private static func timed(_ body: () -> Void) -> Repetition {
+        let faults = minorFaults()
+        let cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
+        let start = now()
+        body()
+        let end = now()
+        let cpuEnd = now(CLOCK_THREAD_CPUTIME_ID)
+        let registrations = Double(assembliesPerRepetition * registrationNames.count)
+        return Repetition(
+            nanoseconds: Double(end - start) / registrations,
+            cpuNanoseconds: Double(cpuEnd - cpuStart) / registrations,
+            faults: Double(minorFaults() - faults) / registrations)
     }
 }
 

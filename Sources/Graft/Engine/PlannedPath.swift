@@ -144,15 +144,9 @@ extension ServiceEntry {
     /// The general end of what ``beginPlainRequest(in:)`` began: the construction's second half.
     @usableFromInline
     func finishPlainRequest(_ made: Service, in container: Container) throws(ResolutionFailed) -> Service {
-        let hierarchy = container.hierarchy
-        let end = finishConstruction(
-            made, outerFrame: -1, request: ResolutionState.plainRequest, in: hierarchy, resolver: container,
-            keepsGraphInline: cell.plan == InstanceCell.planGraph)
-        switch end {
-        case .made: return made
-        case .failed: throw ResolutionFailed()
-        case .kept: return try finishWithKeptInstance(in: hierarchy, request: ResolutionState.plainRequest)
-        }
+        try finish(
+            made, Construction(request: ResolutionState.plainRequest, outerFrame: -1), in: container.hierarchy,
+            resolver: container)
     }
 
     /// The planned path's second half: the construction's second half, out of line.
