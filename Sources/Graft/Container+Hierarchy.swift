@@ -17,12 +17,26 @@ extension Container {
 
     @usableFromInline
     func slotInAncestors(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
-        var level = parent
-        while let container = level {
-            if let slot = container.services.slot(for: key, hash: hash) { return slot }
-            level = container.parent
+        guard let first = parent else { return nil }
+        // Unretained: `parent` is a constant strong reference, so while this container is alive
+        // (its caller holds it) every ancestor is too, and the walk runs no user code that could
+        // change that. Retaining each level for the walk was most of a miss's cost.
+        var level = Unmanaged.passUnretained(first)
+        #if DEBUG
+            var held: Container? = first  // the same walk by strong references, which ARC keeps alive
+        #endif
+        while true {
+            #if DEBUG
+                assert(held === level.takeUnretainedValue(), "Graft: the ancestor walk left the hierarchy")
+                held = held?.parent
+            #endif
+            let (slot, next) = level._withUnsafeGuaranteedRef { container in
+                (container.services.slot(for: key, hash: hash), container.parent.map(Unmanaged.passUnretained))
+            }
+            if let slot { return slot }
+            guard let next else { return nil }
+            level = next
         }
-        return nil
     }
 
     /// This container, then its parent, and so on (views count as their container).
