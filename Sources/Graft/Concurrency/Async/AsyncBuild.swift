@@ -46,9 +46,7 @@ final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched un
     }
 
     /// This node, then the builds it runs inline in, innermost first.
-    var inlineChain: [AsyncBuildNode] {
-        Array(sequence(first: self, next: \.inlineParent))
-    }
+    var inlineChain: [AsyncBuildNode] { Array(sequence(first: self, next: \.inlineParent)) }
 
     /// The builds from this one to `target` following waits, both included; `nil` if none.
     func pathOfWaits(to target: AsyncBuildNode) -> [AsyncBuildNode]? {
@@ -89,10 +87,7 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
 
     /// Waits for the result; a cancelled waiter stops waiting, the build goes on.
     func wait(in mutex: RecursiveMutex) async throws -> Service {
-        let id: Int = mutex.withLock {
-            nextWaiter += 1
-            return nextWaiter
-        }
+        let id = mutex.withLock { exchange(&nextWaiter, nextWaiter + 1) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Service, any Error>) in
                 let immediate: Result<Service, any Error>? = mutex.withLock {

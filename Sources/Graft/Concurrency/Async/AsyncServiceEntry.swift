@@ -76,9 +76,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     private func resetLocked() {
         generation &+= 1
-        let dropped = exchange(&built, nil)
-        build = nil
-        withExtendedLifetime(dropped) {}
+        withExtendedLifetime(exchange(&built, nil)) { build = nil }
     }
 
     /// Resolves through `resolver`, building if needed.
@@ -133,10 +131,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                 let made = try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
                 hierarchy.withLock { instanceCount &+= 1 }
                 return made
-            } catch let cancelled as CancellationError {
-                throw cancelled  // the caller's own task was cancelled
             } catch {
-                throw failure(error)
+                throw error is CancellationError ? error : failure(error)  // a cancellation is the caller's own
             }
         case .wait(let build):
             defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build.node) } }
