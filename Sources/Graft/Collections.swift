@@ -228,15 +228,12 @@ extension Container {
     /// `Optional`), which is never registered itself. `nil` when `[]` is the answer.
     @usableFromInline @inline(never)
     final func emptyCollectionFailure(_ serviceType: Any.Type, logs: Bool = false) -> ResolutionError? {
+        guard hierarchy.isUnboundPlaceholder || serviceType is any ResolutionWrapper.Type else { return nil }
         let label = serviceLabel(serviceType, name: nil)
-        let why: String
-        if hierarchy.isUnboundPlaceholder {
-            why = "it was asked of SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind
-        } else if serviceType is any ResolutionWrapper.Type {
-            why = "\(label) is a wrapper Graft makes, never registered: ask for the collection of the type it wraps."
-        } else {
-            return nil
-        }
+        let why =
+            hierarchy.isUnboundPlaceholder
+            ? "it was asked of SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind
+            : "\(label) is a wrapper Graft makes, never registered: ask for the collection of the type it wraps."
         let error = ResolutionError(
             .notRegistered, path: hierarchy.resolution.path + [label],
             message: "Graft: the collection of \(label) cannot be listed: " + why)
