@@ -5,10 +5,7 @@ protocol ResolutionWrapper {
     /// Wraps the resolution of the wrapped type with `name` and `arguments`, or `nil` when that
     /// cannot be resolved. (`Any?`, not `Self?`, so it can be called on `any ResolutionWrapper.Type`.)
     static func wrap<each Argument>(
-        from container: Container,
-        resolver: Resolver,
-        name: String?,
-        arguments: repeat each Argument
+        from container: Container, resolver: Resolver, name: String?, arguments: repeat each Argument
     ) -> Any?
 }
 
@@ -25,10 +22,7 @@ extension DeferredWrapper {
     /// A wrapper of the registration found now, or, for a wrapper of a wrapper
     /// (`Lazy<Provider<X>>`), of the same request made again on access; `nil` when neither exists.
     static func wrap<each Argument>(
-        from container: Container,
-        resolver: Resolver,
-        name: String?,
-        arguments: repeat each Argument
+        from container: Container, resolver: Resolver, name: String?, arguments: repeat each Argument
     ) -> Any? {
         let key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
         let values = (repeat each arguments)
@@ -60,10 +54,7 @@ extension Optional: ResolutionWrapper {
     /// `Optional` is not made (`nil`), so the failure reaches that caller instead of turning into
     /// `.some(nil)` that nobody logs.
     static func wrap<each Argument>(
-        from container: Container,
-        resolver: Resolver,
-        name: String?,
-        arguments: repeat each Argument
+        from container: Container, resolver: Resolver, name: String?, arguments: repeat each Argument
     ) -> Any? {
         let hierarchy = container.hierarchy
         let errors = hierarchy.resolution.errorCount
