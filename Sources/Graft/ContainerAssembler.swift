@@ -25,9 +25,7 @@ public final class ContainerAssembler {
     public var resolver: Resolver { container }
 
     /// An assembler over `container` (a new one if `nil`).
-    public init(container: Container? = nil) {
-        self.container = container ?? Container()
-    }
+    public init(container: Container? = nil) { self.container = container ?? Container() }
 
     /// Applies `assemblies` to `container`.
     public init(_ assemblies: [Assembly], container: Container = Container()) {
@@ -56,9 +54,7 @@ public final class ContainerAssembler {
     }
 
     /// Applies one more assembly.
-    public func apply(assembly: Assembly) {
-        apply(assemblies: [assembly])
-    }
+    public func apply(assembly: Assembly) { apply(assemblies: [assembly]) }
 
     /// Applies more assemblies: all `assemble` first, then all `loaded`.
     public func apply(assemblies: [Assembly]) {

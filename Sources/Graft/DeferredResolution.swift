@@ -75,7 +75,5 @@ struct DeferredResolution<Service> {
 extension DeferredResolution: CustomReflectable {
     /// Whether it locks, and nothing of the container: it may be gone, and a `dump` or a debugger
     /// must never load it.
-    var customMirror: Mirror {
-        Mirror(self, children: ["synchronized": synchronized], displayStyle: .struct)
-    }
+    var customMirror: Mirror { Mirror(self, children: ["synchronized": synchronized], displayStyle: .struct) }
 }

@@ -34,9 +34,7 @@ public final class Lazy<Service>: DeferredWrapper {
     /// A first access that user code re-enters (a `deinit` run at the end of the resolution reads
     /// this `Lazy` again) hands out one instance: the one kept first. For `Lazy<Service?>`, the
     /// `nil` of a registration that failed is not kept: the next access resolves again.
-    public var instance: Service {
-        access.value(policy)
-    }
+    public var instance: Service { access.value(policy) }
 }
 
 /// `Lazy`'s first access: the registration found when it was made, resolved in the graph it was
@@ -60,9 +58,7 @@ struct LazyPolicy<Service>: FirstAccessPolicy {
         return try resolution.resolveNow(inGraph: graph, wrapper: "\(Self.wrapperName)")
     }
 
-    func failedAccess(name _: String?) -> String {
-        "Lazy<\(Service.self)>.instance could not be resolved"
-    }
+    func failedAccess(name _: String?) -> String { "Lazy<\(Service.self)>.instance could not be resolved" }
 }
 
 /// Resolves `Service` anew on every access to ``instance``, as its scope says.
@@ -90,9 +86,7 @@ public final class Provider<Service>: DeferredWrapper {
     ///
     /// Read in a factory, it resolves as part of that factory's resolution: if that resolution
     /// then fails, what it made is not kept by any scope.
-    public var instance: Service {
-        access.value(policy)
-    }
+    public var instance: Service { access.value(policy) }
 }
 
 /// `Provider`'s access: a first access that keeps nothing, so every access is one, and its
@@ -110,7 +104,5 @@ struct ProviderPolicy<Service>: FirstAccessPolicy {
         try resolution.resolveNow(inGraph: nil, wrapper: "\(Self.wrapperName)")
     }
 
-    func failedAccess(name _: String?) -> String {
-        "Provider<\(Service.self)>.instance could not be resolved"
-    }
+    func failedAccess(name _: String?) -> String { "Provider<\(Service.self)>.instance could not be resolved" }
 }

@@ -149,9 +149,7 @@ struct AutoregisteredDependency<Dependency> {
     @usableFromInline let argumentIndex: Int
 
     @usableFromInline
-    init(argumentTypes: [Any.Type]) {
-        argumentIndex = argumentTypes.firstIndex { $0 == Dependency.self } ?? -1
-    }
+    init(argumentTypes: [Any.Type]) { argumentIndex = argumentTypes.firstIndex { $0 == Dependency.self } ?? -1 }
 
     /// The parameter's value: its argument, else resolved.
     @inlinable

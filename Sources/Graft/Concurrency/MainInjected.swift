@@ -23,9 +23,7 @@ public struct MainInjected<Service> {
     }
 
     /// The service: resolved on first access (on the main actor), then the same value.
-    public var wrappedValue: Service {
-        access.value(MainInjectedPolicy())
-    }
+    public var wrappedValue: Service { access.value(MainInjectedPolicy()) }
 }
 
 /// `@MainInjected`'s first access: as `@Injected`'s, on the main actor, inside a main-actor call
