@@ -59,7 +59,10 @@ extension Resolver {
         guard let container = Container.exactly(self) else {
             return foreignCollection(serviceType, typeNames(repeat (each Argument).self))
         }
-        return container.resolveCollection(serviceType, repeat each arguments)
+        let key = argumentsKey(repeat (each Argument).self)
+        return container.collection(serviceType, arguments: key, logsUnavailable: true) { name in
+            container.resolveService(serviceType, name: name, resolver: container, arguments: repeat each arguments)
+        }
     }
 
     /// Resolves every registration of `serviceType` that takes no arguments, as
@@ -101,7 +104,10 @@ extension Resolver {
         guard let container = Container.exactly(self) else {
             throw foreignResolverCannotList(serviceType, argumentTypeNames: typeNames(repeat (each Argument).self))
         }
-        return try container.requireCollection(serviceType, repeat each arguments)
+        let key = argumentsKey(repeat (each Argument).self)
+        return try container.requireEach(serviceType, arguments: key) { name throws(ResolutionError) in
+            try container.requireService(serviceType, name: name, arguments: repeat each arguments)
+        }
     }
 
     @usableFromInline
@@ -138,28 +144,6 @@ extension Container {
                 level.services.appendNames(of: service, arguments: arguments, to: &names)
             }
             return names
-        }
-    }
-
-    /// ``Resolver/resolveAll(_:)``: `nil` if an element fails, whose failure its `resolve` logged.
-    @inlinable
-    final func resolveCollection<Service, each Argument>(
-        _ serviceType: Service.Type, _ arguments: repeat each Argument
-    ) -> [Service]? {
-        collection(serviceType, arguments: argumentsKey(repeat (each Argument).self), logsUnavailable: true) {
-            name in
-            resolveService(serviceType, name: name, resolver: self, arguments: repeat each arguments)
-        }
-    }
-
-    /// ``Resolver/requireAll(_:arguments:)``.
-    @inlinable
-    final func requireCollection<Service, each Argument>(
-        _ serviceType: Service.Type, _ arguments: repeat each Argument
-    ) throws(ResolutionError) -> [Service] {
-        try requireEach(serviceType, arguments: argumentsKey(repeat (each Argument).self)) {
-            name throws(ResolutionError) in
-            try requireService(serviceType, name: name, arguments: repeat each arguments)
         }
     }
 
