@@ -61,10 +61,9 @@ extension Container {
                 let copy = Container(
                     parent: parent, defaultObjectScope: original.defaultObjectScope as? ObjectScope ?? .graph)
                 for (key, entry) in original.services.registrations {
-                    let identity = ObjectIdentifier(entry)
                     // One copy per entry, whatever its kind, shared by every key that leads to it.
-                    let entryCopy = copied[identity] ?? entry.copy(into: copy)
-                    copied[identity] = entryCopy
+                    let entryCopy = copied[ObjectIdentifier(entry)] ?? entry.copy(into: copy)
+                    copied[ObjectIdentifier(entry)] = entryCopy
                     copy.services.insert(entryCopy, for: key, directCell: entryCopy.directCell(forKeyWith: key.service))
                 }
                 // Added once the copies are in, so they are told only about registrations made in
