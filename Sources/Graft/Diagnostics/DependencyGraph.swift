@@ -120,15 +120,11 @@ public struct DependencyGraph: Sendable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
+    /// What DOT writes with a backslash inside a quoted string.
+    private static let escapes: [Character: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n"]
+
     private static func escaped(_ text: String) -> String {
-        text.reduce(into: "") { result, character in
-            switch character {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            default: result.append(character)
-            }
-        }
+        text.reduce(into: "") { $0 += escapes[$1] ?? String($1) }
     }
 }
 
