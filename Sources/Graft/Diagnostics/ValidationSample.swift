@@ -10,8 +10,8 @@
 public struct ValidationSample {
     /// The key `resolve` would look up with these values.
     let key: ServiceKey
-    private let label: String
-    private let argumentTypeNames: [String]
+    /// The failure reported when no registration matches the sample.
+    let unmatchedFailure: ResolutionError
     /// Resolves the entry matched with the values, as a root request of the validation (entry,
     /// container, resolver): whether it succeeded.
     let validate: (AnyServiceEntry, Container, Resolver) -> Bool
@@ -22,8 +22,12 @@ public struct ValidationSample {
         _ serviceType: Service.Type, name: String? = nil, arguments: repeat each Argument
     ) {
         key = ServiceKey(service: Service.self, arguments: argumentsKey(repeat (each Argument).self), name: name)
-        label = serviceLabel(Service.self, name: name)
-        argumentTypeNames = typeNames(repeat (each Argument).self)
+        let label = serviceLabel(Service.self, name: name)
+        unmatchedFailure = ResolutionError(
+            .notRegistered, path: [label],
+            message: "Graft: validation sample for \(label) taking "
+                + "\(argumentsPhrase(typeNames(repeat (each Argument).self))) matches no registration: register it, "
+                + "or give the sample the registration's type, name and argument types.")
         let values = (repeat each arguments)
         validate = { entry, container, resolver in
             // Matched by the key's argument types, so the factory reads exactly this tuple.
@@ -38,12 +42,5 @@ public struct ValidationSample {
         _ serviceType: Service.Type, name: String? = nil, argument: repeat each Argument
     ) {
         self.init(serviceType, name: name, arguments: repeat each argument)
-    }
-
-    var unmatchedFailure: ResolutionError {
-        ResolutionError(
-            .notRegistered, path: [label],
-            message: "Graft: validation sample for \(label) taking \(argumentsPhrase(argumentTypeNames)) matches no "
-                + "registration: register it, or give the sample the registration's type, name and argument types.")
     }
 }
