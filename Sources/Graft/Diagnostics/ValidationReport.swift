@@ -29,11 +29,8 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     /// failed is a ``ValidationWarning/Kind/handledFailure`` warning instead.)
     public var absentDependencies: [String] {
         let failed = Set(failures.compactMap(\.path.first))
-        let absent = graph.edges.compactMap { edge -> String? in
-            let service = graph.nodes[edge.from].label
-            return edge.to == nil && !failed.contains(service) ? "\(service) -> \(edge.requested)" : nil
-        }
-        return Array(Set(absent)).sorted()
+        let absent = graph.edges.filter { $0.to == nil && !failed.contains(graph.nodes[$0.from].label) }
+        return Set(absent.map { "\(graph.nodes[$0.from].label) -> \($0.requested)" }).sorted()
     }
 
     /// A summary, then each failure, warning and skipped registration, and the absent dependencies.
