@@ -164,7 +164,7 @@ extension Container {
         }
         let ancestors = containers.map(ObjectIdentifier.init)
         let others = hierarchy.mutex.withLock {
-            hierarchy.diagnostics.childRegistrations.records(of: ObjectIdentifier(serviceType))
+            hierarchy.diagnostics.childRegistrations.byService[ObjectIdentifier(serviceType)] ?? []
         }
         .filter { !ancestors.contains($0.lineage[0]) }
         .map { (registration: $0, place: Self.place(of: $0.lineage, from: ancestors)) }

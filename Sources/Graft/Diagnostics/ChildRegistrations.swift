@@ -30,7 +30,8 @@ struct ChildRegistration {
 /// Bounded by the live registrations: registering a key again in the same child replaces its
 /// record, and a child's records are removed by its `removeAll()` and when it ends.
 struct ChildRegistrations {
-    private var byService: [ObjectIdentifier: [ChildRegistration]] = [:]
+    /// The records of each service type.
+    private(set) var byService: [ObjectIdentifier: [ChildRegistration]] = [:]
 
     /// Records `registration`, replacing the record of the same key in the same container.
     mutating func note(_ registration: ChildRegistration) {
@@ -57,11 +58,6 @@ struct ChildRegistrations {
     private mutating func forget(service: ObjectIdentifier, _ owners: Set<ObjectIdentifier>) {
         byService[service]?.removeAll { owners.contains($0.owner) }
         if byService[service]?.isEmpty == true { byService[service] = nil }
-    }
-
-    /// The records of `service`.
-    func records(of service: ObjectIdentifier) -> [ChildRegistration] {
-        byService[service] ?? []
     }
 
     /// How many records there are.
