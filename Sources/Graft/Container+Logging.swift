@@ -289,8 +289,9 @@ func isNear(_ candidate: String, _ asked: String) -> Bool {
 final class LogSink: @unchecked Sendable {  // the `stored` fields are only touched under `mutex`
     fileprivate let mutex = RecursiveMutex()
     fileprivate var storedFunction: Container.LoggingFunctionType?
-    /// Whether `storedFunction` is the default one, which writes to standard error.
-    fileprivate var storedFunctionWritesToStandardError = false
+    /// Whether `storedFunction` is the default one, which writes to standard error
+    /// (`GRAFT_LOGGING_ENABLED=1`).
+    fileprivate var storedFunctionWritesToStandardError = Platform.environmentValue("GRAFT_LOGGING_ENABLED") == "1"
     /// How many tasks run inside ``Container/withLoggingFunction(_:operation:)`` now: while any
     /// does, messages are built, and each goes to its task's function if it has one.
     fileprivate var storedBindings = 0
@@ -303,10 +304,7 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     #endif
 
     init() {
-        if Platform.environmentValue("GRAFT_LOGGING_ENABLED") == "1" {
-            storedFunction = { Platform.writeToStandardError($0) }
-            storedFunctionWritesToStandardError = true
-        }
+        if storedFunctionWritesToStandardError { storedFunction = { Platform.writeToStandardError($0) } }
     }
 
     var function: Container.LoggingFunctionType? {
