@@ -106,10 +106,9 @@ extension Container {
         let outer = hierarchy.beginCallHandingFailureToCaller()
         // Each sample's registration, found as `resolve` finds it (a forward leads to its entry).
         let sampled = samples.map { slot(for: $0.key)?.pointee.entry }
-        let unmatched = samples.indices.filter { sampled[$0] == nil }.map { samples[$0] }
         for entry in entries {
             let withArguments = entry.argumentsKey != noArgumentsKey
-            let mine = withArguments ? samples.indices.filter { sampled[$0] === entry }.map { samples[$0] } : []
+            let mine = withArguments ? zip(samples, sampled).filter { $1 === entry }.map(\.0) : []
             let whySkipped: String? =
                 switch entry.kind {
                 case .async: "async: its factory runs through resolveAsync"
@@ -134,7 +133,7 @@ extension Container {
                 }
             }
         }
-        failures += recorder.furtherFailures + unmatched.map(\.unmatchedFailure)
+        failures += recorder.furtherFailures + zip(samples, sampled).filter { $1 == nil }.map(\.0.unmatchedFailure)
         hierarchy.endCallHandingFailureToCaller(outer)
         // Less the records of the children that ended meanwhile: what the factories registered in
         // children they captured is undone, as their tables are.
