@@ -69,8 +69,7 @@ final class FirstAccess<Service> {
     /// The value: the one kept, or a resolution now.
     @inlinable
     func value<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
-        if let value = keptValue(policy) { return value }
-        return firstAccess(policy)
+        keptValue(policy) ?? firstAccess(policy)
     }
 
     /// The value kept, if any: read under the mutex unless the policy's isolation allows otherwise.
@@ -160,14 +159,12 @@ final class FirstAccess<Service> {
     /// first access after its container is gone stops. Under the hierarchy's mutex.
     @usableFromInline @inline(never)
     func resolverThroughLink(wrapper: StaticString) -> SynchronizedResolver {
-        guard let view = links?.view() else {
-            stop(
-                "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)) was made while a container made an "
-                    + "instance it keeps, and that container, the resolver's it was made with and their ancestors are "
-                    + "all gone: such a wrapper keeps none of them alive. Read it while one lives (in initCompleted, "
-                    + "say), or keep the container.")
-        }
-        return view
+        if let view = links?.view() { return view }
+        stop(
+            "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)) was made while a container made an "
+                + "instance it keeps, and that container, the resolver's it was made with and their ancestors are "
+                + "all gone: such a wrapper keeps none of them alive. Read it while one lives (in initCompleted, "
+                + "say), or keep the container.")
     }
 
     /// ``resolveInItsOwnRequest(through:)`` through ``resolverThroughLink(wrapper:)``, out of line.
@@ -199,8 +196,7 @@ final class FirstAccess<Service> {
     @inline(never)
     private func enterWithChecks(wrapper: StaticString) -> AccessStart {
         if hierarchy.isUnboundPlaceholder { stopUnbound(wrapper: wrapper) }
-        return AccessStart(
-            failures: hierarchy.resolution.errorCount, mainActorResolutions: hierarchy.resolution.mainActorResolutions)
+        return AccessStart(recordedIn: hierarchy)
     }
 
     /// A main-actor value kept: on the main actor, the value (noted as a main-actor resolution, as
@@ -214,8 +210,7 @@ final class FirstAccess<Service> {
             hierarchy.resolution.noteMainActorResult()
             return held.value
         }
-        let registered = (Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self
-        let label = serviceLabel(registered, name: name)
+        let label = serviceLabel((Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self, name: name)
         let refusal = MainActorServiceError(service: label)
         let error = ResolutionError(refusal.reason, path: [label], message: refusal.description)
         if let absent = absentAfterFailure(error) { return absent }
@@ -344,20 +339,19 @@ struct AccessStart {
     @inlinable
     init(failures: Int) { word = failures }
 
-    init(failures: Int, mainActorResolutions: Int) {
-        word = mainActorResolutions &<< 32 | failures & 0xFFFF_FFFF
+    /// What `hierarchy` has recorded now, in a hierarchy whose entries need checks.
+    init(recordedIn hierarchy: SharedState) {
+        word = hierarchy.resolution.mainActorResolutions &<< 32 | hierarchy.resolution.errorCount & 0xFFFF_FFFF
     }
 
     /// Whether failures were recorded since, in a hierarchy with no main-actor registration.
     @inlinable
     func failuresRecorded(whenThereAre count: Int) -> Bool { count != word }
 
-    /// Whether failures were recorded since, and main-actor registrations resolved.
-    func changes(failures: Int, mainActorResolutions: Int) -> (failed: Bool, resolvedMainActor: Bool) {
-        (
-            failures & 0xFFFF_FFFF != word & 0xFFFF_FFFF,
-            mainActorResolutions & 0xFFFF_FFFF != (word &>> 32) & 0xFFFF_FFFF
-        )
+    /// Whether failures were recorded, and main-actor registrations resolved, since `start`.
+    func changes(since start: AccessStart) -> (failed: Bool, resolvedMainActor: Bool) {
+        let changed = word ^ start.word
+        return (changed & 0xFFFF_FFFF != 0, changed &>> 32 != 0)
     }
 }
 
@@ -400,8 +394,7 @@ private func keepingWithChecks(
     since start: AccessStart, in hierarchy: SharedState, isNone: @autoclosure () -> Bool
 ) -> Keeping {
     if hierarchy.diagnostics.isValidating { return .nothing }
-    let (failed, forTheMainActor) = start.changes(
-        failures: hierarchy.resolution.errorCount, mainActorResolutions: hierarchy.resolution.mainActorResolutions)
+    let (failed, forTheMainActor) = AccessStart(recordedIn: hierarchy).changes(since: start)
     guard !failed || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
     return forTheMainActor ? .forTheMainActor : .forAnyThread
