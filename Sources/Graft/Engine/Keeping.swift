@@ -22,8 +22,7 @@ extension ServiceEntry {
     /// construction in unspecialized code a metadata lookup, custom scope or not.
     @inline(never)
     func storageHoldsAnInstance(in hierarchy: SharedState) -> Bool {
-        guard let stored = storedValue(in: hierarchy) else { return false }
-        return stored is Service
+        storedValue(in: hierarchy).map { $0 is Service } ?? false
     }
 
     /// What the custom storage holds for the current graph; for an async entry, which has no
@@ -108,7 +107,6 @@ extension ServiceEntry {
     /// The storage's `Any?` is checked for `nil` before the cast: for an `Optional`, `Any` or
     /// `AnyObject` service a cast of `nil` would succeed and the factory would never run.
     func storedInstance(in hierarchy: SharedState) -> Service? {
-        guard let stored = storedValue(in: hierarchy) else { return nil }
-        return stored as? Service
+        storedValue(in: hierarchy).flatMap { $0 as? Service }
     }
 }
