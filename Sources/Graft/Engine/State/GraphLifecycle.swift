@@ -81,11 +81,10 @@ final class GraphRecord {
     private var remembered: [Remembered] = []
 
     func remember(_ entry: AnyServiceEntry, _ object: AnyObject) {
-        if let index = remembered.firstIndex(where: { $0.entry === entry }) {
-            remembered[index].object = object
-        } else {
-            remembered.append(Remembered(entry: entry, object: object))
+        guard let index = remembered.firstIndex(where: { $0.entry === entry }) else {
+            return remembered.append(Remembered(entry: entry, object: object))
         }
+        remembered[index].object = object
     }
 
     func object(for entry: AnyServiceEntry) -> AnyObject? {
