@@ -239,7 +239,6 @@ extension SharedState {
     func logHandledFailures() {
         let level = frameCount
         let handled = handedFailures.filter { $0.level > level }
-        if handled.isEmpty { return }
         handedFailures.removeAll { $0.level > level }
         for (error, _) in handled { log { error.description } }
     }

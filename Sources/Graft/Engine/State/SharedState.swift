@@ -230,10 +230,7 @@ final class SharedState {
         enterLocked()
         let outerThread = calls.changingThread
         calls.changingThread = Platform.currentThread()
-        if resolution.depth > 0 {
-            resolution.stopIfAnotherThreadResolves(
-                service.map { "\(call)(\($0).self) was called" } ?? "\(call) was called")
-        }
+        resolution.stopIfAnotherThreadResolves(service.map { "\(call)(\($0).self) was called" } ?? "\(call) was called")
         return outerThread
     }
 
