@@ -139,9 +139,7 @@ public final class CompositeStorage: InstanceStorage {
     /// `compactMap(...).first` asks twice, and a storage whose answer changes in between (a weak
     /// one released meanwhile) would trap.
     private func firstInstance(_ read: (InstanceStorage) -> Any?) -> Any? {
-        for component in components {
-            if let instance = read(component) { return instance }
-        }
+        for case let instance? in components.lazy.map(read) { return instance }
         return nil
     }
 

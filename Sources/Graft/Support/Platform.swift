@@ -124,8 +124,7 @@ enum Platform {
             var buffer = [CChar](repeating: 0, count: 64)
             let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
             guard count > 0 else { return false }
-            let parts = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                .split(separator: "/")
+            let parts = buffer[..<count].split(separator: CChar(UInt8(ascii: "/")))
             guard parts.count == 3, parts[0] == parts[2] else { return false }
             mainThread.withLock { $0 = pthread_self() }
             return true
