@@ -317,8 +317,7 @@ extension SharedState {
         // A record made inside a request is forgotten when it ends (the transition sends its end
         // down the general path, where ``forgetLastErrorUnlessRead()`` runs).
         let replaced = uncheckedSection { resolution.record(error) }
-        guard let replaced else { return forgetLastErrorUnlessRead() }
-        if resolution.depth > 0 { releaseLater(replaced) } else { Self.release(replaced) }
+        if resolution.depth > 0, let replaced { releaseLater(replaced) } else { Self.release(replaced) }
         forgetLastErrorUnlessRead()
     }
 
