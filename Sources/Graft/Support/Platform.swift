@@ -105,7 +105,7 @@ enum Platform {
     /// service is reached through `resolveMain`, `@MainInjected`, or from the main thread.
     static func isMainActorExecutorCurrent() -> Bool {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
-            guard let check = RuntimeExecutorCheck.function else { return false }
+            guard let check = executorCheck else { return false }
             let executor = unsafeBitCast(MainActor.shared.unownedExecutor, to: (UnsafeRawPointer?, UInt).self)
             return check(executor.0, executor.1, 0)
         #else
@@ -135,25 +135,23 @@ enum Platform {
         /// The main thread's `pthread_t`, once seen.
         private static let mainThread = Locked<pthread_t?>(nil)
     #endif
-}
 
-#if os(Linux) && (arch(x86_64) || arch(arm64))
-    /// The concurrency runtime's `bool swift_task_isCurrentExecutorWithFlags(SerialExecutorRef,
-    /// uint64_t)` (Swift 6.0 and later): whether `executor` (two words, as `UnownedSerialExecutor`
-    /// holds them) is the running task's executor, or the main executor on the main thread.
-    ///
-    /// Invariant: the function is called through a C function type. That is sound only where
-    /// the Swift calling convention passes these three integer arguments and the `Bool` result
-    /// in the C convention's registers, as it does on x86-64 and arm64 Linux (the `#if` above);
-    /// the function takes no context, error or async register. `MainActorServiceTests` checks the
-    /// answer both ways on every run: `true` in a main-actor test, `false` on another thread.
-    private enum RuntimeExecutorCheck {
-        typealias Function = @convention(c) (UnsafeRawPointer?, UInt, UInt64) -> Bool
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+        /// The concurrency runtime's `bool swift_task_isCurrentExecutorWithFlags(SerialExecutorRef,
+        /// uint64_t)` (Swift 6.0 and later): whether `executor` (two words, as `UnownedSerialExecutor`
+        /// holds them) is the running task's executor, or the main executor on the main thread.
+        ///
+        /// Invariant: the function is called through a C function type. That is sound only where
+        /// the Swift calling convention passes these three integer arguments and the `Bool` result
+        /// in the C convention's registers, as it does on x86-64 and arm64 Linux (the `#if` above);
+        /// the function takes no context, error or async register. `MainActorServiceTests` checks the
+        /// answer both ways on every run: `true` in a main-actor test, `false` on another thread.
+        private typealias ExecutorCheck = @convention(c) (UnsafeRawPointer?, UInt, UInt64) -> Bool
         // RTLD_DEFAULT (a null handle): the process's global symbols, the Swift runtime's among them.
-        static let function: Function? = dlsym(nil, "swift_task_isCurrentExecutorWithFlags")
-            .map { unsafeBitCast($0, to: Function.self) }
-    }
-#endif
+        private static let executorCheck: ExecutorCheck? = dlsym(nil, "swift_task_isCurrentExecutorWithFlags")
+            .map { unsafeBitCast($0, to: ExecutorCheck.self) }
+    #endif
+}
 
 /// A recursive pthread mutex: the thread holding it may lock it again, so a factory running under
 /// it can resolve more services through the same synchronized resolver.
