@@ -10,13 +10,10 @@
 /// the frames pushed and not popped; an index read is below `count`.
 struct FrameStack {
     private var base: UnsafeMutablePointer<Unmanaged<AnyObject>>
-    private var capacity: Int
+    private var capacity = 32
     private(set) var count = 0
 
-    init() {
-        capacity = 32
-        base = .allocate(capacity: capacity)
-    }
+    init() { base = .allocate(capacity: capacity) }
 
     subscript(index: Int) -> Unmanaged<AnyObject> {
         assert(index >= 0 && index < count, "FrameStack: frame \(index) of \(count) read")
