@@ -500,6 +500,42 @@ enum FirstAccessReentry: CaseIterable, Sendable {
         #expect((read?() === first) == wrapper.keeps)
     }
 
+    /// Every way a first access ends (a value kept, re-entered from a factory, the `nil` of an
+    /// unregistered optional, a failed optional, a later access) leaves the hierarchy's mutex as it
+    /// found it: free for another thread, and no synchronized call counted as open on this one.
+    @MainActor @Test(arguments: FirstAccessWrapper.allCases)
+    func everyFirstAccessLeavesTheMutexAsItFoundIt(wrapper: FirstAccessWrapper) async {
+        let container = Container()
+        var read: (() -> Piece)?
+        registerReader(in: container, readingOnce: { _ = read?() })
+        container.register(Piece.self, name: "kept") { _ in Piece() }.inObjectScope(.transient)
+        container.register(Piece.self, name: "reentered") { _ in Piece() }
+            .inObjectScope(.transient)
+            .initCompleted { r, _ in _ = r.resolve(Reader.self) }
+        var calls = 0
+        container.register(Piece.self, name: "failing once") { (_: Resolver) throws -> Piece in
+            calls += 1
+            if calls == 1 { throw Refused() }
+            return Piece()
+        }
+        read = wrapper.reader(of: Piece.self, name: "reentered", in: container)
+        let accesses: [(String, () -> Void)] = [
+            ("kept", { [reader = wrapper.reader(of: Piece.self, name: "kept", in: container)] in _ = reader() }),
+            ("re-entered", { _ = read?() }),
+            ("unregistered optional", { _ = wrapper.reader(of: Piece?.self, name: "absent", in: container)() }),
+            ("failed optional", { _ = wrapper.reader(of: Piece?.self, name: "failing once", in: container)() }),
+            ("later", { _ = read?() }),
+        ]
+        let mutex = UncheckedBox(container.hierarchy.mutex)
+        for (access, run) in accesses {
+            run()
+            #expect(!container.hierarchy.isInSynchronizedCall, "\(access)")
+            let free = await onNewThread { mutex.value.tryWithLock { true } ?? false }
+            #expect(free, "\(access)")
+        }
+        #expect(calls == 1)
+    }
+
     /// A failure of a service that is not optional stops the program, with the wrapper's message.
     @Test(arguments: FirstAccessWrapper.allCases)
     func aFailureStopsWithTheWrappersMessage(wrapper: FirstAccessWrapper) async throws {

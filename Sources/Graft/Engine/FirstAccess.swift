@@ -66,25 +66,31 @@ final class FirstAccess<Service> {
         if _slowPath(resolver?.wrapperLinks != nil) { holdLinksInsteadOfResolver() }
     }
 
-    /// The value: the one kept, or a resolution now.
+    /// The value: the one kept, or a resolution now. The kept value is read under the mutex unless
+    /// the policy's isolation allows otherwise; a first access found there goes on holding it.
     @inlinable
     func value<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
-        keptValue(policy) ?? firstAccess(policy)
-    }
-
-    /// The value kept, if any: read under the mutex unless the policy's isolation allows otherwise.
-    @inlinable
-    func keptValue<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service? where Policy.Service == Service {
-        guard policy.isolation == .anyThread else { return kept?.value }
-        return hierarchy.mutex.withLock { kept?.value }
+        guard policy.isolation == .anyThread else { return kept?.value ?? firstAccess(policy, holdingMutex: false) }
+        let mutex = hierarchy.mutex
+        mutex.lock()
+        if let value = kept?.value {
+            mutex.unlock()
+            return value
+        }
+        return firstAccess(policy, holdingMutex: true)
     }
 
     /// A first access (or one that raced another thread's): resolves, then keeps as the rules say.
+    /// `holdingMutex`: this thread took the hierarchy's mutex to look for a kept value, and this
+    /// access enters the call it took it for.
     @inlinable
-    func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
+    func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy, holdingMutex: Bool) -> Service
+    where Policy.Service == Service {
         // Entered and exited apart: only some isolations lock, and entering records what it found.
         let locks = policy.isolation != .oneThread
-        let start = locks ? enterLocked(wrapper: Policy.wrapperName) : enter(wrapper: Policy.wrapperName)
+        let start =
+            locks
+            ? enterLocked(wrapper: Policy.wrapperName, holdingMutex: holdingMutex) : enter(wrapper: Policy.wrapperName)
         defer { if locks { hierarchy.exitLocked() } }
         if let kept { return kept.value }  // kept by another thread meanwhile
         // A main-actor value, on the main actor; elsewhere, resolved again, and refused as the
@@ -173,11 +179,12 @@ final class FirstAccess<Service> {
         try resolveInItsOwnRequest(through: resolverThroughLink(wrapper: wrapper))
     }
 
-    /// Takes the mutex for a first access; returns what the hierarchy had recorded then.
-    /// Stops if the wrapper captured the unbound placeholder: it could never resolve anything.
+    /// Takes the mutex for a first access, unless this thread holds it for one already; returns
+    /// what the hierarchy had recorded then. Stops if the wrapper captured the unbound
+    /// placeholder: it could never resolve anything.
     @usableFromInline
-    func enterLocked(wrapper: StaticString) -> AccessStart {
-        hierarchy.enterLocked()
+    func enterLocked(wrapper: StaticString, holdingMutex: Bool) -> AccessStart {
+        if holdingMutex { hierarchy.enterLockedCall() } else { hierarchy.enterLocked() }
         return enter(wrapper: wrapper)
     }
 

@@ -153,8 +153,12 @@ final class SharedState {
     @inline(__always)
     func enterLocked() {
         mutex.lock()
-        calls.lockedCalls += 1
+        enterLockedCall()
     }
+
+    /// ``enterLocked()`` for a thread that took the mutex already, which ``exitLocked()`` releases.
+    @inline(__always)
+    func enterLockedCall() { calls.lockedCalls += 1 }
 
     @usableFromInline @inline(__always)
     func exitLocked() {
