@@ -383,13 +383,11 @@ final class RegistrationTable {
             }()
         if names.isEmpty {  // the root's: no name met before
             names = own
-            return
-        }
-        if names.count * own.count <= 1_024 {
+        } else if names.count * own.count <= 1_024 {
             for name in own where !names.contains(name) { names.append(name) }
-            return
+        } else {
+            var met = Set(names)  // many names at two levels: no quadratic search
+            for name in own where met.insert(name).inserted { names.append(name) }
         }
-        var met = Set(names)  // many names at two levels: no quadratic search
-        for name in own where met.insert(name).inserted { names.append(name) }
     }
 }
