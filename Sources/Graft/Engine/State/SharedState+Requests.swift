@@ -164,8 +164,7 @@ extension SharedState {
     /// succeeded makes it final.
     @inline(never)
     func noteKeptForValidation(from mark: Int) {
-        guard mark < resolution.kept.list.count else { return }
-        diagnostics.validation?.kept += resolution.kept.list[mark...]
+        diagnostics.validation?.kept += resolution.kept.list.dropFirst(mark)
     }
 
     /// Releases ``ResolutionState/lastError`` once no call is left to read it: the outermost resolution has ended
@@ -223,8 +222,7 @@ extension SharedState {
     private func finish(_ teardown: inout ResolutionState.Teardown, recordingAgain failure: ResolutionError?) {
         let errors = resolution.errorCount
         finish(&teardown)
-        guard resolution.errorCount != errors || resolution.lastError == nil, let failure else { return }
-        record(failure)
+        if resolution.errorCount != errors || resolution.lastError == nil, let failure { record(failure) }
     }
 
     /// A factory threw `error`, a failure a nested call handed it: it is not handled, and is
