@@ -112,13 +112,12 @@ extension ServiceEntry {
     ) throws(ResolutionFailed) -> Requested {
         let instance = try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
         if let forwarded = instance as? Requested { return forwarded }
-        let hierarchy = container.hierarchy
         let error = ResolutionError(
-            .wrongType, path: hierarchy.resolution.path + [serviceLabel(Requested.self, name: name)],
+            .wrongType, path: container.hierarchy.resolution.path + [serviceLabel(Requested.self, name: name)],
             message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
                 + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
-        hierarchy.record(error)
-        hierarchy.logMiss { error.description }
+        container.hierarchy.record(error)
+        container.hierarchy.logMiss { error.description }
         throw ResolutionFailed()
     }
 
@@ -180,8 +179,7 @@ extension ServiceEntry {
         arguments: UnsafeRawPointer?,
         opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
-        let rebound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link)
-        guard let rebound else {
+        guard let rebound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link) else {
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
         }
         return try ResolverBinding.$bound.withValue(rebound) {
