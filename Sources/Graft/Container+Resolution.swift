@@ -159,10 +159,8 @@ extension Container {
     {
         let outer = hierarchy.beginCallHandingFailureToCaller()
         defer { hierarchy.endCallHandingFailureToCaller(outer) }
-        guard let made = resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false) else {
-            throw ResolutionFailed()
-        }
-        return made
+        if let made = resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false) { return made }
+        throw ResolutionFailed()
     }
 
     /// Nothing is registered under the key: answer what Graft itself provides, or report the miss
