@@ -87,9 +87,7 @@ extension ServiceEntry {
         let hierarchy = container.hierarchy
         // A resolution with arguments is observed here; one without, where the validation's resolver
         // receives it (a `.container` hit never reaches the entry).
-        if hierarchy.diagnostics.isValidating, arguments != nil {
-            hierarchy.diagnostics.validation?.observe(self, in: hierarchy)
-        }
+        if arguments != nil { hierarchy.diagnostics.validation?.observe(self, in: hierarchy) }
         if kind == .mainActor {
             guard Platform.isOnMainActor() else {
                 refuse(MainActorServiceError(service: SharedState.label(self)), in: hierarchy)
