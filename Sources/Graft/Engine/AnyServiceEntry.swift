@@ -37,18 +37,12 @@ protocol AnyServiceEntry: AnyObject {
     func copy(into container: Container) -> AnyServiceEntry
     /// Resolves this entry as `Requested`: its own service type, or a type it is forwarded to.
     func resolve<Requested>(
-        as requested: Requested.Type,
-        in container: Container,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        as requested: Requested.Type, in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?
     ) -> Requested?
     /// ``resolve(as:in:resolver:arguments:)`` that throws instead of returning `nil`: no
     /// `Optional<Requested>` for unspecialized callers to look up.
     func resolveOrFail<Requested>(
-        as requested: Requested.Type,
-        in container: Container,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        as requested: Requested.Type, in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested
     /// Remembers weakly, in `record`, the current graph's instance (the graph is ending). Runs no
     /// user code.

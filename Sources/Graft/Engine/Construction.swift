@@ -40,10 +40,7 @@ struct ResolutionFailed: Error {
 extension ServiceEntry {
     @usableFromInline
     func resolve<Requested>(
-        as requested: Requested.Type,
-        in container: Container,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        as requested: Requested.Type, in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?
     ) -> Requested? {
         do {
             return try resolveOrFail(as: requested, in: container, resolver: resolver, arguments: arguments)
@@ -54,10 +51,7 @@ extension ServiceEntry {
 
     @usableFromInline @inline(__always)
     func resolveOrFail<Requested>(
-        as requested: Requested.Type,
-        in container: Container,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        as requested: Requested.Type, in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested {
         cell.countResolution()
         if _slowPath(container.hierarchy.diagnostics.entriesNeedChecks),
@@ -103,10 +97,7 @@ extension ServiceEntry {
     /// the cast.
     @inline(never)
     func resolveForwardedOrFail<Requested>(
-        as requested: Requested.Type,
-        in container: Container,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        as requested: Requested.Type, in container: Container, resolver: Resolver, arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Requested {
         let instance = try resolveInstance(in: container.hierarchy, resolver: resolver, arguments: arguments)
         if let forwarded = instance as? Requested { return forwarded }
@@ -121,9 +112,7 @@ extension ServiceEntry {
 
     @_transparent
     func resolveInstance(
-        in hierarchy: SharedState,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?
+        in hierarchy: SharedState, resolver: Resolver, arguments: UnsafeRawPointer?
     ) throws(ResolutionFailed) -> Service {
         switch scopeKind {
         case .container:
@@ -149,10 +138,7 @@ extension ServiceEntry {
 
     /// Constructs an instance: the two halves of a construction around the factory's call.
     func construct(
-        in hierarchy: SharedState,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?,
-        opensRequest: Bool
+        in hierarchy: SharedState, resolver: Resolver, arguments: UnsafeRawPointer?, opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
         // A factory that may throw is called out of line: a `try` around the factory call here
         // would cost every construction a move of the instance through its value witness.
@@ -172,10 +158,7 @@ extension ServiceEntry {
     /// ``WrapperLinks/bindingWhileKeeping(in:by:)`` says. Once per instance kept.
     @inline(never)
     func constructKept(
-        in hierarchy: SharedState,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?,
-        opensRequest: Bool
+        in hierarchy: SharedState, resolver: Resolver, arguments: UnsafeRawPointer?, opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
         guard let rebound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link) else {
             return try construct(in: hierarchy, resolver: resolver, arguments: arguments, opensRequest: opensRequest)
@@ -190,10 +173,7 @@ extension ServiceEntry {
     /// `construct` for a factory that may throw: the same halves.
     @inline(never)
     func constructWithThrowingFactory(
-        in hierarchy: SharedState,
-        resolver: Resolver,
-        arguments: UnsafeRawPointer?,
-        opensRequest: Bool
+        in hierarchy: SharedState, resolver: Resolver, arguments: UnsafeRawPointer?, opensRequest: Bool
     ) throws(ResolutionFailed) -> Service {
         let construction = try beginConstruction(in: hierarchy, opensRequest: opensRequest)
         let made = try callThrowingFactory(
@@ -362,8 +342,7 @@ extension ServiceEntry {
     /// instance, and the request ended.
     @inline(never) @usableFromInline
     func finishWithKeptInstance(
-        in hierarchy: SharedState,
-        request: ResolutionState.Request?
+        in hierarchy: SharedState, request: ResolutionState.Request?
     ) throws(ResolutionFailed) -> Service {
         let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
         if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }

@@ -15,9 +15,7 @@ extension Container {
     /// What these halves do not cover (validation, a recalled graph) they leave to the general path.
     @inlinable
     func resolvePlanned<Service>(
-        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
-        cell: InstanceCell,
-        as serviceType: Service.Type
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, cell: InstanceCell, as serviceType: Service.Type
     ) throws(ResolutionFailed) -> Service {
         if cell.hasGraphInstance && cell.plan == InstanceCell.planGraph {
             cell.countResolution()
@@ -152,10 +150,7 @@ extension ServiceEntry {
     /// The planned path's second half: the construction's second half, out of line.
     @usableFromInline
     func finishPlanned(
-        _ made: Service,
-        from start: PlannedStart,
-        in hierarchy: SharedState,
-        resolver: Resolver
+        _ made: Service, from start: PlannedStart, in hierarchy: SharedState, resolver: Resolver
     ) -> ConstructionEnd {
         finishConstruction(
             made, outerFrame: start.outerFrame, request: start.request, in: hierarchy, resolver: resolver,
@@ -177,10 +172,7 @@ extension ServiceEntry {
     /// is inline (a transient plan would pay for the larger frame).
     @usableFromInline
     func finishPlannedInGraph(
-        _ made: Service,
-        from start: PlannedStart,
-        in hierarchy: SharedState,
-        resolver: Resolver
+        _ made: Service, from start: PlannedStart, in hierarchy: SharedState, resolver: Resolver
     ) -> ConstructionEnd {
         finishConstruction(
             made, outerFrame: start.outerFrame, request: start.request, in: hierarchy, resolver: resolver,
