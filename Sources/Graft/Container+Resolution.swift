@@ -17,9 +17,7 @@ extension Container: Resolver {
     // each frame of a pack-generic function costs hundreds of bytes of stack in a debug build.
     @_transparent
     public func resolve<Service, each Argument>(
-        _ serviceType: Service.Type,
-        name: String?,
-        arguments: repeat each Argument
+        _ serviceType: Service.Type, name: String?, arguments: repeat each Argument
     ) -> Service? {
         // One inlined copy of the path for both kinds of container, so not `onContainer`: in a
         // debug build a second copy, or a frame of its own for the view (a closure's), would double
@@ -72,9 +70,7 @@ extension Container {
     /// the entry's own resolution out of line.
     @inlinable @inline(__always)
     func resolveRegistered<Service>(
-        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
-        as serviceType: Service.Type,
-        handsFailureToCaller: Bool
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, as serviceType: Service.Type, handsFailureToCaller: Bool
     ) throws(ResolutionFailed) -> Service {
         // `directCell` is set only where the key's service type is the entry's own `Service`, and
         // the key was made from this `Service`: the cell holds values of exactly this type.
@@ -100,8 +96,7 @@ extension Container {
     /// The entry's own resolution, out of line: everything but a `.container` hit and a plan.
     @usableFromInline
     func resolveEntry<Service>(
-        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>,
-        as serviceType: Service.Type
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, as serviceType: Service.Type
     ) throws(ResolutionFailed) -> Service {
         let entry = slot.pointee.entry.unsafelyUnwrapped  // retained: a factory may change the table
         return try entry.resolveOrFail(as: serviceType, in: self, resolver: self, arguments: nil)
@@ -110,10 +105,7 @@ extension Container {
     /// Resolves `entry` with a pointer to `arguments` for the call's duration.
     @_transparent @usableFromInline
     func resolve<Service, Arguments>(
-        _ entry: AnyServiceEntry,
-        as serviceType: Service.Type,
-        resolver: Resolver,
-        arguments: UnsafePointer<Arguments>
+        _ entry: AnyServiceEntry, as serviceType: Service.Type, resolver: Resolver, arguments: UnsafePointer<Arguments>
     ) -> Service? {
         entry.resolve(as: Service.self, in: self, resolver: resolver, arguments: UnsafeRawPointer(arguments))
     }

@@ -287,9 +287,7 @@ final class RegistrationTable {
     /// cannot move a release above (a `deinit` may register into the new buffers).
     @inline(never)
     private static func release(
-        _ hashes: UnsafeMutablePointer<Int>,
-        _ slots: UnsafeMutablePointer<Slot>,
-        _ capacity: Int
+        _ hashes: UnsafeMutablePointer<Int>, _ slots: UnsafeMutablePointer<Slot>, _ capacity: Int
     ) {
         for index in 0..<capacity where hashes[index] != 0 {
             hashes[index] = 0
