@@ -146,9 +146,7 @@ extension Container {
     @usableFromInline @inline(never)
     func resolveUnregisteredOrFail<Service>(
         _ serviceType: Service.Type, key: ServiceKey
-    ) throws(ResolutionFailed)
-        -> Service
-    {
+    ) throws(ResolutionFailed) -> Service {
         let outer = hierarchy.beginCallHandingFailureToCaller()
         defer { hierarchy.endCallHandingFailureToCaller(outer) }
         if let made = resolveUnregistered(serviceType, key: key, resolver: self, reportsMiss: false) { return made }

@@ -77,9 +77,7 @@ final class RegistrationTable {
     /// New buffers of `capacity` slots, all empty, that will hold `count` registrations.
     private static func allocate(
         _ capacity: Int, count: Int = 0, nextOrder: Int = 0, isChanging: Bool = false
-    )
-        -> Buffers
-    {
+    ) -> Buffers {
         // The orders after the hashes, each written when its slot is occupied (a trivial type).
         let hashes = UnsafeMutablePointer<Int>.allocate(capacity: 2 * capacity)
         hashes.initialize(repeating: 0, count: capacity)
