@@ -300,8 +300,7 @@ final class SharedState {
     /// count; the current one by default) hands its failure to its caller: then the next call out
     /// that does not (a factory's `resolve`, the request's own) logs it, if any.
     func logFailure(level: Int? = nil) {
-        guard (level ?? frameCount) != resolution.quietLevel, let failure = resolution.failure,
-            !failure.isLogged
+        guard (level ?? frameCount) != resolution.quietLevel, let failure = resolution.failure, !failure.isLogged
         else { return }
         uncheckedSection { resolution.markFailureLogged() }
         log { failure.description }
