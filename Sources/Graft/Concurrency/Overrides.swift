@@ -26,7 +26,7 @@
 /// around it and no ``SynchronizedResolver/bootstrap(_:)``), it stops the program with a message
 /// saying how to bind one.
 public func withOverrides<R>(_ overrides: (Container) -> Void, operation: () throws -> R) rethrows -> R {
-    try withResolver(overriddenResolver(overrides), operation: operation)
+    try withResolver(Container.overriddenResolver(overrides), operation: operation)
 }
 
 /// Runs the asynchronous `operation` with ``SynchronizedResolver/current`` bound to a resolver in
@@ -38,26 +38,21 @@ public func withOverrides<R>(
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> R
 ) async rethrows -> R {
-    try await withResolver(overriddenResolver(overrides), isolation: isolation, operation: operation)
-}
-
-/// A copy of the current resolver's hierarchy of registrations, with `overrides` applied to its
-/// innermost container.
-func overriddenResolver(_ overrides: (Container) -> Void) -> SynchronizedResolver {
-    if let unbound = ResolverBinding.overridesNeedABoundResolver("withOverrides(_:operation:)") { stop(unbound) }
-    let copy = SynchronizedResolver.current.copyOfRegistrations()
-    overrides(copy)
-    return copy.synchronize()
+    try await withResolver(Container.overriddenResolver(overrides), isolation: isolation, operation: operation)
 }
 
 extension Container {
-    /// A new hierarchy with this container's chain of registrations (ancestors first), no
-    /// instances. Read under this hierarchy's mutex: other threads may register through views.
-    func copyOfRegistrations() -> Container {
-        hierarchy.withLock {
+    /// A copy of the current resolver's hierarchy of registrations, with `overrides` applied to its
+    /// innermost container.
+    static func overriddenResolver(_ overrides: (Container) -> Void) -> SynchronizedResolver {
+        if let unbound = ResolverBinding.overridesNeedABoundResolver("withOverrides(_:operation:)") { stop(unbound) }
+        let current = SynchronizedResolver.current
+        // A new hierarchy with the current resolver's chain of registrations (ancestors first), no
+        // instances. Read under its hierarchy's mutex: other threads may register through views.
+        let innermost = current.hierarchy.withLock {
             var copied: [ObjectIdentifier: AnyServiceEntry] = [:]
             var parent: Container?
-            for original in selfAndAncestors.reversed() {
+            for original in current.selfAndAncestors.reversed() {
                 let copy = Container(
                     parent: parent, defaultObjectScope: original.defaultObjectScope as? ObjectScope ?? .graph)
                 for (key, entry) in original.services.registrations {
@@ -73,5 +68,7 @@ extension Container {
             }
             return parent!
         }
+        overrides(innermost)
+        return innermost.synchronize()
     }
 }
