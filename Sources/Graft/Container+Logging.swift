@@ -62,8 +62,8 @@ extension Container {
         _ function: @escaping @Sendable (String) -> Void,
         operation: () throws -> R
     ) rethrows -> R {
-        logSink.bindingBegins()
-        defer { logSink.bindingEnds() }
+        logSink.countBindings(1)
+        defer { logSink.countBindings(-1) }
         return try LogSink.$taskFunction.withValue(function, operation: operation)
     }
 
@@ -73,8 +73,8 @@ extension Container {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> R
     ) async rethrows -> R {
-        logSink.bindingBegins()
-        defer { logSink.bindingEnds() }
+        logSink.countBindings(1)
+        defer { logSink.countBindings(-1) }
         return try await LogSink.$taskFunction.withValue(function, operation: operation, isolation: isolation)
     }
 
@@ -99,9 +99,7 @@ extension Container {
     private static let logSink = LogSink()
 
     /// Builds the message only when someone will read it.
-    static func log(_ message: () -> String) {
-        logSink.log(message)
-    }
+    static func log(_ message: () -> String) { logSink.log(message) }
 
     /// Whether anyone reads messages (so they are worth building). Copies no reference to the
     /// function (a copy released here, under a hierarchy's mutex, could be the last one).
@@ -259,8 +257,7 @@ func argumentsPhrase(_ typeNames: [String]) -> String {
 /// 1, or 2 for names of 6 characters or more.
 func isNear(_ candidate: String, _ asked: String) -> Bool {
     if candidate.lowercased() == asked.lowercased() { return true }
-    let a = Array(candidate)
-    let b = Array(asked)
+    let (a, b) = (Array(candidate), Array(asked))
     let limit = min(a.count, b.count) >= 6 ? 2 : 1
     guard abs(a.count - b.count) <= limit else { return false }
     guard !a.isEmpty && !b.isEmpty else { return true }  // the other is at most `limit` long
@@ -334,6 +331,5 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
         taskFunction.map { function in { function($0) } } ?? stored
     }
 
-    fileprivate func bindingBegins() { mutex.withLock { storedBindings += 1 } }
-    fileprivate func bindingEnds() { mutex.withLock { storedBindings -= 1 } }
+    fileprivate func countBindings(_ change: Int) { mutex.withLock { storedBindings += change } }
 }
