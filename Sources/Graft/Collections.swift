@@ -112,8 +112,7 @@ extension Resolver {
 
     @usableFromInline
     func foreignCollection<Service>(_ serviceType: Service.Type, _ argumentTypeNames: [String]) -> [Service]? {
-        let error = foreignResolverCannotList(serviceType, argumentTypeNames: argumentTypeNames)
-        Container.log { error.description }
+        Container.log { foreignResolverCannotList(serviceType, argumentTypeNames: argumentTypeNames).description }
         return nil
     }
 

@@ -112,10 +112,9 @@ public class Container {
         onContainer(changing: "removeAll()") { container in
             // The records go first: a `deinit` the removal runs may register again, and is noted.
             if container.parent != nil {
-                let registered = container.services.serviceTypes
                 container.hierarchy.mutex.withLock {
                     container.hierarchy.diagnostics.childRegistrations.forget(
-                        ObjectIdentifier(container), services: registered)
+                        ObjectIdentifier(container), services: container.services.serviceTypes)
                 }
             }
             container.services.replaceAll(with: [])
@@ -213,8 +212,7 @@ extension Container: CustomStringConvertible {
     public final var description: String {
         onContainerLocked { container in
             let lines = container.services.registrations.map { "    { \($0.entry.entryDescription(for: $0.key)) }" }
-                .sorted()
-            return lines.isEmpty ? "[\n]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
+            return lines.isEmpty ? "[\n]" : "[\n" + lines.sorted().joined(separator: ",\n") + "\n]"
         }
     }
 }
