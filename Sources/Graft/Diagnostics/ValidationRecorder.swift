@@ -25,9 +25,7 @@ final class ValidationRecorder {
         originalKinds[ObjectIdentifier(entry)] ?? entry.scopeKind
     }
 
-    init(container: Container) {
-        chain = container.selfAndAncestors
-    }
+    init(container: Container) { chain = container.selfAndAncestors }
 
     func node(for entry: AnyServiceEntry) -> Int {
         if let existing = index[ObjectIdentifier(entry)] { return existing }
@@ -52,8 +50,7 @@ final class ValidationRecorder {
     /// The factory of `outer` was handed the failure of `failed`, a resolution it made, and may go
     /// on without it (see ``SharedState/confineFailure(of:from:)``); noted once per pair and reason.
     func observeHandledFailure(_ error: ResolutionError, of failed: AnyServiceEntry, by outer: AnyServiceEntry) {
-        let service = SharedState.label(outer)
-        let dependency = SharedState.label(failed)
+        let (service, dependency) = (SharedState.label(outer), SharedState.label(failed))
         guard handledSet.insert(service + "\u{0}" + dependency + "\u{0}" + error.message).inserted else { return }
         handled.append(
             ValidationWarning(
@@ -91,13 +88,9 @@ final class ValidationRecorder {
         edgeKeys.append(key)
     }
 
-    private func level(of entry: AnyServiceEntry) -> Int {
-        chain.firstIndex { entry.link.links($0) } ?? -1
-    }
+    private func level(of entry: AnyServiceEntry) -> Int { chain.firstIndex { entry.link.links($0) } ?? -1 }
 
-    private func isSingleton(_ entry: AnyServiceEntry) -> Bool {
-        kind(of: entry) == .container || kind(of: entry) == .weak
-    }
+    private func isSingleton(_ entry: AnyServiceEntry) -> Bool { [.container, .weak].contains(kind(of: entry)) }
 
     func report(failures: [ResolutionError], skipped: [String]) -> ValidationReport {
         // Nodes sorted by label; edges renumbered.
