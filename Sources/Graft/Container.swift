@@ -187,9 +187,7 @@ public class Container {
     /// The view is itself a `Container` (as in Swinject, where code casts it to one), so it can also
     /// register, and its registrations go to this container, under the mutex. Called on a view, it
     /// returns a view of the same container.
-    public final func synchronize() -> SynchronizedResolver {
-        onContainer { SynchronizedResolver(container: $0) }
-    }
+    public final func synchronize() -> SynchronizedResolver { onContainer { SynchronizedResolver(container: $0) } }
 
     /// Resolves inside the graph `identifier`: graph-scoped instances made by `closure`'s
     /// resolutions are shared with each other, as within one top-level `resolve`.
@@ -202,9 +200,7 @@ public class Container {
     }
 
     /// The graph being resolved, or `nil` between resolutions.
-    public final var currentObjectGraph: GraphIdentifier? {
-        onContainer { $0.hierarchy.resolution.escapedGraph }
-    }
+    public final var currentObjectGraph: GraphIdentifier? { onContainer { $0.hierarchy.resolution.escapedGraph } }
 }
 
 extension Container: CustomStringConvertible {

@@ -131,9 +131,7 @@ public final class CompositeStorage: InstanceStorage {
 
     /// Makes a storage that keeps each instance in every one of `components`, and reads the first
     /// that has one.
-    public init(_ components: [InstanceStorage]) {
-        self.components = components
-    }
+    public init(_ components: [InstanceStorage]) { self.components = components }
 
     /// The first instance `read` finds in the components. Each component is asked once: a lazy
     /// `compactMap(...).first` asks twice, and a storage whose answer changes in between (a weak
@@ -148,13 +146,9 @@ public final class CompositeStorage: InstanceStorage {
         set { for component in components { component.instance = newValue } }
     }
 
-    public func graphResolutionCompleted() {
-        for component in components { component.graphResolutionCompleted() }
-    }
+    public func graphResolutionCompleted() { for component in components { component.graphResolutionCompleted() } }
 
-    public func instance(inGraph graph: GraphIdentifier) -> Any? {
-        firstInstance { $0.instance(inGraph: graph) }
-    }
+    public func instance(inGraph graph: GraphIdentifier) -> Any? { firstInstance { $0.instance(inGraph: graph) } }
 
     public func setInstance(_ instance: Any?, inGraph graph: GraphIdentifier) {
         for component in components { component.setInstance(instance, inGraph: graph) }

@@ -32,9 +32,7 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
 
     /// The built-in scopes the resolution path handles without an ``InstanceStorage``.
     @usableFromInline
-    enum Kind {
-        case transient, graph, container, weak, custom
-    }
+    enum Kind { case transient, graph, container, weak, custom }
 
     /// Makes a custom scope.
     ///

@@ -92,6 +92,4 @@ extension ResolutionError.Reason: CustomStringConvertible {
 }
 
 /// `Type` or `Type (name: "x")`: how paths and graphs name a service.
-func serviceLabel(_ type: Any.Type, name: String?) -> String {
-    name.map { "\(type) (name: \"\($0)\")" } ?? "\(type)"
-}
+func serviceLabel(_ type: Any.Type, name: String?) -> String { name.map { "\(type) (name: \"\($0)\")" } ?? "\(type)" }

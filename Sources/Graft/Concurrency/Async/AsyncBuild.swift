@@ -108,6 +108,4 @@ final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state u
 /// so a wait there counts as the build's own: conservative, it may report a cycle through a task
 /// the factory never awaits). `Task.detached` inherits nothing: a cycle closed through a detached
 /// task is not seen, and waits forever (documented).
-enum AsyncBuildContext {
-    @TaskLocal static var current: AsyncBuildNode?
-}
+enum AsyncBuildContext { @TaskLocal static var current: AsyncBuildNode? }
