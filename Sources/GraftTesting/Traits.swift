@@ -70,11 +70,7 @@ public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
 enum GraftScope {
     @TaskLocal static var isBound = false
 
-    static func run(
-        _ test: Test,
-        _ testCase: Test.Case?,
-        _ function: @Sendable () async throws -> Void
-    ) async throws {
+    static func run(_ test: Test, _ testCase: Test.Case?, _ function: @Sendable () async throws -> Void) async throws {
         // A suite's own scope binds nothing (its tests do, each case anew); nor does a trait
         // nested in a test case's scope that another Graft trait has bound already.
         guard testCase != nil, !isBound else { return try await function() }
@@ -103,9 +99,7 @@ enum GraftScope {
 }
 
 /// The failure of a test whose `.overrides` found no resolver to copy.
-struct UnboundOverrides: Error, CustomStringConvertible {
-    let description: String
-}
+struct UnboundOverrides: Error, CustomStringConvertible { let description: String }
 
 extension Trait where Self == ResolverTrait {
     /// Binds ``Graft/SynchronizedResolver/current`` to the resolver `make` returns, for each test case.
