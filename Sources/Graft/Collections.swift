@@ -187,9 +187,7 @@ extension Container {
         if locks { enterViewLock() }
         defer { if locks { exitViewLock() } }
         let names = collectionNames(of: ObjectIdentifier(Service.self), arguments: arguments)
-        if names.isEmpty {
-            return emptyCollectionFailure(Service.self, logs: logsUnavailable) == nil ? [] : nil
-        }
+        if names.isEmpty { return emptyCollectionFailure(Service.self, logs: logsUnavailable) == nil ? [] : nil }
         return inCollectionGraph {
             var elements: [Service] = []
             elements.reserveCapacity(names.count)

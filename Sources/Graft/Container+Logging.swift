@@ -112,9 +112,7 @@ extension Container {
     static var logsToStandardError: Bool { logSink.mutex.withLock { logSink.storedFunctionWritesToStandardError } }
 
     /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
-    static func deliver(_ messages: [String]) {
-        for message in messages { log { message } }
-    }
+    static func deliver(_ messages: [String]) { for message in messages { log { message } } }
 
     /// Why nothing is registered for a request, with what is registered nearby. `arguments` is
     /// the request's key component of its argument types (``argumentsKey(_:)``). A `Lazy` or
