@@ -54,9 +54,7 @@ final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched un
         func search(_ node: AsyncBuildNode) -> [AsyncBuildNode]? {
             if node === target { return [node] }
             guard visited.insert(ObjectIdentifier(node)).inserted else { return nil }
-            for next in node.waits {
-                if let rest = search(next) { return [node] + rest }
-            }
+            for case let rest? in node.waits.lazy.map(search) { return [node] + rest }
             return nil
         }
         return search(self)
