@@ -267,8 +267,7 @@ func isNear(_ candidate: String, _ asked: String) -> Bool {
     for i in 1...a.count {
         current[0] = i
         for j in 1...b.count {
-            let cost = a[i - 1] == b[j - 1] ? 0 : 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 current[j] = min(current[j], beforePrevious[j - 2] + 1)
             }
