@@ -79,9 +79,7 @@ struct InjectedPolicy<Service>: FirstAccessPolicy {
     @inlinable @inline(__always)
     func resolve(
         through resolver: SynchronizedResolver?, for access: FirstAccess<Service>
-    ) throws(ResolutionError)
-        -> Service
-    {
+    ) throws(ResolutionError) -> Service {
         // Set until a value is kept, which the component checked just before, unless the wrapper
         // holds a link instead.
         if _slowPath(resolver == nil) { return try access.resolveThroughLink(wrapper: Self.wrapperName) }

@@ -35,9 +35,7 @@ struct MainInjectedPolicy<Service>: FirstAccessPolicy {
 
     func resolve(
         through resolver: SynchronizedResolver?, for access: FirstAccess<Service>
-    ) throws(ResolutionError)
-        -> Service
-    {
+    ) throws(ResolutionError) -> Service {
         // Set until a value is kept, which the component checked just before, unless the wrapper
         // holds a link instead.
         let resolver = resolver ?? access.resolverThroughLink(wrapper: Self.wrapperName)

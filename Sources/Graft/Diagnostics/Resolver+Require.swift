@@ -31,9 +31,7 @@ extension Resolver {
     @usableFromInline @inline(never)
     func requireThroughForeignResolver<Service>(
         _ serviceType: Service.Type, name: String?
-    ) throws(ResolutionError)
-        -> Service
-    {
+    ) throws(ResolutionError) -> Service {
         if let instance = resolve(serviceType, name: name) { return instance }
         throw foreignResolverMiss(serviceType, name: name, argumentTypeNames: [])
     }
