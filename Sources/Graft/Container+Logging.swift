@@ -118,10 +118,7 @@ extension Container {
     /// the request's key component of its argument types (``argumentsKey(_:)``). A `Lazy` or
     /// `Provider` needs no registration of its own: the message is about the service it wraps.
     func resolutionFailureMessage(
-        _ requested: Any.Type,
-        name: String?,
-        arguments: UInt,
-        argumentTypeNames: [String]
+        _ requested: Any.Type, name: String?, arguments: UInt, argumentTypeNames: [String]
     ) -> String {
         var serviceType = requested
         var through = ""
@@ -225,8 +222,7 @@ extension Container {
     /// Where a container of the hierarchy is, seen from this one: `lineage` is that container and
     /// its ancestors, `ancestors` this container and its own, each nearest first.
     static func place(
-        of lineage: [ObjectIdentifier],
-        from ancestors: [ObjectIdentifier]
+        of lineage: [ObjectIdentifier], from ancestors: [ObjectIdentifier]
     ) -> (text: String, isDescendant: Bool) {
         if let depth = lineage.firstIndex(of: ancestors[0]) {
             return (depth == 1 ? "a child container" : "a descendant container (below a child of this one)", true)

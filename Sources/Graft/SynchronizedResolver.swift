@@ -100,8 +100,7 @@ extension Container {
     ///   - body: The member's work.
     @inlinable @inline(__always)
     final func onContainer<Result>(
-        registering call: @autoclosure () -> String? = nil,
-        _ body: (Container) throws -> Result
+        registering call: @autoclosure () -> String? = nil, _ body: (Container) throws -> Result
     ) rethrows -> Result {
         if isView { return try onViewedContainer(registering: call, body) }
         return try body(self)
@@ -110,8 +109,7 @@ extension Container {
     /// ``onContainer(registering:_:)`` on a view, out of line.
     @usableFromInline
     final func onViewedContainer<Result>(
-        registering call: () -> String?,
-        _ body: (Container) throws -> Result
+        registering call: () -> String?, _ body: (Container) throws -> Result
     ) rethrows -> Result {
         if hierarchy.isUnboundPlaceholder, let call = call() {
             stop("Graft: \(call) on SynchronizedResolver.current with no resolver bound. " + ResolverBinding.howToBind)

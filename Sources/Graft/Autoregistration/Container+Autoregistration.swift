@@ -168,8 +168,7 @@ struct AutoregisteredDependency<Dependency> {
 /// on, which fails the registration.
 @inlinable
 func autoregisteredParameter<Dependency>(
-    _: Dependency.Type,
-    from resolver: Resolver
+    _: Dependency.Type, from resolver: Resolver
 ) throws(ResolutionError) -> Dependency {
     do {
         return try resolver.require(Dependency.self)

@@ -181,9 +181,7 @@ enum OperatorForm: String {
 /// with its file's discriminator, `(Tag in _F256…)`.)
 @inlinable
 func resolveOrStop<Service>(
-    _ require: @autoclosure () throws(ResolutionError) -> Service,
-    through resolver: any Resolver,
-    form: OperatorForm
+    _ require: @autoclosure () throws(ResolutionError) -> Service, through resolver: any Resolver, form: OperatorForm
 ) -> Service {
     do {
         return try require()
@@ -196,9 +194,7 @@ func resolveOrStop<Service>(
 /// it, with the failure logged (`require` threw it instead); `nil` (stop) for any other type.
 @usableFromInline
 func absentAfterOperatorFailure<Service>(
-    _ error: ResolutionError,
-    resolver: any Resolver,
-    serviceType: Service.Type
+    _ error: ResolutionError, resolver: any Resolver, serviceType: Service.Type
 ) -> Service? {
     guard let container = resolver as? Container else { return absentValue(of: Service.self) }
     return container.hierarchy.absentAfterFailure(of: Service.self, error)
@@ -208,10 +204,7 @@ func absentAfterOperatorFailure<Service>(
 /// a stop naming the service whose factory asked, if any.
 @usableFromInline
 func absentOrStop<Service>(
-    _ error: ResolutionError,
-    resolver: any Resolver,
-    form: OperatorForm,
-    serviceType: Service.Type
+    _ error: ResolutionError, resolver: any Resolver, form: OperatorForm, serviceType: Service.Type
 ) -> Service {
     if let absent = absentAfterOperatorFailure(error, resolver: resolver, serviceType: Service.self) { return absent }
     // The frames still running are those of the factory that used the operator (the failed

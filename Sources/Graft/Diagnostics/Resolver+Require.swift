@@ -100,8 +100,7 @@ extension Container {
 
     @inlinable
     final func requireWithoutArguments<Service>(
-        _ serviceType: Service.Type,
-        name: String?
+        _ serviceType: Service.Type, name: String?
     ) throws(ResolutionError) -> Service {
         // Not `onContainer`: no closure frame on the recursion of a deep chain (see `resolve`).
         let locks = isView
@@ -120,9 +119,7 @@ extension Container {
 
     @inlinable
     final func requireService<Service, each Argument>(
-        _ serviceType: Service.Type,
-        name: String?,
-        arguments: repeat each Argument
+        _ serviceType: Service.Type, name: String?, arguments: repeat each Argument
     ) throws(ResolutionError) -> Service {
         // Not `onContainer`: no closure frame on the recursion of a deep chain (see `resolve`).
         let locks = isView
