@@ -70,24 +70,23 @@ final class FirstAccess<Service> {
     /// the policy's isolation allows otherwise; a first access found there goes on holding it.
     @inlinable
     func value<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
-        guard policy.isolation == .anyThread else { return kept?.value ?? firstAccess(policy, holdingMutex: false) }
+        guard policy.isolation == .anyThread else { return kept?.value ?? firstAccess(policy) }
         let mutex = hierarchy.mutex
         mutex.lock()
         if let value = kept?.value {
             mutex.unlock()
             return value
         }
-        return firstAccess(policy, holdingMutex: true)
+        return firstAccess(policy)
     }
 
     /// A first access (or one that raced another thread's): resolves, then keeps as the rules say.
-    /// `holdingMutex`: this thread took the hierarchy's mutex to look for a kept value, and this
-    /// access enters the call it took it for.
     @inlinable
-    func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy, holdingMutex: Bool) -> Service
-    where Policy.Service == Service {
+    func firstAccess<Policy: FirstAccessPolicy>(_ policy: Policy) -> Service where Policy.Service == Service {
         // Entered and exited apart: only some isolations lock, and entering records what it found.
+        // Any thread's access holds the mutex already: ``value(_:)`` took it to look for a kept value.
         let locks = policy.isolation != .oneThread
+        let holdingMutex = policy.isolation == .anyThread
         let start =
             locks
             ? enterLocked(wrapper: Policy.wrapperName, holdingMutex: holdingMutex) : enter(wrapper: Policy.wrapperName)
