@@ -7,7 +7,8 @@
 # count is the same on every run of a build has threshold 0: any increase, at the baseline's
 # precision (one decimal), fails. A row whose count varies between runs of one build (its threads
 # or tasks are scheduled differently each time) has the spread measured over several runs, at most
-# 1%. A measured row with no baseline line fails, asking for one.
+# 1%, and is counted again, up to twice, when a run lands over it: it keeps its lowest count. A
+# measured row with no baseline line fails, asking for one.
 #   scripts/instruction-gate.sh             check every workload against the baseline
 #   scripts/instruction-gate.sh NAME        only the workloads whose name contains NAME
 #   scripts/instruction-gate.sh --update    rewrite the baseline's counts from this build
@@ -25,7 +26,7 @@ only=""
 for argument in "$@"; do
     case "$argument" in
         --update) update=1 ;;
-        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "instruction-gate: unknown option $argument (see --help)"; exit 2 ;;
         *) only=$argument ;;
     esac
@@ -34,7 +35,7 @@ if [ "$update" = 1 ] && [ -n "$only" ]; then
     echo "instruction-gate: --update rewrites the whole baseline; run it without a name"
     exit 2
 fi
-started=$SECONDS
+started=$(date +%s)
 
 if ! command -v valgrind >/dev/null; then
     echo "instruction-gate: installing valgrind from the system packages"
@@ -48,25 +49,12 @@ BINARY="$(swift build -c release --package-path Benchmarks --show-bin-path)/Graf
 
 # Valgrind 3.19 cannot read the DWARF 5 the Swift 6 toolchain writes; callgrind needs only the
 # symbol table, so it runs a copy without debug information.
-rm -rf "$SCRATCH/dumps"
-mkdir -p "$SCRATCH/dumps"
 objcopy --strip-debug "$BINARY" "$SCRATCH/GraftBenchmarks"
 
-# Deterministic hashing: the standard library's Set and Dictionary otherwise seed per process.
-# Every symbol bound at start-up: the dynamic linker otherwise binds each on its first call, a
-# search by name whose cost follows the binary's symbol table, in whichever run calls it first.
-if ! SWIFT_DETERMINISTIC_HASHING=1 LD_BIND_NOW=1 valgrind --tool=callgrind --dump-after='*instructionGateRun*' \
-    --callgrind-out-file="$SCRATCH/dumps/callgrind.out" \
-    "$SCRATCH/GraftBenchmarks" --instruction-gate ${only:+"$only"} >"$SCRATCH/gate.txt" 2>"$SCRATCH/valgrind.log"; then
-    tail -20 "$SCRATCH/valgrind.log"
-    echo "FAIL: instruction gate: the workloads did not run to the end under callgrind ($SCRATCH/valgrind.log)"
-    exit 1
-fi
+python3 - "$SCRATCH" "$BASELINE" "$update" "$only" "$started" <<'PY'
+import os, platform, shutil, subprocess, sys, time
 
-python3 - "$SCRATCH" "$BASELINE" "$update" "$only" "$((SECONDS - started))" <<'PY'
-import os, platform, subprocess, sys
-
-scratch, baseline_path, update, only, elapsed = sys.argv[1:]
+scratch, baseline_path, update, only, started = sys.argv[1:]
 update = update == "1"
 
 def total(dump):
@@ -77,28 +65,50 @@ def total(dump):
                 return int(line.split()[1])
     sys.exit(f"FAIL: instruction gate: no totals in {dump}")
 
-# One line per workload, after its dumps: the warm-up of all its builds (not used), then n and 2n
-# operations of each build (one per set of filler names). Its count is the lowest over the builds.
-runs = [line.rstrip("\n").split("\t")[1:] for line in open(f"{scratch}/gate.txt") if line.startswith("gate\t")]
-dumps = sorted((name for name in os.listdir(f"{scratch}/dumps") if name.rsplit(".", 1)[-1].isdigit()),
-               key=lambda name: int(name.rsplit(".", 1)[-1]))
-if not runs:
-    sys.exit(f"FAIL: instruction gate: no workload's name contains '{only}'" if only else
-             "FAIL: instruction gate: no workload ran")
-expected = sum(1 + 2 * int(sets) for _, _, sets in runs)
-if len(dumps) != expected:
-    sys.exit(f"FAIL: instruction gate: callgrind wrote {len(dumps)} dumps, {expected} expected for "
-             f"{len(runs)} workloads (is instructionGateRun still a function of its own?)")
-now, position = {}, 0
-for name, operations, sets in runs:
-    position += 1  # the warm-up
-    counts = []
-    for _ in range(int(sets)):
-        single, double = (total(f"{scratch}/dumps/{dumps[position + k]}") for k in (0, 1))
-        counts.append((double - single) / int(operations))
-        position += 2
-    # The file's precision: what is compared, and what --update writes.
-    now[name] = float(f"{min(counts):.1f}")
+def elapsed():
+    return int(time.time()) - int(started)
+
+def measure(only):
+    """Each workload's instructions per operation, from one run of the workloads whose name contains only."""
+    dumps_path = f"{scratch}/dumps"
+    shutil.rmtree(dumps_path, ignore_errors=True)
+    os.makedirs(dumps_path)
+    # Deterministic hashing: the standard library's Set and Dictionary otherwise seed per process.
+    # Every symbol bound at start-up: the dynamic linker otherwise binds each on its first call, a
+    # search by name whose cost follows the binary's symbol table, in whichever run calls it first.
+    environment = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1", LD_BIND_NOW="1")
+    with open(f"{scratch}/gate.txt", "w") as out, open(f"{scratch}/valgrind.log", "w") as log:
+        ran = subprocess.run(["valgrind", "--tool=callgrind", "--dump-after=*instructionGateRun*",
+                              f"--callgrind-out-file={dumps_path}/callgrind.out", f"{scratch}/GraftBenchmarks",
+                              "--instruction-gate"] + ([only] if only else []), stdout=out, stderr=log, env=environment)
+    if ran.returncode != 0:
+        sys.stdout.write("".join(open(f"{scratch}/valgrind.log").readlines()[-20:]))
+        sys.exit(f"FAIL: instruction gate: the workloads did not run to the end under callgrind ({scratch}/valgrind.log)")
+    # One line per workload, after its dumps: the warm-up of all its builds (not used), then n and 2n
+    # operations of each build (one per set of filler names). Its count is the lowest over the builds.
+    runs = [line.rstrip("\n").split("\t")[1:] for line in open(f"{scratch}/gate.txt") if line.startswith("gate\t")]
+    dumps = sorted((name for name in os.listdir(dumps_path) if name.rsplit(".", 1)[-1].isdigit()),
+                   key=lambda name: int(name.rsplit(".", 1)[-1]))
+    if not runs:
+        sys.exit(f"FAIL: instruction gate: no workload's name contains '{only}'" if only else
+                 "FAIL: instruction gate: no workload ran")
+    expected = sum(1 + 2 * int(sets) for _, _, sets in runs)
+    if len(dumps) != expected:
+        sys.exit(f"FAIL: instruction gate: callgrind wrote {len(dumps)} dumps, {expected} expected for "
+                 f"{len(runs)} workloads (is instructionGateRun still a function of its own?)")
+    counts, position = {}, 0
+    for name, operations, sets in runs:
+        position += 1  # the warm-up
+        per_set = []
+        for _ in range(int(sets)):
+            single, double = (total(f"{dumps_path}/{dumps[position + k]}") for k in (0, 1))
+            per_set.append((double - single) / int(operations))
+            position += 2
+        # The file's precision: what is compared, and what --update writes.
+        counts[name] = float(f"{min(per_set):.1f}")
+    return counts
+
+now = measure(only)
 
 version = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
 toolchain = next((line.strip() for line in version if "Swift version" in line), "unknown")
@@ -143,13 +153,25 @@ if update:
                   f"# toolchain: {toolchain}\n# target: {target}\n# libc: {libc}\n# counter: {valgrind}\n")
         for name, value in now.items():
             out.write(f"{name}\t{value:.1f}\t{thresholds.get(name, 0.0):.1f}\n")
-    print(f"instruction gate: wrote {baseline_path} ({len(now)} workloads, {elapsed} s)")
+    print(f"instruction gate: wrote {baseline_path} ({len(now)} workloads, {elapsed()} s)")
     for name, value in now.items():
         before = f"{baseline[name]:.1f} -> " if name in baseline else ""
         note = f"threshold {thresholds[name]:g}%" if name in thresholds else \
             "new: threshold 0%; set it from the counts of several runs"
         print(f"  {name}: {before}{value:.1f} ({note})")
     sys.exit(0)
+
+# A row whose count varies between runs and lands over its line is counted again, up to twice more,
+# and keeps its lowest count: valgrind schedules threads differently on each run, so one run can land
+# on a level its spread never reached, while a cost the code adds is there on every run.
+for name, value in now.items():
+    if name in baseline and thresholds[name] > 0:
+        for _ in range(2):
+            if now[name] <= baseline[name] * (1 + thresholds[name] / 100) + 1e-9 * baseline[name]:
+                break
+            again = measure(name)[name]
+            print(f"counted again: '{name}' {now[name]:.1f}, then {again:.1f}")
+            now[name] = min(now[name], again)
 
 rows, failures, missing = [], [], []
 for name, value in now.items():
@@ -183,14 +205,14 @@ other = [f"{key} '{recorded.get(key)}' (this run: '{current}')"
 if other:
     print(f"SKIP: instruction gate: the baseline was written with {', '.join(other)}; another compiler "
           "or C library executes other instructions, so nothing is compared. Run "
-          f"scripts/instruction-gate.sh --update to adopt this one ({elapsed} s)")
+          f"scripts/instruction-gate.sh --update to adopt this one ({elapsed()} s)")
     sys.exit(0)
 if recorded.get("counter") != valgrind:
     print(f"note: the baseline was counted with {recorded.get('counter')}, this run with {valgrind}")
 if failures or missing:
     advice = (" If the cost is intended, run scripts/instruction-gate.sh --update and commit the baseline "
               "saying why.") if failures else ""
-    print(f"FAIL: instruction gate: {'; '.join(failures + missing)} ({elapsed} s).{advice}")
+    print(f"FAIL: instruction gate: {'; '.join(failures + missing)} ({elapsed()} s).{advice}")
     sys.exit(1)
-print(f"PASS: instruction gate: {len(now)} workloads within their thresholds of {baseline_path} ({elapsed} s)")
+print(f"PASS: instruction gate: {len(now)} workloads within their thresholds of {baseline_path} ({elapsed()} s)")
 PY
