@@ -77,7 +77,7 @@ public class Container {
         self.hierarchy = parent?.hierarchy ?? SharedState()
         self.defaultObjectScope = defaultObjectScope
         self.defaultScopeKind = defaultObjectScope.kind
-        self.services = RegistrationTable()
+        self.services = RegistrationTable(in: hierarchy)
         self.viewed = nil
         self.changeMark = (hierarchy.heldChangesKey, Unmanaged.passUnretained(hierarchy).toOpaque())
         state.link = ContainerLink(self, hierarchy: hierarchy)
@@ -117,6 +117,7 @@ public class Container {
                         ObjectIdentifier(container), services: container.services.serviceTypes)
                 }
             }
+            container.hierarchy.keepEntriesWhileResolving(container.services)
             container.services.replaceAll(with: [])
         }
     }

@@ -21,17 +21,21 @@ extension Container {
             cell.countResolution()
             return cell.graphInstance(as: Service.self)
         }
+        // With no request in flight, a plain factory's request needs no nesting bookkeeping. (The
+        // hint keeps the block out of the way of nested resolutions, the more frequent.)
+        if _slowPath(hierarchy.resolution.depth == 0) {
+            // Unretained: see `resolvePlainRequest`.
+            let unretained = Unmanaged.passUnretained(
+                unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
+            let hierarchy = self.hierarchy
+            if unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory && $0.beginPlainRequest(in: hierarchy) }) {
+                return try resolvePlainRequest(unretained)
+            }
+        }
         // A direct cell belongs to a `ServiceEntry` of the key's own type (see `RegistrationTable.Slot`):
         // the cast only states that (and is checked in debug builds). Retained for the call: the
         // factory may change the table.
         let entry = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self)
-        // With no request in flight, a plain factory's request needs no nesting bookkeeping. (The
-        // hint keeps the block out of the way of nested resolutions, the more frequent.)
-        if _slowPath(hierarchy.resolution.depth == 0), entry.hasPlainFactory, entry.beginPlainRequest(in: hierarchy) {
-            let made = entry.plainFactory(self)
-            if entry.endPlainRequest(in: hierarchy) { return made }
-            return try entry.finishPlainRequest(made, in: self)
-        }
         let start = entry.beginPlanned(in: hierarchy)
         switch start.outcome {
         case .factory:
@@ -59,6 +63,34 @@ extension Container {
         case .general:
             return try entry.resolveOrFail(as: Service.self, in: self, resolver: self, arguments: nil)
         }
+    }
+}
+
+extension Container {
+    /// The rest of a top-level request of a plain factory that ``ServiceEntry/beginPlainRequest(in:)``
+    /// began, with the entry unretained. The invariant: the slot's table held the entry when the
+    /// request began, and no release of it is the last until the request ends. A table drops an
+    /// entry only when a registration replaces it or `removeAll` empties the table; while a
+    /// request is in flight, both hand it to the hierarchy, which releases it when the outermost
+    /// request ends (``SharedState/dropEntry(_:)``). The table's container is this one or an
+    /// ancestor, which the caller's reference keeps alive. Out of line: nested resolutions, which
+    /// run the caller unspecialized, would pay for its frame. No value of a type built on `Service`
+    /// (an enum, an `Optional`): unspecialized, each would ask the runtime for its metadata.
+    @inlinable @inline(never)
+    func resolvePlainRequest<Service>(
+        _ unretained: Unmanaged<ServiceEntry<Service>>
+    ) throws(ResolutionFailed) -> Service {
+        #if DEBUG
+            var held = unretained.takeUnretainedValue()  // the same entry, held: checked below
+            defer { withExtendedLifetime(held) {} }
+        #endif
+        let made = unretained._withUnsafeGuaranteedRef { $0.plainFactory(self) }
+        #if DEBUG
+            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
+        #endif
+        if unretained._withUnsafeGuaranteedRef({ $0.endPlainRequest(in: hierarchy) }) { return made }
+        // The general end may run user code: the entry retained, while the request holds it.
+        return try unretained.takeUnretainedValue().finishPlainRequest(made, in: self)
     }
 }
 

@@ -64,7 +64,13 @@ final class RegistrationTable {
     var orders: UnsafeMutablePointer<Int> { hashes + capacity }
     var count: Int { buffers.count }
 
-    init() {
+    /// The hierarchy of the container holding this table, which keeps an entry dropped while a
+    /// resolution runs (``SharedState/dropEntry(_:)``). Strong: the hierarchy's list of live
+    /// tables holds this one only until its container ends.
+    let hierarchy: SharedState
+
+    init(in hierarchy: SharedState) {
+        self.hierarchy = hierarchy
         buffers = Self.allocate(16)
     }
 
@@ -207,7 +213,9 @@ final class RegistrationTable {
     /// Registers `entry` under `key`, replacing what was there. `directCell` is the entry's cell
     /// when `key` is of the entry's own service type, `nil` for a forward. Generic over the entry's
     /// type, so an inlined `register` passes the entry with its type and calls the optimized body
-    /// directly: an existential parameter would go through a thunk that opens it.
+    /// directly: an existential parameter would go through a thunk that opens it. The entry
+    /// replaced goes to the hierarchy (``SharedState/dropEntry(_:)``) once the table is consistent:
+    /// its `deinit` (or its instances') may register enough to grow the table and free this slot.
     @usableFromInline
     func insert<Entry: AnyServiceEntry>(_ entry: Entry, for key: ServiceKey, directCell: InstanceCell?) {
         let hash = Self.hash(key)
@@ -216,22 +224,25 @@ final class RegistrationTable {
         // either the key or the empty slot where it goes.
         if (count + 1) * 4 > capacity * 3 { grow() }  // at most 3/4 full: see `checkInvariants`
         let (index, isOccupied) = probe(for: key, hash: hash)
+        if isOccupied { return replace(at: index, with: entry, directCell: directCell) }
         if !buffers.collections.isEmpty { buffers.collections = [:] }
-        if isOccupied {
-            // The replaced entry is released after the table is consistent: its `deinit` (or its
-            // instances') may register enough to grow the table and free this slot.
-            let replaced = exchange(&slots[index].entry, entry as AnyServiceEntry)
-            slots[index].directCell = directCell
-            endChange()
-            withExtendedLifetime(replaced) {}
-            return
-        }
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         orders[index] = buffers.nextOrder
         buffers.count += 1
         buffers.nextOrder += 1
         endChange()
+    }
+
+    /// ``insert(_:for:directCell:)`` of a key the table holds. Out of line: a registration of a new
+    /// key, the usual one, keeps its registers.
+    @inline(never)
+    private func replace(at index: Int, with entry: AnyServiceEntry, directCell: InstanceCell?) {
+        if !buffers.collections.isEmpty { buffers.collections = [:] }
+        let replaced = exchange(&slots[index].entry, entry)
+        slots[index].directCell = directCell
+        endChange()
+        hierarchy.dropEntry(replaced.unsafelyUnwrapped)
     }
 
     /// Marks the first free slot from `hash`'s home slot as holding `hash`, and returns its index

@@ -61,6 +61,56 @@ import Testing
         #expect(runs == 1)
     }
 
+    // A top-level request of a plain factory holds its entry unretained: an entry its factory (or
+    // one nested in it) replaces or removes is released when the outermost request ends, not
+    // before. Debug builds check after the factory that something besides the request holds it.
+
+    @Test(arguments: EntryDrop.allCases)
+    func anEntryDroppedWhileItsFactoryRunsLivesUntilTheRequestEnds(_ drop: EntryDrop) {
+        let root = Container()
+        let child = Container(parent: root)
+        let resolver: Resolver = drop.throughView ? child.synchronize() : child
+        weak var oldFactoryContext: Marker?
+        var aliveWhenTheFactoryReturned: Bool?
+        do {
+            let marker = Marker()
+            oldFactoryContext = marker
+            root.register(Part.self, name: "dependency") { _ in
+                if drop.fromNestedFactory { drop.apply(to: root) }
+                return Part("dependency")
+            }
+            .inObjectScope(.transient)
+            root.register(Part.self) { r in
+                withExtendedLifetime(marker) {}
+                if !drop.fromNestedFactory { drop.apply(to: root) }
+                let dependency = r.resolve(Part.self, name: "dependency")
+                aliveWhenTheFactoryReturned = oldFactoryContext != nil
+                return Part("old", [dependency])
+            }
+            .inObjectScope(.transient)
+        }
+        let made = resolver.resolve(Part.self)
+        #expect(made?.label == "old")
+        #expect(aliveWhenTheFactoryReturned == true)
+        #expect(oldFactoryContext == nil, "the dropped entry (and its factory) is released once the request ends")
+        #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
+        #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
+    }
+
+    @Test func aReplacedEntryResolvedAgainInsideItsOwnFactoryRunsTheNewFactory() {
+        let container = Container()
+        var inner: Part?
+        container.register(Part.self) { r in
+            container.register(Part.self) { _ in Part("new") }.inObjectScope(.transient)
+            inner = r.resolve(Part.self)
+            return Part("old")
+        }
+        .inObjectScope(.transient)
+        #expect(container.resolve(Part.self)?.label == "old")
+        #expect(inner?.label == "new")
+        #expect(container.resolve(Part.self)?.label == "new")
+    }
+
     @Test func aFactoryThatChangesItsOwnScopeIsKeptAsTheNewScopeSays() {
         let container = Container()
         var entry: ServiceEntry<Part>?
@@ -255,3 +305,26 @@ private struct ShapeRecorder {
         return "\(part.label)#\(number)" + (children.isEmpty ? "" : "(" + children.joined(separator: ",") + ")")
     }
 }
+
+/// How a test drops the entry whose factory is running: replaced by a registration or removed with
+/// every other by `removeAll`, in its own factory or in one nested in it, resolved through a child
+/// of the registration's container or through a synchronized view of that child.
+enum EntryDrop: CaseIterable, CustomTestStringConvertible {
+    case replaced, removed, replacedByNestedFactory, removedByNestedFactory, replacedThroughView
+
+    var fromNestedFactory: Bool { self == .replacedByNestedFactory || self == .removedByNestedFactory }
+    var throughView: Bool { self == .replacedThroughView }
+    var removes: Bool { self == .removed || self == .removedByNestedFactory }
+    var labelAfter: String? { removes ? nil : "new" }
+    var testDescription: String { "\(self)" }
+
+    func apply(to container: Container) {
+        if removes {
+            container.removeAll()
+        } else {
+            container.register(Part.self) { _ in Part("new") }.inObjectScope(.transient)
+        }
+    }
+}
+
+private final class Marker {}

@@ -826,6 +826,7 @@ public final class ContainerInterpreter {
         case .resetContainerScope: container.resetObjectScope(.container)
         case .resetGraphScope: container.resetObjectScope(.graph)
         case .reregister: _ = register(registration, into: container)
+        case .removeAll: container.removeAll()
         }
     }
 

@@ -211,9 +211,9 @@ public enum MDeinit: Int, CaseIterable, Sendable {
 /// `resetObjectScope(.graph)` on its registration's container, or register its own registration
 /// again (so the next resolution finds a new entry), or read the `@Injected` of the newest slot
 /// (made before the step, outside any resolution), whose first access then runs inside the
-/// factory's request.
+/// factory's request, or `removeAll()` on its registration's container (its own entry among them).
 public enum MFactoryAction: Int, CaseIterable, Sendable {
-    case none, resetContainerScope, resetGraphScope, reregister, readInjected
+    case none, resetContainerScope, resetGraphScope, reregister, readInjected, removeAll
 }
 
 public struct MRegistration: Hashable, Sendable {
@@ -502,6 +502,7 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         case .resetGraphScope: body += "c\(r.container).resetObjectScope(.graph); "
         case .reregister: body += "c\(r.container).register(same again); "
         case .readInjected: body += "_ = newestSlot.service; "
+        case .removeAll: body += "c\(r.container).removeAll(); "
         }
         body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
         if r.service != .cls(r.makes) { body += " as \(r.service)" }
@@ -1601,7 +1602,9 @@ public enum ProgramGenerator {
             : actionRoll < 8
                 ? .resetGraphScope
                 : actionRoll < 12
-                    ? .reregister : actionRoll < 18 && features.contains(.graftAPI) ? .readInjected : .none
+                    ? .reregister
+                    : actionRoll < 14
+                        ? .removeAll : actionRoll < 20 && features.contains(.graftAPI) ? .readInjected : .none
         return MRegistration(
             container: random.below(containers), service: service, makes: makes, name: makeName(&random),
             args: isMain ? .none : makeArgs(&random), scope: scope, dependencies: dependencies,

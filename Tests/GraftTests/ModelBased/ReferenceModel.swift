@@ -1190,6 +1190,7 @@ public struct ReferenceModel {
         case .resetContainerScope: reset(container: container, scope: .container, service: nil)
         case .resetGraphScope: reset(container: container, scope: .graph, service: nil)
         case .reregister: _ = try register(registration, in: container)
+        case .removeAll: removeAll(container)
         case .readInjected: return  // `readInjectedInFactory`, which needs the request
         }
         releasedMidStep = true

@@ -326,6 +326,21 @@ extension SharedState {
         withExtendedLifetime(error) {}
     }
 
+    /// Releases an entry a table no longer holds (replaced by a registration): now, or, while a
+    /// resolution is in flight, when the outermost one ends. A top-level request runs its entry's
+    /// factory holding the entry unretained (``Container/resolvePlanned(_:cell:as:)``): an entry
+    /// its factory replaces must outlive the request.
+    @usableFromInline
+    func dropEntry(_ entry: __owned AnyServiceEntry) {
+        if resolution.depth > 0 { releaseLater(entry) }
+    }
+
+    /// Keeps every entry of `table` until the outermost resolution ends, when one is in flight and
+    /// the table is about to drop them all (``dropEntry(_:)``'s rule for a whole table).
+    func keepEntriesWhileResolving(_ table: RegistrationTable) {
+        if resolution.depth > 0 { releaseLater(table.registrations.map(\.entry)) }
+    }
+
     /// Keeps `value` until the outermost resolution ends, then releases it.
     func releaseLater(_ value: Any) {
         laterReleases.append(value)
