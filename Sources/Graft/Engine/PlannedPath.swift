@@ -167,7 +167,7 @@ extension ServiceEntry {
         hierarchy.resolution.leaveFrame(self)
         factoryFrame = -1
         instanceCount &+= 1
-        hierarchy.resolution.endPlainRequest()
+        hierarchy.resolution.endStartedPlainRequest()
         return true
     }
 

@@ -42,6 +42,15 @@ struct GraphState {
         recalled = nil
     }
 
+    /// ``forget()`` of a graph that recalls no record: one a plain request began (it refuses a
+    /// recalled graph, and a graph entered inside it is resumed before it ends).
+    @inline(__always)
+    mutating func forgetUnrecalled() {
+        assert(recalled == nil, "GraphState: a plain request ended with a record recalled")
+        identifier = nil
+        escaped = false
+    }
+
     @inline(__always)
     mutating func hold(_ entry: AnyServiceEntry, cell: InstanceCell) {
         members.append(GraphMember(entry: entry, cell: cell))

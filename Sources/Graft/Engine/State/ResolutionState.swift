@@ -273,6 +273,14 @@ struct ResolutionState {
         graph.forget()
     }
 
+    /// ``endPlainRequest()`` of a request ``startPlainRequest()`` began, which is never in a
+    /// recalled graph: there is no record to release.
+    @inline(__always)
+    mutating func endStartedPlainRequest() {
+        depth = 0
+        graph.forgetUnrecalled()
+    }
+
     /// A request that succeeded and set no failure aside ends: what it kept is final (no
     /// enclosing request rolls it back: a `Lazy` resolved inside a factory that later fails keeps
     /// its instance), and the graph ends with the last request. Its failure stays as it found it,
