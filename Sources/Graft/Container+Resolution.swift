@@ -80,6 +80,14 @@ extension Container {
                 return cell.instance(as: Service.self)
             }
             if cell.plan != InstanceCell.planGeneral {
+                // A top-level transient skips `resolvePlanned`'s frame when the caller is
+                // specialized (`_isConcrete` is constant there): unspecialized, this is the code
+                // every nested resolution runs, and the test would enlarge its frame.
+                if !handsFailureToCaller, _isConcrete(Service.self), cell.plan == InstanceCell.planTransient,
+                    _slowPath(hierarchy.resolution.depth == 0)
+                {
+                    return try resolveTopLevel(slot, cell: cell, as: serviceType)
+                }
                 // The flag is a constant in each inlined copy: `resolve`'s never tests it.
                 let outer = handsFailureToCaller ? hierarchy.beginCallHandingFailureToCaller() : 0
                 defer { if handsFailureToCaller { hierarchy.endCallHandingFailureToCaller(outer) } }

@@ -22,16 +22,17 @@ extension Container {
             return cell.graphInstance(as: Service.self)
         }
         // With no request in flight, a plain factory's request needs no nesting bookkeeping. (The
-        // hint keeps the block out of the way of nested resolutions, the more frequent.)
-        if _slowPath(hierarchy.resolution.depth == 0) {
-            // Unretained: see `resolvePlainRequest`.
-            let unretained = Unmanaged.passUnretained(
-                unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
-            let hierarchy = self.hierarchy
-            if unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory && $0.beginPlainRequest(in: hierarchy) }) {
-                return try resolvePlainRequest(unretained)
-            }
-        }
+        // hint keeps the call out of the way of nested resolutions, the more frequent.)
+        if _slowPath(hierarchy.resolution.depth == 0) { return try resolveTopLevel(slot, cell: cell, as: serviceType) }
+        return try resolvePlannedConstruction(slot, cell: cell, as: serviceType)
+    }
+
+    /// ``resolvePlanned(_:cell:as:)`` past its graph instance and its plain request: the
+    /// construction's two halves around the factory call.
+    @inlinable @inline(__always)
+    func resolvePlannedConstruction<Service>(
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, cell: InstanceCell, as serviceType: Service.Type
+    ) throws(ResolutionFailed) -> Service {
         // A direct cell belongs to a `ServiceEntry` of the key's own type (see `RegistrationTable.Slot`):
         // the cast only states that (and is checked in debug builds). Retained for the call: the
         // factory may change the table.
@@ -67,19 +68,28 @@ extension Container {
 }
 
 extension Container {
-    /// The rest of a top-level request of a plain factory that ``ServiceEntry/beginPlainRequest(in:)``
-    /// began, with the entry unretained. The invariant: the slot's table held the entry when the
-    /// request began, and no release of it is the last until the request ends. A table drops an
-    /// entry only when a registration replaces it or `removeAll` empties the table; while a
-    /// request is in flight, both hand it to the hierarchy, which releases it when the outermost
-    /// request ends (``SharedState/dropEntry(_:)``). The table's container is this one or an
-    /// ancestor, which the caller's reference keeps alive. Out of line: nested resolutions, which
-    /// run the caller unspecialized, would pay for its frame. No value of a type built on `Service`
-    /// (an enum, an `Optional`): unspecialized, each would ask the runtime for its metadata.
+    /// A planned entry's resolution with no request in flight: its plain request
+    /// (``ServiceEntry/beginPlainRequest(in:)``), or ``resolvePlannedConstruction(_:cell:as:)``
+    /// when it cannot begin one. The whole request in one frame, out of line (nested resolutions,
+    /// which run the callers unspecialized, would pay for it), specialized in the caller.
+    ///
+    /// The entry unretained. The invariant: the slot's table holds the entry when the request
+    /// begins, and no release of it is the last until the request ends. A table drops an entry
+    /// only when a registration replaces it or `removeAll` empties the table; while a request is
+    /// in flight, both hand it to the hierarchy, which releases it when the outermost request ends
+    /// (``SharedState/dropEntry(_:)``). The table's container is this one or an ancestor, which the
+    /// caller's reference keeps alive. No value of a type built on `Service` (an enum, an
+    /// `Optional`): unspecialized, each would ask the runtime for its metadata.
     @inlinable @inline(never)
-    func resolvePlainRequest<Service>(
-        _ unretained: Unmanaged<ServiceEntry<Service>>
+    func resolveTopLevel<Service>(
+        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, cell: InstanceCell, as serviceType: Service.Type
     ) throws(ResolutionFailed) -> Service {
+        let unretained = Unmanaged.passUnretained(
+            unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
+        let hierarchy = self.hierarchy
+        guard unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory && $0.beginPlainRequest(in: hierarchy) }) else {
+            return try resolvePlannedConstruction(slot, cell: cell, as: serviceType)
+        }
         #if DEBUG
             var held = unretained.takeUnretainedValue()  // the same entry, held: checked below
             defer { withExtendedLifetime(held) {} }
