@@ -100,7 +100,7 @@ public final class ServiceEntry<Service> {
         @inline(__always) get { Int(state.factoryFrame) }
         @inline(__always) set { state.factoryFrame = Int32(truncatingIfNeeded: newValue) }
     }
-    @inlinable @inline(__always) var scope: ObjectScopeProtocol { state.scope }
+    @usableFromInline var scope: ObjectScopeProtocol { state.scope }
     @inlinable var instanceCount: Int {
         @inline(__always) get { state.instanceCount }
         @inline(__always) set { state.instanceCount = newValue }
@@ -113,7 +113,7 @@ public final class ServiceEntry<Service> {
     /// path keeps its instances (``scopeKind``, and a custom scope's ``storage``, which the cell
     /// notes), and the plan derived from them, all at once, so none of them can disagree.
     func setScope(_ scope: ObjectScopeProtocol, keptAs kept: (kind: ObjectScope.Kind, storage: InstanceStorage?)) {
-        state.scope = scope
+        state.setScope(scope, kind: kept.kind)
         setKeeping(kept.kind, storage: kept.storage)
     }
 
@@ -209,12 +209,15 @@ public final class ServiceEntry<Service> {
         }
         // How a new entry in the default scope keeps instances.
         let scopeKind = container.defaultScopeKind
-        state = ServiceEntryState(scope: container.defaultObjectScope, scopeKind: scopeKind)
+        state = ServiceEntryState(builtInKind: scopeKind)
         _ = InstanceCell(
             for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
-        // A custom default makes a storage for each entry; made on that branch alone, so that the
-        // other scopes hold no optional storage to release.
-        if scopeKind == .custom { storage = container.defaultObjectScope.makeStorage() }
+        // A custom default is recorded and makes a storage for each entry, on that branch alone, so
+        // that the other scopes hold no optional scope or storage to release.
+        if scopeKind == .custom {
+            state.setScope(container.defaultObjectScope, kind: .custom)
+            storage = container.defaultObjectScope.makeStorage()
+        }
         updatePlan()
     }
 
@@ -339,8 +342,8 @@ public final class ServiceEntry<Service> {
 /// one-byte fields last: the entry's own one-byte fields follow them.
 @usableFromInline
 struct ServiceEntryState {
-    /// The scope this entry keeps its own instances in.
-    @usableFromInline var scope: ObjectScopeProtocol
+    /// The scope this entry keeps its own instances in, when it is not a built-in one (``scope``).
+    @usableFromInline var customScope: ObjectScopeProtocol?
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
     /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
@@ -350,16 +353,34 @@ struct ServiceEntryState {
     @usableFromInline var factoryFrame: Int32 = -1
     /// Instances this entry's factory made (for `Container.registrations`).
     @usableFromInline var instanceCount = 0
-    /// The kind of `scope`; set through ``ServiceEntry/setScope(_:keptAs:)`` (or
-    /// ``ServiceEntry/setKindWhileValidating(_:)``), which updates the plan.
+    /// How the path keeps this entry's instances, the kind of ``scope``; set through
+    /// ``ServiceEntry/setScope(_:keptAs:)`` (or ``ServiceEntry/setKindWhileValidating(_:)``, and
+    /// an async entry's ``ServiceEntry/setKeeping(_:storage:)``), which updates the plan.
     @usableFromInline var scopeKind: ObjectScope.Kind
     /// Set through ``ServiceEntry/hasInitCompletedActions``, which updates the plan.
     @usableFromInline var hasInitCompletedActions = false
+    /// The kind of the scope as set, which names a built-in scope when ``customScope`` is `nil`:
+    /// ``scopeKind`` changes without the scope while a validation runs, and for an async entry.
+    @usableFromInline var setKind: ObjectScope.Kind
 
+    /// The scope this entry keeps its own instances in. A built-in scope (one of `ObjectScope`'s
+    /// statics, the only scopes of their kinds) is not stored but named by its kind: an entry in
+    /// one then retains and releases no scope.
+    var scope: ObjectScopeProtocol { customScope ?? ObjectScope.builtIn(setKind) }
+
+    /// In the built-in scope of `builtInKind`, until ``setScope(_:kind:)`` records a custom one.
     @inlinable
-    init(scope: ObjectScopeProtocol, scopeKind: ObjectScope.Kind) {
-        self.scope = scope
-        self.scopeKind = scopeKind
+    init(builtInKind: ObjectScope.Kind) {
+        self.scopeKind = builtInKind
+        self.setKind = builtInKind
+    }
+
+    /// Records `scope`, whose kind is `kind` (``ObjectScope/storage(for:)``'s): a scope of a
+    /// built-in kind is that kind's static.
+    @usableFromInline
+    mutating func setScope(_ scope: ObjectScopeProtocol, kind: ObjectScope.Kind) {
+        customScope = kind == .custom ? scope : nil
+        setKind = kind
     }
 }
 
