@@ -102,7 +102,7 @@ final class RegistrationTable {
         var mixed =
             UInt(bitPattern: key.service) &* 0x9E37_79B9_7F4A_7C15
             ^ (key.arguments &* 0xC2B2_AE3D_27D4_EB4F)
-        if let name = key.name { mixed ^= nameHash(name) }
+        if let name = key.name { mixed ^= NameHash.of(name) }
         // A finalizer that spreads every input bit over the low bits the table indexes by: type
         // metadata addresses are aligned and close together, and a weaker one left probe lengths
         // to the luck of each build's layout (from 1 to 6 probes for the same key).
@@ -110,79 +110,6 @@ final class RegistrationTable {
         mixed &*= 0xFF51_AFD7_ED55_8CCD
         mixed ^= mixed >> 33
         return Int(bitPattern: mixed | 1)
-    }
-
-    /// A hash of the name that agrees with `String ==`, which compares by canonical equivalence:
-    /// `"caf\u{E9}"` and `"cafe\u{301}"` are one name.
-    ///
-    /// An ASCII name (nearly every name) hashes its bytes eight at a time (``asciiHash(_:)``):
-    /// names come from the program, not from an adversary, so SipHash's flooding resistance buys
-    /// nothing here and costs several times as much. Only three non-ASCII scalars are canonically
-    /// equivalent to ASCII (U+037E `;`, U+1FEF `` ` ``, U+212A `K`), and combining marks never
-    /// compose into ASCII, so a non-ASCII name equal to an ASCII one maps to it scalar by scalar
-    /// and hashes as that ASCII name; any other non-ASCII name uses the standard library's hash,
-    /// which normalizes.
-    @usableFromInline
-    static func nameHash(_ name: String) -> UInt {
-        // Read in place when the bytes are contiguous (a native or small string): `withUTF8` on a
-        // copy would retain the string to read it.
-        if let hash = name.utf8.withContiguousStorageIfAvailable({ asciiHash(UnsafeRawBufferPointer($0)) }) {
-            return hash ?? nonASCIINameHash(name)
-        }
-        var name = name
-        return name.withUTF8 { asciiHash(UnsafeRawBufferPointer($0)) } ?? nonASCIINameHash(name)
-    }
-
-    /// The hash of ASCII bytes, or `nil` if a byte is not ASCII: each 8-byte word (the last one
-    /// zero-padded) is mixed in by xor and a multiplication, then the length; `hash(_:)` spreads
-    /// the result over the low bits.
-    private static func asciiHash(_ bytes: UnsafeRawBufferPointer) -> UInt? {
-        let multiplier: UInt = 0x9E37_79B9_7F4A_7C15
-        var hash: UInt = 0xCBF2_9CE4_8422_2325
-        var high: UInt = 0
-        var offset = 0
-        let count = bytes.count
-        while offset + 8 <= count {
-            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self)
-            high |= word
-            hash = (hash ^ word) &* multiplier
-            offset += 8
-        }
-        if offset < count {  // 1 to 7 bytes left: at most three loads, none past the end
-            var word: UInt = 0
-            var shift: UInt = 0
-            if count - offset >= 4 {
-                word = UInt(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-                shift = 32
-                offset += 4
-            }
-            if count - offset >= 2 {
-                word |= UInt(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) &<< shift
-                shift += 16
-                offset += 2
-            }
-            if offset < count { word |= UInt(bytes[offset]) &<< shift }
-            high |= word
-            hash = (hash ^ word) &* multiplier
-        }
-        guard high & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return (hash ^ UInt(count)) &* multiplier
-    }
-
-    private static func nonASCIINameHash(_ name: String) -> UInt {
-        var mapped: [UInt8] = []
-        for scalar in name.unicodeScalars {
-            let value: UInt32 =
-                switch scalar.value {
-                case 0x037E: 0x3B
-                case 0x1FEF: 0x60
-                case 0x212A: 0x4B
-                default: scalar.value
-                }
-            guard value < 0x80 else { return UInt(bitPattern: name.hashValue) }
-            mapped.append(UInt8(value))
-        }
-        return mapped.withUnsafeBytes { asciiHash($0) }!  // every byte is below 0x80
     }
 
     /// The slot holding `key`, valid until the next change to this table.
@@ -395,6 +322,99 @@ final class RegistrationTable {
         } else {
             var met = Set(names)  // many names at two levels: no quadratic search
             for name in own where met.insert(name).inserted { names.append(name) }
+        }
+    }
+}
+
+extension RegistrationTable {
+    /// The name's part of a key's hash (``RegistrationTable/hash(_:)``). An enum, not static
+    /// methods of the table: a class's static method takes the class's metadata, which an
+    /// inlined caller then asks the runtime for on every hash, named or not.
+    @usableFromInline
+    enum NameHash {
+        /// A hash of the name that agrees with `String ==`, which compares by canonical equivalence:
+        /// `"caf\u{E9}"` and `"cafe\u{301}"` are one name.
+        ///
+        /// An ASCII name (nearly every name) hashes its bytes eight at a time (``asciiHash(_:)``):
+        /// names come from the program, not from an adversary, so SipHash's flooding resistance buys
+        /// nothing here and costs several times as much. Only three non-ASCII scalars are canonically
+        /// equivalent to ASCII (U+037E `;`, U+1FEF `` ` ``, U+212A `K`), and combining marks never
+        /// compose into ASCII, so a non-ASCII name equal to an ASCII one maps to it scalar by scalar
+        /// and hashes as that ASCII name; any other non-ASCII name uses the standard library's hash,
+        /// which normalizes.
+        @usableFromInline
+        static func of(_ name: String) -> UInt {
+            // Read in place when the bytes are contiguous (a native or small string): `withUTF8` on a
+            // copy would retain the string to read it.
+            if let hash = name.utf8.withContiguousStorageIfAvailable({ asciiHash(UnsafeRawBufferPointer($0)) }) {
+                return hash ?? nonASCIINameHash(name)
+            }
+            var name = name
+            return name.withUTF8 { asciiHash(UnsafeRawBufferPointer($0)) } ?? nonASCIINameHash(name)
+        }
+
+        /// The hash of ASCII bytes, or `nil` if a byte is not ASCII: each 8-byte word (the last one
+        /// zero-padded) is mixed in by xor and a multiplication, then the length; `hash(_:)` spreads
+        /// the result over the low bits.
+        @inline(__always)
+        private static func asciiHash(_ bytes: UnsafeRawBufferPointer) -> UInt? {
+            let multiplier: UInt = 0x9E37_79B9_7F4A_7C15
+            var hash: UInt = 0xCBF2_9CE4_8422_2325
+            var high: UInt = 0
+            let count = bytes.count
+            if count >= 8 {
+                var offset = 0
+                repeat {
+                    let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self)
+                    high |= word
+                    hash = (hash ^ word) &* multiplier
+                    offset += 8
+                } while offset + 8 <= count
+                if offset < count {
+                    // 1 to 7 bytes left: the last 8 bytes in one load, shifted down to the bytes left
+                    // (zero-padded, as for a short name below).
+                    let word =
+                        bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt.self)
+                        &>> (8 &* UInt(offset + 8 - count))
+                    high |= word
+                    hash = (hash ^ word) &* multiplier
+                }
+            } else if count > 0 {  // 1 to 7 bytes in all: at most three loads, none past the end
+                var offset = 0
+                var word: UInt = 0
+                var shift: UInt = 0
+                if count >= 4 {
+                    word = UInt(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                    shift = 32
+                    offset = 4
+                }
+                if count - offset >= 2 {
+                    word |= UInt(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) &<< shift
+                    shift += 16
+                    offset += 2
+                }
+                if offset < count { word |= UInt(bytes[offset]) &<< shift }
+                high |= word
+                hash = (hash ^ word) &* multiplier
+            }
+            guard high & 0x8080_8080_8080_8080 == 0 else { return nil }
+            return (hash ^ UInt(count)) &* multiplier
+        }
+
+        private static func nonASCIINameHash(_ name: String) -> UInt {
+            var mapped: [UInt8] = []
+            for scalar in name.unicodeScalars {
+                let value: UInt32 =
+                    switch scalar.value {
+                    case 0x037E: 0x3B
+                    case 0x1FEF: 0x60
+                    case 0x212A: 0x4B
+                    default: scalar.value
+                    }
+                guard value < 0x80 else { return UInt(bitPattern: name.hashValue) }
+                mapped.append(UInt8(value))
+            }
+            return mapped.withUnsafeBytes { asciiHash($0) }!  // every byte is below 0x80
         }
     }
 }

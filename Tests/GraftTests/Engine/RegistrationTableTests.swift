@@ -90,7 +90,7 @@ import Testing
         ]
         for (left, right) in pairs {
             #expect(left == right)
-            #expect(RegistrationTable.nameHash(left) == RegistrationTable.nameHash(right))
+            #expect(RegistrationTable.NameHash.of(left) == RegistrationTable.NameHash.of(right))
         }
     }
 
@@ -98,7 +98,7 @@ import Testing
         var names = (0..<5_000).map { "service-\($0)" }
         names += ["", "a", "a\u{0}", "a\u{0}\u{0}", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "bbcdefgh"]
         names += (0..<64).map { String(repeating: "x", count: $0 + 1) }
-        let hashes = Set(names.map(RegistrationTable.nameHash))
+        let hashes = Set(names.map(RegistrationTable.NameHash.of))
         #expect(hashes.count == names.count)
         let container = Container()
         for name in names { container.register(Unit.self, name: name) { _ in Unit() } }
