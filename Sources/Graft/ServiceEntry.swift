@@ -18,7 +18,7 @@ public final class ServiceEntry<Service> {
 
     // Field order is memory layout: the cell's memory first, the one-byte fields last, together.
     // A registration of a class type with a plain factory and a built-in scope is this one object
-    // (at most 168 bytes, `EntryExtrasTests` checks); what few registrations use is in `extras`,
+    // (at most 152 bytes, `EntryExtrasTests` checks); what few registrations use is in `extras`,
     // made the first time it is needed.
 
     /// The registered service type.
@@ -100,7 +100,12 @@ public final class ServiceEntry<Service> {
         @inline(__always) get { Int(state.factoryFrame) }
         @inline(__always) set { state.factoryFrame = Int32(truncatingIfNeeded: newValue) }
     }
-    @usableFromInline var scope: ObjectScopeProtocol { state.scope }
+    /// A built-in scope (one of `ObjectScope`'s statics, the only scopes of their kinds) is not
+    /// stored but named by its kind: an entry in one retains and releases no scope. A custom
+    /// scope, which few registrations use, is kept in the extras.
+    @usableFromInline var scope: ObjectScopeProtocol {
+        state.setKind == .custom ? extras!.state.customScope! : ObjectScope.builtIn(state.setKind)
+    }
     @inlinable var instanceCount: Int {
         @inline(__always) get { state.instanceCount }
         @inline(__always) set { state.instanceCount = newValue }
@@ -113,7 +118,12 @@ public final class ServiceEntry<Service> {
     /// path keeps its instances (``scopeKind``, and a custom scope's ``storage``, which the cell
     /// notes), and the plan derived from them, all at once, so none of them can disagree.
     func setScope(_ scope: ObjectScopeProtocol, keptAs kept: (kind: ObjectScope.Kind, storage: InstanceStorage?)) {
-        state.setScope(scope, kind: kept.kind)
+        if kept.kind == .custom {
+            madeExtras.state.customScope = scope
+        } else if extras != nil {
+            madeExtras.state.customScope = nil  // a built-in kind's scope is that kind's static
+        }
+        state.setKind = kept.kind
         setKeeping(kept.kind, storage: kept.storage)
     }
 
@@ -209,16 +219,21 @@ public final class ServiceEntry<Service> {
         }
         // How a new entry in the default scope keeps instances.
         let scopeKind = container.defaultScopeKind
-        state = ServiceEntryState(builtInKind: scopeKind)
+        state = ServiceEntryState(scopeKind: scopeKind)
         _ = InstanceCell(
             for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
-        // A custom default is recorded and makes a storage for each entry, on that branch alone, so
-        // that the other scopes hold no optional scope or storage to release.
-        if scopeKind == .custom {
-            state.setScope(container.defaultObjectScope, kind: .custom)
-            storage = container.defaultObjectScope.makeStorage()
-        }
+        // A custom default scope is kept, with a storage for each entry, in the extras, made on that
+        // branch alone, so that the other scopes hold no optional scope or storage to release.
+        if scopeKind == .custom { setCustomDefaultScope(container.defaultObjectScope) }
         updatePlan()
+    }
+
+    /// At `init`, in a container whose default scope is custom: records that scope and makes its
+    /// storage for this entry.
+    @usableFromInline
+    func setCustomDefaultScope(_ scope: ObjectScopeProtocol) {
+        madeExtras.state.customScope = scope
+        storage = scope.makeStorage()
     }
 
     /// Writes to the cell which construction the inlinable path may run itself (see
@@ -342,8 +357,6 @@ public final class ServiceEntry<Service> {
 /// one-byte fields last: the entry's own one-byte fields follow them.
 @usableFromInline
 struct ServiceEntryState {
-    /// The scope this entry keeps its own instances in, when it is not a built-in one (``scope``).
-    @usableFromInline var customScope: ObjectScopeProtocol?
     /// Counts what this entry's scope has kept: each new kept instance, reset or change of scope
     /// moves it on, so undoing a failed request drops an instance only if it is still the one that
     /// request kept. (32 bits, wrapping: it is only compared for equality with a recent value.)
@@ -359,28 +372,14 @@ struct ServiceEntryState {
     @usableFromInline var scopeKind: ObjectScope.Kind
     /// Set through ``ServiceEntry/hasInitCompletedActions``, which updates the plan.
     @usableFromInline var hasInitCompletedActions = false
-    /// The kind of the scope as set, which names a built-in scope when ``customScope`` is `nil`:
+    /// The kind of the scope as set (``ServiceEntry/scope``), which names a built-in one: the kind
     /// ``scopeKind`` changes without the scope while a validation runs, and for an async entry.
     @usableFromInline var setKind: ObjectScope.Kind
 
-    /// The scope this entry keeps its own instances in. A built-in scope (one of `ObjectScope`'s
-    /// statics, the only scopes of their kinds) is not stored but named by its kind: an entry in
-    /// one then retains and releases no scope.
-    var scope: ObjectScopeProtocol { customScope ?? ObjectScope.builtIn(setKind) }
-
-    /// In the built-in scope of `builtInKind`, until ``setScope(_:kind:)`` records a custom one.
     @inlinable
-    init(builtInKind: ObjectScope.Kind) {
-        self.scopeKind = builtInKind
-        self.setKind = builtInKind
-    }
-
-    /// Records `scope`, whose kind is `kind` (``ObjectScope/storage(for:)``'s): a scope of a
-    /// built-in kind is that kind's static.
-    @usableFromInline
-    mutating func setScope(_ scope: ObjectScopeProtocol, kind: ObjectScope.Kind) {
-        customScope = kind == .custom ? scope : nil
-        setKind = kind
+    init(scopeKind: ObjectScope.Kind) {
+        self.scopeKind = scopeKind
+        self.setKind = scopeKind
     }
 }
 

@@ -2,7 +2,7 @@
 
 /// The settings of a registration that few registrations use, kept out of ``ServiceEntry`` so
 /// that a plain registration is one small object: argument and throwing factories, the argument
-/// types, a custom scope's storage, `initCompleted` actions, the `.weak` instance, and an async
+/// types, a custom scope and its storage, `initCompleted` actions, the `.weak` instance, and an async
 /// registration.
 @usableFromInline
 final class EntryExtras<Service> {
@@ -40,6 +40,8 @@ final class EntryExtras<Service> {
 /// no dynamic exclusivity checks in release builds; debug builds keep them.
 @usableFromInline
 struct EntryExtrasState {
+    /// The entry's scope, when it is a custom one (``ServiceEntry/scope``).
+    var customScope: ObjectScopeProtocol?
     var storage: InstanceStorage?
     var initCompletedActions: [(Resolver, UnsafeRawPointer) -> Void] = []
     weak var weakInstance: AnyObject?
