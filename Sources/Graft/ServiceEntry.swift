@@ -220,12 +220,14 @@ public final class ServiceEntry<Service> {
         // How a new entry in the default scope keeps instances.
         let scopeKind = container.defaultScopeKind
         state = ServiceEntryState(scopeKind: scopeKind)
-        _ = InstanceCell(
+        let cell = InstanceCell(
             for: Service.self, in: outOfLineCellMemory ?? _getUnsafePointerToStoredProperties(self), isInline: inline)
         // A custom default scope is kept, with a storage for each entry, in the extras, made on that
         // branch alone, so that the other scopes hold no optional scope or storage to release.
         if scopeKind == .custom { setCustomDefaultScope(container.defaultObjectScope) }
-        updatePlan()
+        cell.plan = Self.plan(
+            scopeKind: scopeKind, hasPlainFactory: plainFactory != nil, hasThrowingFactory: throwingFactory != nil,
+            takesArguments: argumentsKey != noArgumentsKey, hasInitCompletedActions: false)
     }
 
     /// At `init`, in a container whose default scope is custom: records that scope and makes its
@@ -241,15 +243,26 @@ public final class ServiceEntry<Service> {
     /// the factories are set, so the cell never says more than the entry allows.
     @inlinable @inline(__always)
     func updatePlan() {
+        cell.plan = Self.plan(
+            scopeKind: scopeKind, hasPlainFactory: hasPlainFactory, hasThrowingFactory: hasThrowingFactory,
+            takesArguments: takesArguments, hasInitCompletedActions: hasInitCompletedActions)
+    }
+
+    /// The plan of an entry with these settings (``updatePlan()``). `init` passes its own
+    /// arguments, which the caller it is specialized in knows, rather than reading back the
+    /// fields it has just written.
+    @inlinable @inline(__always)
+    static func plan(
+        scopeKind: ObjectScope.Kind, hasPlainFactory: Bool, hasThrowingFactory: Bool, takesArguments: Bool,
+        hasInitCompletedActions: Bool
+    ) -> UInt8 {
         // A plain factory, or a throwing one without arguments (the planned path calls it out of line).
-        let plain =
-            (hasPlainFactory || (hasThrowingFactory && !takesArguments)) && !hasInitCompletedActions
-        cell.plan =
-            switch scopeKind {
-            case .transient where plain: InstanceCell.planTransient
-            case .graph where plain: InstanceCell.planGraph
-            default: InstanceCell.planGeneral
-            }
+        let plain = (hasPlainFactory || (hasThrowingFactory && !takesArguments)) && !hasInitCompletedActions
+        return switch scopeKind {
+        case .transient where plain: InstanceCell.planTransient
+        case .graph where plain: InstanceCell.planGraph
+        default: InstanceCell.planGeneral
+        }
     }
 
     deinit {
