@@ -149,15 +149,16 @@ final class RegistrationTable {
         beginChange()
         // Grown first (a replacement may grow a table it did not need to), so one probe finds
         // either the key or the empty slot where it goes.
-        if (count + 1) * 4 > capacity * 3 { grow() }  // at most 3/4 full: see `checkInvariants`
+        // At most 3/4 full: see `checkInvariants`. Wrapping arithmetic: the counts are far from overflow.
+        if (count &+ 1) &* 4 > capacity &* 3 { grow() }
         let (index, isOccupied) = probe(for: key, hash: hash)
         if isOccupied { return replace(at: index, with: entry, directCell: directCell) }
         if !buffers.collections.isEmpty { buffers.collections = [:] }
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         orders[index] = buffers.nextOrder
-        buffers.count += 1
-        buffers.nextOrder += 1
+        buffers.count &+= 1
+        buffers.nextOrder &+= 1
         endChange()
     }
 
@@ -175,9 +176,9 @@ final class RegistrationTable {
     /// Marks the first free slot from `hash`'s home slot as holding `hash`, and returns its index
     /// for the caller to initialize (the key is known not to be in the table).
     private func claimFreeSlot(for hash: Int) -> Int {
-        let mask = capacity - 1
+        let mask = capacity &- 1
         var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
-        while hashes[index] != 0 { index = (index + 1) & mask }
+        while hashes[index] != 0 { index = (index &+ 1) & mask }
         hashes[index] = hash
         return index
     }
@@ -191,7 +192,7 @@ final class RegistrationTable {
         for position in 0..<old.capacity where old.hashes[position] != 0 {
             let index = claimFreeSlot(for: old.hashes[position])
             (slots + index).moveInitialize(from: old.slots + position, count: 1)
-            orders[index] = old.hashes[old.capacity + position]
+            orders[index] = old.hashes[old.capacity &+ position]
         }
         old.hashes.deallocate()
         old.slots.deallocate()  // every occupied slot was moved out
