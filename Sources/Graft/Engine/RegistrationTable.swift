@@ -123,7 +123,7 @@ final class RegistrationTable {
     /// slot: nothing is removed alone, so no key lies past an empty slot.
     @inlinable @inline(__always)
     func probe(for key: ServiceKey, hash: Int) -> (index: Int, isOccupied: Bool) {
-        let mask = capacity - 1
+        let mask = capacity &- 1
         var index = (hash &>> 1) & mask  // bit 0 is always set (it marks an occupied slot): not a home bit
         while true {
             let stored = hashes[index]
@@ -133,7 +133,7 @@ final class RegistrationTable {
             {
                 return (index, true)
             }
-            index = (index + 1) & mask
+            index = (index &+ 1) & mask
         }
     }
 
