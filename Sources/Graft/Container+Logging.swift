@@ -114,12 +114,13 @@ extension Container {
     /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
     static func deliver(_ messages: [String]) { for message in messages { log { message } } }
 
-    /// Why nothing is registered for a request, with what is registered nearby. `arguments` is
-    /// the request's key component of its argument types (``argumentsKey(_:)``). A `Lazy` or
-    /// `Provider` needs no registration of its own: the message is about the service it wraps.
-    func resolutionFailureMessage(
+    /// The failure of a request for which nothing is registered, at the path in flight: its message
+    /// says why, with what is registered nearby. `arguments` is the request's key component of its
+    /// argument types (``argumentsKey(_:)``). A `Lazy` or `Provider` needs no registration of its
+    /// own: the message is about the service it wraps.
+    func notRegisteredFailure(
         _ requested: Any.Type, name: String?, arguments: UInt, argumentTypeNames: [String]
-    ) -> String {
+    ) -> ResolutionError {
         var serviceType = requested
         var through = ""
         while let deferred = serviceType as? any DeferredWrapper.Type {
@@ -216,7 +217,9 @@ extension Container {
                 }
             }
         }
-        return lines.joined(separator: "\n")
+        return ResolutionError(
+            .notRegistered, path: hierarchy.resolution.path + [serviceLabel(requested, name: name)],
+            message: lines.joined(separator: "\n"))
     }
 
     /// Where a container of the hierarchy is, seen from this one: `lineage` is that container and

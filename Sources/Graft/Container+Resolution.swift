@@ -199,10 +199,8 @@ extension Container {
             hierarchy.logMiss {
                 var names: [String] = []
                 repeat names.append(String(describing: (each Argument).self))
-                return ResolutionError(
-                    .notRegistered, path: hierarchy.resolution.path + [serviceLabel(Service.self, name: key.name)],
-                    message: resolutionFailureMessage(
-                        serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names)
+                return notRegisteredFailure(
+                    serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names
                 ).description
             }
         }

@@ -153,10 +153,7 @@ extension Container {
     ) -> ResolutionError {
         let label = serviceLabel(serviceType, name: name)
         return hierarchy.failure(since: errors, resolving: label)
-            ?? ResolutionError(
-                .notRegistered, path: hierarchy.resolution.path + [label],
-                message: resolutionFailureMessage(
-                    serviceType, name: name, arguments: arguments, argumentTypeNames: argumentTypeNames))
+            ?? notRegisteredFailure(serviceType, name: name, arguments: arguments, argumentTypeNames: argumentTypeNames)
     }
 }
 
