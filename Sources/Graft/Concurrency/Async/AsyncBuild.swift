@@ -28,10 +28,10 @@ enum AsyncWaitGraph {
 }
 
 /// A build in progress, as a node of the graph of who waits for whom: a `.container` build (its
-/// own task), or a transient built inline in its caller's task. A wait is an edge from the build
-/// whose factory (or a task it started) waits, to the build waited for; a new edge is refused when
-/// it would close a cycle.
-final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `AsyncWaitGraph`'s mutex
+/// own task, an ``AsyncBuild``), or a transient built inline in its caller's task. A wait is an
+/// edge from the build whose factory (or a task it started) waits, to the build waited for; a new
+/// edge is refused when it would close a cycle.
+class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `AsyncWaitGraph`'s mutex
     let entry: AnyObject
     let label: String
     /// For a transient built inline: the build in whose factory it runs.
@@ -61,17 +61,16 @@ final class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched un
     }
 }
 
-/// A build in flight and the continuations waiting for it.
-final class AsyncBuild<Service: Sendable>: @unchecked Sendable {  // all state under the hierarchy's mutex
+/// A build in flight, its node in the graph of waits, and the continuations waiting for it.
+final class AsyncBuild<Service: Sendable>: AsyncBuildNode, @unchecked Sendable {  // state under the hierarchy's mutex
     let generation: Int
-    let node: AsyncBuildNode
     private var waiters: [Int: CheckedContinuation<Service, any Error>] = [:]
     private var nextWaiter = 0
     private var result: Result<Service, ResolutionError>?
 
-    init(generation: Int, node: AsyncBuildNode) {
+    init(generation: Int, entry: AnyObject, label: String) {
         self.generation = generation
-        self.node = node
+        super.init(entry: entry, label: label, inlineParent: nil)
     }
 
     /// The continuations waiting now; under the hierarchy's mutex.

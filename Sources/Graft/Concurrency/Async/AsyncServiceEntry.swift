@@ -68,9 +68,6 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
     var inFlightWaiterCount: Int { link.hierarchy.withLock { build?.waiterCount ?? 0 } }
 
-    /// The instance built, if any (for a synchronous `resolve`), read under the hierarchy's mutex.
-    func builtInstance() -> Service? { link.hierarchy.mutex.withLock { built } }
-
     /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
     func reset() { link.hierarchy.withLock { resetLocked() } }
 
@@ -81,7 +78,8 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
 
     /// Resolves through `resolver`, building if needed.
     func resolve(through resolver: SynchronizedResolver) async throws -> Service {
-        if let built = builtInstance() { return built }  // the common case: no task-local read
+        // The common case: no task-local read.
+        if let built = link.hierarchy.mutex.withLock({ built }) { return built }
         let waiter = AsyncBuildContext.current
         let hierarchy = link.hierarchy
         let next: AsyncNext<Service> = hierarchy.withLock {
@@ -99,27 +97,26 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             if let build {
                 // Waiting on a build that waits, through others, on the waiter is a cycle. The
                 // check and the new edge are made under one lock, so two builds cannot both wait.
-                if let waiter, let path = AsyncWaitGraph.add(from: waiter, to: build.node) {
-                    return .answer(.failure(cycle(path.map(\.label) + [build.node.label])))
+                if let waiter, let path = AsyncWaitGraph.add(from: waiter, to: build) {
+                    return .answer(.failure(cycle(path.map(\.label) + [build.label])))
                 }
                 return .wait(build)
             }
-            let node = AsyncBuildNode(entry: self, label: label, inlineParent: nil)
-            let started = AsyncBuild<Service>(generation: generation, node: node)
+            let started = AsyncBuild<Service>(generation: generation, entry: self, label: label)
             build = started
             // The instance is kept: its wrappers must not keep the container (see `constructKept`).
             let bound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link) ?? ResolverBinding.bound
             Task {
                 do {
                     let made = try await ResolverBinding.$bound.withValue(bound) {
-                        try await AsyncBuildContext.$current.withValue(node) { try await self.factory(resolver) }
+                        try await AsyncBuildContext.$current.withValue(started) { try await self.factory(resolver) }
                     }
                     self.finish(started, with: .success(made))
                 } catch {
                     self.finish(started, with: .failure(error))
                 }
             }
-            if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
+            if let waiter { AsyncWaitGraph.add(from: waiter, to: started) }
             return .wait(started)
         }
         switch next {
@@ -135,7 +132,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                 throw error is CancellationError ? error : failure(error)  // a cancellation is the caller's own
             }
         case .wait(let build):
-            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build.node) } }
+            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build) } }
             return try await build.wait(in: hierarchy.mutex)
         }
     }
@@ -189,15 +186,16 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
     /// The same factory and scope, as a registration of `container`: its entry, not in a table yet
     /// (for `withOverrides`).
     func copy(into container: Container) -> AnyServiceEntry
-    /// Resolves through `resolver`, building if needed, for a type the registration is forwarded
-    /// to: the instance as `Requested`, or a `.wrongType` failure if it is not one.
+    /// Resolves through `resolver`, building if needed, for its service type or a type the
+    /// registration is forwarded to: the instance as `Requested`, or a `.wrongType` failure if it
+    /// is not one.
     func resolve<Requested: Sendable>(
         as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
     ) async throws -> Requested
 }
 
 extension AsyncServiceEntry {
-    var builtValue: Any? { builtInstance() }
+    var builtValue: Any? { link.hierarchy.mutex.withLock { built } }
 
     func resolve<Requested: Sendable>(
         as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver

@@ -38,7 +38,6 @@ extension SynchronizedResolver {
                     + (isUnboundPlaceholder ? ResolverBinding.howToBind + " " : "")
                     + synchronousRegistrationHint(serviceType, name: name))
         }
-        if let own = registration as? AsyncServiceEntry<Service> { return try await own.resolve(through: self) }
         return try await registration.resolve(as: Service.self, forwardedName: name, through: self)
     }
 }
