@@ -197,10 +197,9 @@ extension Container {
         }
         if reportsMiss {
             hierarchy.logMiss {
-                var names: [String] = []
-                repeat names.append(String(describing: (each Argument).self))
-                return notRegisteredFailure(
-                    serviceType, name: key.name, arguments: key.arguments, argumentTypeNames: names
+                notRegisteredFailure(
+                    serviceType, name: key.name, arguments: key.arguments,
+                    argumentTypeNames: typeNames(repeat (each Argument).self)
                 ).description
             }
         }
