@@ -953,8 +953,13 @@ public struct ReferenceModel {
                 // The failure names the registration the element's key leads to, its service and
                 // name; when the instance it made is of another type (a forward), the type asked
                 // for with that registration's name (as `require` names it).
+                // A key no longer registered (a factory removed it) fails as a missing registration,
+                // named as asked for.
                 let key = ModelKey(type: request.type, name: name, args: .none)
-                guard let entry = lookup(key, from: container) else { return [.thrown("?")] }
+                guard let entry = lookup(key, from: container) else {
+                    let asked = name.flatMap { MName(rawValue: $0) }?.canonical
+                    return [.thrown(collectionElementName(request.type, asked))]
+                }
                 let failed = entries[entry].source ?? entries[entry].registration
                 return [
                     .thrown(
