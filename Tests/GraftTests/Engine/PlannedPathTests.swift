@@ -97,6 +97,38 @@ import Testing
         #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
     }
 
+    /// Only an entry whose factory is running outlives its replacement: a resolution (or a
+    /// `withObjectGraph` scope) that replaces registrations again and again keeps none of them.
+    @Test(arguments: [false, true])
+    func aRegistrationReplacedWhileItsFactoryIsNotRunningIsReleasedAtOnce(inGraphScope: Bool) {
+        let container = Container()
+        var releasedAtOnce: [Bool] = []
+        func replaceTwice() {
+            weak var replacedContext: Marker?
+            do {
+                let marker = Marker()
+                replacedContext = marker
+                container.register(Part.self, name: "other") { _ in
+                    withExtendedLifetime(marker) {}
+                    return Part("first")
+                }
+            }
+            container.register(Part.self, name: "other") { _ in Part("second") }
+            releasedAtOnce.append(replacedContext == nil)
+        }
+        container.register(Part.self) { r in
+            replaceTwice()
+            return Part("outer", [r.resolve(Part.self, name: "other")])
+        }
+        .inObjectScope(.transient)
+        if inGraphScope {
+            container.withObjectGraph(GraphIdentifier()) { _ in replaceTwice() }
+        } else {
+            #expect(container.resolve(Part.self)?.children.first??.label == "second")
+        }
+        #expect(releasedAtOnce == [true])
+    }
+
     @Test func aReplacedEntryResolvedAgainInsideItsOwnFactoryRunsTheNewFactory() {
         let container = Container()
         var inner: Part?

@@ -326,19 +326,22 @@ extension SharedState {
         withExtendedLifetime(error) {}
     }
 
-    /// Releases an entry a table no longer holds (replaced by a registration): now, or, while a
-    /// resolution is in flight, when the outermost one ends. A top-level request runs its entry's
-    /// factory holding the entry unretained (``Container/resolvePlanned(_:cell:as:)``): an entry
-    /// its factory replaces must outlive the request.
+    /// Releases an entry a table no longer holds (replaced by a registration): now, or, while its
+    /// factory runs, when the outermost resolution ends. A top-level request runs its entry's
+    /// factory holding the entry unretained (``Container/resolveTopLevel(_:cell:as:)``), so an
+    /// entry its factory replaces must outlive the request; any other entry goes at once (a
+    /// resolution that replaces registrations again and again keeps none of them).
     @usableFromInline
     func dropEntry(_ entry: __owned AnyServiceEntry) {
-        if resolution.depth > 0 { releaseLater(entry) }
+        if entry.factoryFrame >= 0 { releaseLater(entry) }
     }
 
-    /// Keeps every entry of `table` until the outermost resolution ends, when one is in flight and
-    /// the table is about to drop them all (``dropEntry(_:)``'s rule for a whole table).
+    /// ``dropEntry(_:)``'s rule for every entry of `table`, which is about to drop them all.
     func keepEntriesWhileResolving(_ table: RegistrationTable) {
-        if resolution.depth > 0 { releaseLater(table.registrations.map(\.entry)) }
+        if resolution.depth > 0 {
+            let running = table.registrations.map(\.entry).filter { $0.factoryFrame >= 0 }
+            if !running.isEmpty { releaseLater(running) }
+        }
     }
 
     /// Keeps `value` until the outermost resolution ends, then releases it.
