@@ -1077,8 +1077,13 @@ public struct ReferenceModel {
             // element fails the whole request.
             var elements: [Int] = []
             for name in collectionNames(of: request.type, from: context.resolver) {
+                // A key no longer registered (a factory removed it) fails the collection, as a
+                // missing registration does at the top level.
                 guard let entry = lookup(ModelKey(type: request.type, name: name, args: .none), from: context.resolver)
-                else { continue }
+                else {
+                    if !elements.isEmpty { releasedMidStep = true }
+                    return .none
+                }
                 let value = try resolveHandlingFailure(entry, as: request.type, &context)
                 guard !context.failed, case .node(let made) = value else {
                     if !elements.isEmpty { releasedMidStep = true }
