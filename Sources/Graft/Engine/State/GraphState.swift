@@ -37,9 +37,8 @@ struct GraphState {
     /// Leaves no identifier, no record recalled, and not escaped (the members stay).
     @inline(__always)
     mutating func forget() {
-        identifier = nil
-        escaped = false
         recalled = nil
+        forgetUnrecalled()
     }
 
     /// ``forget()`` of a graph that recalls no record: one a plain request began (it refuses a

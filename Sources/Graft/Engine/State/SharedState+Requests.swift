@@ -336,12 +336,10 @@ extension SharedState {
         if entry.factoryFrame >= 0 { releaseLater(entry) }
     }
 
-    /// ``dropEntry(_:)``'s rule for every entry of `table`, which is about to drop them all.
+    /// ``dropEntry(_:)`` for every entry of `table`, which is about to drop them all (with no
+    /// resolution in flight, no factory runs).
     func keepEntriesWhileResolving(_ table: RegistrationTable) {
-        if resolution.depth > 0 {
-            let running = table.registrations.map(\.entry).filter { $0.factoryFrame >= 0 }
-            if !running.isEmpty { releaseLater(running) }
-        }
+        if resolution.depth > 0 { for (_, entry) in table.registrations { dropEntry(entry) } }
     }
 
     /// Keeps `value` until the outermost resolution ends, then releases it.
