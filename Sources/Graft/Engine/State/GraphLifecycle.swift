@@ -26,14 +26,19 @@ extension SharedState {
         teardown.members.removeAll(keepingCapacity: true)
         teardown.entries.removeAll(keepingCapacity: true)
         resolution.keepBuffers(of: &teardown)
+        // The lists are read only where the hint says they may hold values (an access to either
+        // is a call in optimized builds): every value put on one sets it, and only
+        // `settleGeneralEnd` clears it, from the lists themselves.
+        guard resolution.mayHaveLaterReleases else {
+            assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
+            return resolution.settleGeneralEnd(listsMayHoldValues: false)
+        }
         // Released by the outermost resolution only: by then nothing of this one is in flight.
         while resolution.depth == 0 && !laterReleases.isEmpty {
             withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
-        // From the lists themselves, after every release; handed failures only where the hint
-        // said there may be some (an access to that list is a call in optimized builds).
-        resolution.settleGeneralEnd(
-            listsMayHoldValues: !laterReleases.isEmpty || (resolution.mayHaveLaterReleases && !handedFailures.isEmpty))
+        // After every release: a `deinit` it ran may have put more on them.
+        resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
 
     // MARK: Graphs
