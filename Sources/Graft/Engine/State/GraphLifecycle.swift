@@ -22,9 +22,10 @@ extension SharedState {
         for (storage, graph) in teardown.storages {
             if let graph { storage.setInstance(nil, inGraph: graph) } else { storage.graphResolutionCompleted() }
         }
-        teardown.values.removeAll(keepingCapacity: true)
-        teardown.members.removeAll(keepingCapacity: true)
-        teardown.entries.removeAll(keepingCapacity: true)
+        // Each list emptied only if it holds something: emptying an empty array is a call.
+        if !teardown.values.isEmpty { teardown.values.removeAll(keepingCapacity: true) }
+        if !teardown.members.isEmpty { teardown.members.removeAll(keepingCapacity: true) }
+        if !teardown.entries.isEmpty { teardown.entries.removeAll(keepingCapacity: true) }
         resolution.keepBuffers(of: &teardown)
         // The lists are read only where the hint says they may hold values (an access to either
         // is a call in optimized builds): every value put on one sets it, and only
