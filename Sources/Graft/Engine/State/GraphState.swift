@@ -118,16 +118,23 @@ struct GraphState {
 
     /// Sets the graph in flight aside and enters `identifier`'s, with an empty list, escaped, and
     /// what an earlier resolution of it left alive recalled; without an identifier, a new graph.
+    /// The list is the spare buffer, if there is one: a collection enters a graph of its own each
+    /// time it is resolved, and a list grown from empty would be allocated again and again.
     mutating func enter(_ identifier: GraphIdentifier?) -> SetAside {
         let outer = (self.identifier, escaped, recalled, members, fixed)
         let recalled = identifier.flatMap { records[$0] }
-        (self.identifier, escaped, self.recalled, members, fixed) = (identifier, identifier != nil, recalled, [], 0)
+        let list = exchange(&spareMembers, [])
+        (self.identifier, escaped, self.recalled, members, fixed) = (identifier, identifier != nil, recalled, list, 0)
         return outer
     }
 
-    /// Resumes the graph set aside, once the one entered has ended.
+    /// Resumes the graph set aside, once the one entered has ended (its emptied list becomes the
+    /// spare buffer, unless there is one).
     mutating func resume(_ outer: SetAside) {
-        (identifier, escaped, recalled, members, fixed) = outer
+        assert(members.isEmpty, "GraphState: a graph resumed over one that has not ended")
+        var ended = exchange(&members, outer.members)
+        keepBuffer(&ended)
+        (identifier, escaped, recalled, fixed) = (outer.identifier, outer.escaped, outer.recalled, outer.fixed)
     }
 }
 
