@@ -186,14 +186,18 @@ extension Container {
             // Outside a resolution there is no graph: `nil`, as in Swinject, and nothing to report.
             return hierarchy.resolution.escapedGraph as? Service
         }
-        if let wrapper = Service.self as? any ResolutionWrapper.Type {
-            if let wrapped = wrapper.wrap(
-                from: self, resolver: resolver, name: key.name, arguments: repeat each arguments)
-            {
-                return wrapped as? Service
+        if hierarchy.resolution.mayBeWrapper(Service.self) {
+            if let wrapper = Service.self as? any ResolutionWrapper.Type {
+                if let wrapped = wrapper.wrap(
+                    from: self, resolver: resolver, name: key.name, arguments: repeat each arguments)
+                {
+                    return wrapped as? Service
+                }
+                // An `Optional` not made: its registered service failed, and the caller reports why.
+                if wrapper is any OptionalValue.Type { return nil }
+            } else {
+                hierarchy.resolution.noteNotWrapper(Service.self)
             }
-            // An `Optional` not made: its registered service failed, and the caller reports why.
-            if wrapper is any OptionalValue.Type { return nil }
         }
         if reportsMiss {
             hierarchy.logMiss {

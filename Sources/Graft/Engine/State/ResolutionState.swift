@@ -90,8 +90,14 @@ struct ResolutionState {
     /// non-empty, and when a failure is recorded inside a request (``lastError``, which the
     /// request's end must forget once no call is left to read it). For the end of every request
     /// to test without a dynamic access check. Only a hint: a stale `true` sends a request down
-    /// the general path, which reads the lists themselves.
+    /// the general path, which reads the lists themselves; but never `false` while either list
+    /// holds a value (a teardown reads them only when it is set).
     private(set) var mayHaveLaterReleases = false
+    /// The last type resolved without a registration that is no wrapper Graft makes (`Optional`,
+    /// `Lazy`, `Provider`): whether a type conforms is a lookup in the runtime's cache of a few
+    /// hundred instructions, and a missing registration is often asked for again. (A type's
+    /// conformance to an internal protocol never changes.)
+    private(set) var lastTypeNotWrapping: ObjectIdentifier?
     /// The frame count of the innermost call that hands its failure to its caller instead of
     /// logging it (`require` throws it, a `Lazy` or `Provider` stops with it, `validate()`
     /// reports it), or -1. A failure met by a call at another level, such as a factory's own
@@ -374,6 +380,17 @@ struct ResolutionState {
     /// request's end must take the general path.
     mutating func expectGeneralEnd() {
         mayHaveLaterReleases = true
+    }
+
+    /// Whether `type` may be a wrapper Graft makes: not the last type found not to be one.
+    @inline(__always)
+    func mayBeWrapper(_ type: Any.Type) -> Bool {
+        ObjectIdentifier(type) != lastTypeNotWrapping
+    }
+
+    /// `type` was found not to be a wrapper Graft makes.
+    mutating func noteNotWrapper(_ type: Any.Type) {
+        lastTypeNotWrapping = ObjectIdentifier(type)
     }
 
     /// A teardown finished: the hint is recomputed from the lists themselves.
