@@ -77,6 +77,8 @@ extension Resolver {
     /// ```
     @MainActor
     public func resolveMain<Service>(_ serviceType: Service.Type, name: String? = nil) -> Service? {
-        Platform.onMainActorCall { resolve(serviceType, name: name) }
+        let outer = Platform.enterMainActorCall()
+        defer { Platform.leaveMainActorCall(outer) }
+        return resolve(serviceType, name: name)
     }
 }

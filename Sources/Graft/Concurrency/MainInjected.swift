@@ -39,8 +39,8 @@ struct MainInjectedPolicy<Service>: FirstAccessPolicy {
         // Set until a value is kept, which the component checked just before, unless the wrapper
         // holds a link instead.
         let resolver = resolver ?? access.resolverThroughLink(wrapper: Self.wrapperName)
-        return try Platform.onMainActorCall {
-            Result { () throws(ResolutionError) -> Service in try access.resolveInItsOwnRequest(through: resolver) }
-        }.get()
+        let outer = Platform.enterMainActorCall()
+        defer { Platform.leaveMainActorCall(outer) }
+        return try access.resolveInItsOwnRequest(through: resolver)
     }
 }

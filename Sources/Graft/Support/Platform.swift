@@ -47,14 +47,21 @@ enum Platform {
         }
     }
 
-    /// Runs `body` marked, on this thread, as a call made on the main actor (`resolveMain`,
-    /// `@MainInjected`): a main-actor factory reached synchronously from it may run even where the
-    /// main actor's executor is not the main thread (as under `swift test` on Linux).
-    static func onMainActorCall<T>(_ body: () -> T) -> T {
+    /// Marks what runs on this thread, until ``leaveMainActorCall(_:)``, as a call made on the main
+    /// actor (`resolveMain`, `@MainInjected`): a main-actor factory reached synchronously from it
+    /// may run even where the main actor's executor is not the main thread (as under `swift test`
+    /// on Linux). Returns the mark it replaces. A pair of calls, not a function taking a closure:
+    /// generic over the closure's result, unspecialized, it would ask the runtime for the metadata
+    /// of `Optional<Service>` on every call.
+    static func enterMainActorCall() -> UnsafeMutableRawPointer? {
         let outer = pthread_getspecific(mainActorCallKey)
         setThreadValue(mainActorCallKey, UnsafeMutableRawPointer(bitPattern: 1))
-        defer { setThreadValue(mainActorCallKey, outer) }
-        return body()
+        return outer
+    }
+
+    /// Ends what ``enterMainActorCall()`` began, restoring the mark it returned.
+    static func leaveMainActorCall(_ outer: UnsafeMutableRawPointer?) {
+        setThreadValue(mainActorCallKey, outer)
     }
 
     /// The pthread thread-specific key that marks a main-actor call, made once.
