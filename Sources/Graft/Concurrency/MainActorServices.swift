@@ -27,12 +27,14 @@ extension Container {
             // resolution, a `.container` hit included (its slots keep no cell for the inlined hit),
             // before anything else; so a main-actor instance is never handed to another thread, and
             // its factory never runs there (the factory checks again, for any caller).
-            let label = serviceLabel(Service.self, name: name)
             return container.add(
                 ServiceEntry<Service>(
                     serviceType: serviceType, name: name, container: container,
                     throwingFactory: { resolver, _ in
-                        guard Platform.isOnMainActor() else { throw MainActorServiceError(service: label) }
+                        // The label is made only when it is thrown: describing a type is slow.
+                        guard Platform.isOnMainActor() else {
+                            throw MainActorServiceError(service: serviceLabel(Service.self, name: name))
+                        }
                         // Safe: checked just above that this code runs on the main actor (the main
                         // thread, the main actor's executor, or synchronously inside `resolveMain`),
                         // and `assumeIsolated` runs the closure synchronously on this thread: the two

@@ -29,11 +29,15 @@ extension Container {
     /// built (``ServiceEntry/storedInstance(in:)``), with no check of its own: built, the instance;
     /// not built, a factory that refuses with a message naming `resolveAsync`.
     func makeAsyncEntry<Service: Sendable>(for registration: AsyncServiceEntry<Service>) -> ServiceEntry<Service> {
-        let label = registration.label
-        let call = resolutionCall("resolveAsync", Service.self, name: registration.name)
+        // The message's names are made only when it is thrown: describing a type is slow.
+        let name = registration.name
         let entry = ServiceEntry<Service>(
-            serviceType: Service.self, name: registration.name, container: self,
-            throwingFactory: { _, _ in throw AsyncServiceNotBuilt(service: label, call: call) }, kind: .async)
+            serviceType: Service.self, name: name, container: self,
+            throwingFactory: { _, _ in
+                throw AsyncServiceNotBuilt(
+                    service: serviceLabel(Service.self, name: name),
+                    call: resolutionCall("resolveAsync", Service.self, name: name))
+            }, kind: .async)
         entry.madeExtras.state.asyncRegistration = registration
         entry.setKeeping(.custom, storage: nil)
         return entry
