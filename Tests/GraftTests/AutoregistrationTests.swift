@@ -1,5 +1,6 @@
 import Foundation
 import Graft
+import GraftTesting
 import Testing
 
 private final class Part0 {}
@@ -161,7 +162,7 @@ private func expectedParts(_ container: Container, count: Int) -> [ObjectIdentif
     return (0..<count).map { ObjectIdentifier(parts[$0 % parts.count]) }
 }
 
-@Suite struct AutoregistrationTests {
+@Suite(.capturedLog) struct AutoregistrationTests {
     @Test func initializerWithTwentyOneParametersGetsEachResolved() throws {
         let container = containerWithParts()
         container.autoregister(Wide21.self, initializer: Wide21.init)

@@ -1,8 +1,9 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
 
-@Suite struct CircularityTests {
+@Suite(.capturedLog) struct CircularityTests {
     @Test(arguments: [ObjectScope.graph, .container])
     func propertyCycleThroughInitCompletedIsOneGraph(_ scope: ObjectScope) {
         let container = Container()

@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -88,7 +89,7 @@ private final class OptionalHolder {
 
 /// Every first-access cache re-entered during its first access by a `deinit` or a factory hands
 /// out one instance to everyone: the first one kept.
-@Suite struct FirstAccessReentryTests {
+@Suite(.capturedLog) struct FirstAccessReentryTests {
     @Test(arguments: [false, true])
     func lazyReadByADeinitAtTheEndOfItsFirstAccessHandsOutOneInstance(synchronized: Bool) {
         var lazy: Lazy<Piece>?
@@ -260,7 +261,7 @@ private final class OptionalHolder {
 
 /// A first access that fails keeps nothing; `nil` of an optional service is kept only when nothing
 /// is registered.
-@Suite struct FirstAccessFailureTests {
+@Suite(.capturedLog) struct FirstAccessFailureTests {
     /// A container whose transient `Piece` factory throws on its first call only.
     private func failingOnce() -> Container {
         let container = Container()
@@ -407,7 +408,7 @@ enum FirstAccessReentry: CaseIterable, Sendable {
 
 /// One first access for all the wrappers: the same rules, told apart only where their policies
 /// differ (`Provider` keeps nothing). Each test runs every wrapper through the same program.
-@Suite struct FirstAccessPathTests {
+@Suite(.capturedLog) struct FirstAccessPathTests {
     /// A transient `Piece` (so the scope shares nothing): re-entered during its first access, a
     /// wrapper that keeps hands the instance kept first to the nested read, the outer one and every
     /// later one; a `Provider` resolves anew each time.

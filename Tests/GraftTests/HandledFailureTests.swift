@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -57,7 +58,7 @@ private final class HFCounter: @unchecked Sendable {
     var count = 0
 }
 
-@Suite struct HandledFailureTests {
+@Suite(.capturedLog) struct HandledFailureTests {
     /// Registers `HFLogger` with a factory that throws `HFBroken(tag)`, counting its runs.
     private func registerThrowingLogger(in container: Container, tag: String) -> HFCounter {
         let runs = HFCounter()

@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -52,7 +53,7 @@ struct EmploymentAssembly: Assembly {
     }
 }
 
-@Suite struct LazyTests {
+@Suite(.capturedLog) struct LazyTests {
     @Test func resolvesOnFirstAccessThenKeepsTheInstance() {
         let container = Container()
         let made = Counter()
@@ -201,7 +202,7 @@ private struct Unchecked<Value>: @unchecked Sendable {
 }
 
 // Provider's cases mirror LazyTests' one for one, so each wrapper's behaviour reads on its own.
-@Suite struct ProviderTests {
+@Suite(.capturedLog) struct ProviderTests {
     @Test func resolvesOnEveryAccess() {
         let container = Container()
         let made = Counter()
@@ -270,7 +271,7 @@ private struct Unchecked<Value>: @unchecked Sendable {
 
 /// A `Lazy` or `Provider` whose resolution fails stops with the reason itself, whether or not
 /// anything was logged.
-@Suite struct DeferredFailureTests {
+@Suite(.capturedLog) struct DeferredFailureTests {
     final class Node {
         let children: [Node]
         init(children: [Node]) { self.children = children }
@@ -312,7 +313,7 @@ private struct Unchecked<Value>: @unchecked Sendable {
     }
 }
 
-@Suite struct OptionalResolutionTests {
+@Suite(.capturedLog) struct OptionalResolutionTests {
     @Test func optionalOfARegisteredType() {
         let container = Container()
         container.register(Dog.self, name: "Hachi") { (_, age: Int) in Dog(name: "\(age)") }

@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -23,7 +24,7 @@ private final class Fragile {}
 private final class Hinge {}
 private final class Door { init(_ hinge: Hinge?) {} }
 
-@Suite struct LoggingTests {
+@Suite(.capturedLog) struct LoggingTests {
     @Test func unregisteredTypeReturnsNilAndSaysNothingExists() {
         let log = LogCapture()
         let container = Container()
@@ -356,8 +357,7 @@ private final class Absent {}
     }
 
     @Test func loggingFunctionRunsWithNoLockOfGraftsHeld() {
-        let capture = LogCapture()
-        _ = capture
+        LogCapture.buildMessagesProcessWide()
         let first = Container()
         let firstHierarchy = UncheckedBox(first.hierarchy)
         let second = Container()

@@ -1,4 +1,5 @@
 import Graft
+import GraftTesting
 import Testing
 
 private protocol Companion: AnyObject {}
@@ -56,7 +57,7 @@ private func makeContainer() -> Container {
     return container
 }
 
-@Suite struct ResolverOperatorTests {
+@Suite(.capturedLog) struct ResolverOperatorTests {
     @Test func postfixOperatorResolvesTheParameterType() throws {
         let container = makeContainer()
         container.register(Keeper.self) { r in Keeper(pet: r~>, bowl: r~>) }

@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -50,7 +51,7 @@ private func withBoss(in scope: ObjectScope, _ body: (Container, Boss) -> Void) 
     withExtendedLifetime(container) { body(container, container.resolve(Boss.self)!) }
 }
 
-@Suite struct SwinjectParityLazyTests {
+@Suite(.capturedLog) struct SwinjectParityLazyTests {
     @Test func transientLazyMakesItsOwnInstance() {
         withBoss(in: .transient) { _, boss in
             #expect(boss.lazyClient.instance !== boss.clerk.lazyClient.instance)
@@ -129,7 +130,7 @@ private func withBoss(in scope: ObjectScope, _ body: (Container, Boss) -> Void) 
     }
 }
 
-@Suite struct SwinjectParityProviderTests {
+@Suite(.capturedLog) struct SwinjectParityProviderTests {
     @Test(arguments: [ObjectScope.transient, .graph])
     func providerMakesAnInstanceOnEveryRead(_ scope: ObjectScope) {
         withBoss(in: scope) { _, boss in
@@ -164,7 +165,7 @@ private func withBoss(in scope: ObjectScope, _ body: (Container, Boss) -> Void) 
     }
 }
 
-@Suite struct SwinjectParityDeferredInAFactoryTests {
+@Suite(.capturedLog) struct SwinjectParityDeferredInAFactoryTests {
     @Test func lazyAndProviderReadInTheFactoryThatGotThemShareItsGraph() {
         let container = Container()
         container.register(Food.self) { _ in Sushi() }

@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -16,7 +17,7 @@ private final class Kitten {
 private enum Outer { final class Inner {} }
 private struct Crate<Content> { let content: Content }
 
-@Suite struct SwinjectParityRegistrationTests {
+@Suite(.capturedLog) struct SwinjectParityRegistrationTests {
     @Test func registrationsOfOneTypeAreKeptApartByTheirArguments() {
         let container = Container()
         container.register(Animal.self) { _ in Cat() }
@@ -127,7 +128,7 @@ private struct Crate<Content> { let content: Content }
     }
 }
 
-@Suite struct SwinjectParityHierarchyTests {
+@Suite(.capturedLog) struct SwinjectParityHierarchyTests {
     @Test func factoryResolvingThroughACapturedChildCompletesTheParentsResolution() {
         let parent = Container()
         let child = Container(parent: parent)
@@ -171,7 +172,7 @@ private struct Crate<Content> { let content: Content }
     }
 }
 
-@Suite struct SwinjectParityBehaviorTests {
+@Suite(.capturedLog) struct SwinjectParityBehaviorTests {
     final class Spy: Behavior {
         var names: [String?] = []
         var types: [Any.Type] = []
@@ -227,7 +228,7 @@ private struct Crate<Content> { let content: Content }
     }
 }
 
-@Suite struct SwinjectParityTypeForwardingTests {
+@Suite(.capturedLog) struct SwinjectParityTypeForwardingTests {
     private protocol Walker {}
     private protocol Swimmer {}
     private protocol Runner {}
@@ -307,7 +308,7 @@ private struct Crate<Content> { let content: Content }
     }
 }
 
-@Suite struct SwinjectParityDescriptionTests {
+@Suite(.capturedLog) struct SwinjectParityDescriptionTests {
     @Test func forwardedEntryIsListedUnderEachType() {
         let container = Container()
         container.register(Cat.self) { _ in Cat() }.implements(Animal.self)
@@ -367,7 +368,7 @@ private struct Crate<Content> { let content: Content }
     }
 }
 
-@Suite struct SwinjectParityAssemblerTests {
+@Suite(.capturedLog) struct SwinjectParityAssemblerTests {
     private struct ExposesItsContainer: Assembly {
         func assemble(container: Container) {
             container.register(Container.self) { _ in container }

@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -7,7 +8,7 @@ private protocol Swimmer: AnyObject {}
 private protocol Barker: AnyObject {}
 extension Dog: Walker, Swimmer, Barker {}
 
-@Suite struct TypeForwardingTests {
+@Suite(.capturedLog) struct TypeForwardingTests {
     @Test func forwardedTypeResolvesThroughTheEntry() {
         let container = Container()
         let entry = container.register(Dog.self) { _ in Dog() }

@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -30,7 +31,7 @@ private final class SerialSource: @unchecked Sendable {  // `count` is only touc
     var value: Int { lock.withLock { count } }
 }
 
-@Suite struct AsyncServiceTests {
+@Suite(.capturedLog) struct AsyncServiceTests {
     @Test func aThousandTasksShareOneBuild() async throws {
         let builds = SerialSource()
         let container = Container()

@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -29,7 +30,7 @@ private final class CompletingBehavior: Behavior {
 /// A behavior told about an async registration is handed what answers the synchronous `resolve`.
 /// An `initCompleted` action it adds is one of the registration's: run after an instance is made,
 /// at most once for each instance, not again at every `resolve` that hands the same instance out.
-@Suite struct BehaviorsAddingInitCompletedToAsyncRegistrationsTests {
+@Suite(.capturedLog) struct BehaviorsAddingInitCompletedToAsyncRegistrationsTests {
     @Test func anInitCompletedActionRunsAtMostOnceForOneAsyncInstance() async throws {
         let completions = Completions()
         let container = Container()

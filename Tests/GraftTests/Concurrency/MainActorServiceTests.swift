@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -36,7 +37,7 @@ private func makeContainer(counting made: Made) -> Container {
     return container
 }
 
-@Suite struct MainActorServiceTests {
+@Suite(.capturedLog) struct MainActorServiceTests {
     @MainActor @Test func failurePathNamesAMainActorServiceOnce() {
         let log = LogCapture()
         let container = Container()

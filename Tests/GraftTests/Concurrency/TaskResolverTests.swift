@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -16,7 +17,7 @@ private final class LockedValue<Value: Sendable>: @unchecked Sendable {  // `sto
 
 private struct Signal: Sendable {}
 
-@Suite struct TaskResolverTests {
+@Suite(.capturedLog) struct TaskResolverTests {
     @Test func withResolverBindsCurrentThenRestoresIt() {
         let resolver = clockContainer(clock: 1).synchronize()
         let outside = SynchronizedResolver.current

@@ -1,10 +1,11 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
 
 /// Every kind of registration (`register`, `registerMain`, `registerAsync`) is one entry in its
 /// container's table, and `registrations` reports its own scope and counts.
-@Suite struct RegistrationKindsTests {
+@Suite(.capturedLog) struct RegistrationKindsTests {
     final class Screen {}
     final class Store: Sendable {}
     final class Plain {}
@@ -71,7 +72,7 @@ import Testing
 
 /// A main-actor registration refused off the main actor inside a running factory fails that
 /// nested resolution with its own reason, as a refusal at the top does.
-@Suite struct MainActorRefusalInAFactoryTests {
+@Suite(.capturedLog) struct MainActorRefusalInAFactoryTests {
     final class RefusedInFactoryScreen {}
     final class Holder {
         let screen: RefusedInFactoryScreen?
@@ -100,7 +101,7 @@ import Testing
         container.register(Holder.self) { r in Holder(screen: r.resolve(RefusedInFactoryScreen.self)) }
         let log = LogCapture()
         let resolver = container.synchronize()
-        let screenIsNil = await Task.detached { resolver.resolve(Holder.self)?.screen == nil }.value
+        let screenIsNil = await Task.detached { log.capturing { resolver.resolve(Holder.self)?.screen == nil } }.value
         #expect(screenIsNil)
         let refusals = log.messages(mentioning: "RefusedInFactoryScreen").filter { $0.contains("off the main actor") }
         #expect(!refusals.isEmpty)
@@ -110,7 +111,7 @@ import Testing
 /// A main-actor registration made by user code while a resolution runs (a factory, a `deinit` at
 /// the graph's end) turns on the hierarchy's entry checks mid-path; the resolution in flight and
 /// the ones after it answer as before.
-@Suite struct MainActorRegistrationDuringAResolutionTests {
+@Suite(.capturedLog) struct MainActorRegistrationDuringAResolutionTests {
     final class Late {}
     final class Maker {}
     final class Dropped {

@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -43,7 +44,7 @@ private func thrownReason<T>(_ body: () throws(ResolutionError) -> T) -> String?
 /// that fails is broken, not absent, so its failure is thrown; only a missing registration is
 /// `nil`. Callers that give an `Optional`'s `nil` to user code (`Lazy`, `Provider`, `@Injected`,
 /// `~>`) log that failure, as `resolve` does.
-@Suite struct RequireAgreementTests {
+@Suite(.capturedLog) struct RequireAgreementTests {
     @Test(arguments: [false, true])
     func requireOfAnOptionalOfAFailingServiceThrowsTheFailure(throughView: Bool) {
         let log = LogCapture()

@@ -1,4 +1,5 @@
 import Foundation
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -68,7 +69,7 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
     }
 }
 
-@Suite struct ResolutionErrorTests {
+@Suite(.capturedLog) struct ResolutionErrorTests {
     @Test func hitReturnsTheSameAsResolve() throws {
         let container = Container()
         container.register(Storage.self) { _ in Storage() }.inObjectScope(.container)

@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -20,7 +21,7 @@ private final class Made: @unchecked Sendable {  // touched by one test's thread
 /// A `Provider`, a `Lazy` or an `@Injected` property read in a factory after a failure the factory
 /// handled, or before the factory throws a failure on, resolves its own service: the other
 /// failure is not its. A request that fails keeps nothing it made, and logs its own failure.
-@Suite struct DeferredReadInAFailedRequestTests {
+@Suite(.capturedLog) struct DeferredReadInAFailedRequestTests {
     /// A container with `Snapping` failing (also under `name`) and `Gear` made in `scope`,
     /// counting the `Gear`s made.
     private func container(partScope scope: ObjectScope, made: Made, name: String = "") -> Container {

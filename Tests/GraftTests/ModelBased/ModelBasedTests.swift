@@ -61,7 +61,7 @@ import Testing
     /// Runs the programs of `GRAFT_MODEL_PROGRAMS` seeds (1,000 by default) from `GRAFT_MODEL_SEED`
     /// (1) with `features`, each checked against the model; reports the first 5 that differ, shrunk.
     @MainActor static func runPrograms(features: ProgramFeatures) {
-        _ = LogCapture()
+        LogCapture.buildMessagesProcessWide()
         let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
         let firstSeed = Self.environment("GRAFT_MODEL_SEED").flatMap { UInt64($0) } ?? 1
         let trace = Self.environment("GRAFT_MODEL_TRACE") == "1"

@@ -1,5 +1,7 @@
 import Foundation
 import Graft
+import GraftTesting
+import Testing
 
 protocol Animal: AnyObject {
     var name: String? { get }
@@ -92,37 +94,39 @@ final class PackForwarder: Resolver {
     }
 }
 
-/// Captures Graft's log messages. Tests run in parallel and the logging function is process-wide,
-/// so one recorder is installed for the whole test process and each test looks only for messages
-/// naming its own types.
+/// The log messages of the running test: tests run in parallel and may name their types alike,
+/// so each reads the ``CapturedLog`` its suite's `.capturedLog` trait binds to it, never the
+/// process-wide logging function. A test without that trait records an issue.
 struct LogCapture {
-    private let recorder = LogRecorder.shared
+    private let log: CapturedLog
 
-    func capturing<T>(_ body: () -> T) -> T { body() }
-
-    func messages(mentioning text: String) -> [String] {
-        recorder.lines.filter { $0.contains(text) }
-    }
-}
-
-private final class LogRecorder: @unchecked Sendable {  // `stored` is only touched under `lock`
-    static let shared = LogRecorder()
-    private let lock = NSLock()
-    private var stored: [String] = []
-
-    private init() {
-        Container.loggingFunction = { [unowned self] message in
-            lock.lock()
-            stored.append(message)
-            lock.unlock()
+    init(sourceLocation: SourceLocation = #_sourceLocation) {
+        Self.buildMessagesProcessWide()
+        if let current = CapturedLog.current {
+            log = current
+        } else {
+            Issue.record(
+                "LogCapture reads the test's own log: apply .capturedLog to its suite",
+                sourceLocation: sourceLocation
+            )
+            log = CapturedLog()
         }
     }
 
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
+    /// Runs `body` with this test's log bound, also on a thread or a detached task the test
+    /// started, where the suite's trait does not reach.
+    func capturing<T>(_ body: () -> T) -> T {
+        Container.withLoggingFunction(log.append, operation: body)
     }
+
+    func messages(mentioning text: String) -> [String] {
+        log.messages.filter { $0.contains(text) }
+    }
+
+    /// Sets, once, a process-wide logging function that keeps nothing, so that Graft builds the
+    /// message of every failed resolution (what a process with logging on pays) on every thread.
+    static func buildMessagesProcessWide() { _ = processWide }
+    private static let processWide: Void = { Container.loggingFunction = { _ in } }()
 }
 
 /// A resolver of the application's own that hands every request to a container: `require` asks it
