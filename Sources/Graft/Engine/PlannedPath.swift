@@ -24,52 +24,97 @@ extension Container {
         // With no request in flight, a plain factory's request needs no nesting bookkeeping. (The
         // hint keeps the call out of the way of nested resolutions, the more frequent.)
         if _slowPath(hierarchy.resolution.depth == 0) { return try resolveTopLevel(slot, cell: cell, as: serviceType) }
-        return try resolvePlannedConstruction(slot, cell: cell, as: serviceType)
+        return try resolvePlannedConstruction(Self.entry(in: slot, as: serviceType), cell: cell)
+    }
+
+    /// The entry of a direct slot, unretained. A direct cell belongs to a `ServiceEntry` of the
+    /// key's own type (see `RegistrationTable.Slot`): the cast only states that (and is checked in
+    /// debug builds).
+    @inlinable @inline(__always)
+    static func entry<Service>(
+        in slot: UnsafeMutablePointer<RegistrationTable.Slot>, as serviceType: Service.Type
+    ) -> Unmanaged<ServiceEntry<Service>> {
+        Unmanaged.passUnretained(unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
     }
 
     /// ``resolvePlanned(_:cell:as:)`` past its graph instance and its plain request: the
     /// construction's two halves around the factory call.
+    ///
+    /// The entry unretained until the factory returns, under ``resolveTopLevel(_:cell:as:)``'s
+    /// invariant (its `factoryFrame` is set from the first half on, so a table that drops it hands
+    /// it to the hierarchy). A nested construction of a plain factory (no request of its own)
+    /// whose plan the factory left as it was keeps it unretained through the second half too,
+    /// which then runs no user code; any other retains it before the second half.
     @inlinable @inline(__always)
     func resolvePlannedConstruction<Service>(
-        _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, cell: InstanceCell, as serviceType: Service.Type
+        _ unretained: Unmanaged<ServiceEntry<Service>>, cell: InstanceCell
     ) throws(ResolutionFailed) -> Service {
-        // A direct cell belongs to a `ServiceEntry` of the key's own type (see `RegistrationTable.Slot`):
-        // the cast only states that (and is checked in debug builds). Retained for the call: the
-        // factory may change the table.
-        let entry = unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self)
-        let start = entry.beginPlanned(in: hierarchy)
+        let start = unretained._withUnsafeGuaranteedRef { $0.beginPlanned(in: hierarchy) }
         switch start.outcome {
         case .factory:
-            let resolver: Resolver = self  // one existential for both calls: making one retains
-            // The plan is set only for an entry with a plain factory or a throwing one without
-            // arguments; the throwing one is called out of line, so a plain factory's call has no
-            // error handling around it.
-            let made: Service
-            if entry.hasPlainFactory {
-                made = entry.plainFactory(resolver)
-            } else {
-                made = try entry.callPlannedThrowingFactory(resolver, from: start, in: hierarchy)
-            }
-            let finish =
-                cell.plan == InstanceCell.planGraph
-                ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
-                : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
-            switch finish {
-            case .made: return made
-            case .failed: throw ResolutionFailed()
-            case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
-            }
+            break
         case .refused:
             throw ResolutionFailed()
         case .general:
-            return try entry.resolveOrFail(as: Service.self, in: self, resolver: self, arguments: nil)
+            return try unretained.takeUnretainedValue().resolveOrFail(
+                as: Service.self, in: self, resolver: self, arguments: nil)
+        }
+        let resolver: Resolver = self  // one existential for both calls: making one retains
+        // The plan is set only for an entry with a plain factory or a throwing one without
+        // arguments; the throwing one is called out of line, so a plain factory's call has no
+        // error handling around it. A throwing factory's failure runs user code (what it made
+        // is dropped): its entry is retained for the call.
+        guard unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory }) else {
+            let entry = unretained.takeUnretainedValue()
+            let made = try entry.callPlannedThrowingFactory(resolver, from: start, in: hierarchy)
+            return try finishPlannedConstruction(made, entry: entry, from: start, cell: cell, resolver: resolver)
+        }
+        let plan = cell.plan
+        #if DEBUG
+            var held = unretained.takeUnretainedValue()  // the same entry, held: checked below
+            defer { withExtendedLifetime(held) {} }
+        #endif
+        let made = unretained._withUnsafeGuaranteedRef { $0.plainFactory(resolver) }
+        #if DEBUG
+            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
+        #endif
+        guard start.request == nil && cell.plan == plan else {
+            // Ending a request, or keeping as a scope or actions the factory set, may run user code.
+            return try finishPlannedConstruction(
+                made, entry: unretained.takeUnretainedValue(), from: start, cell: cell, resolver: resolver)
+        }
+        let finish = unretained._withUnsafeGuaranteedRef {
+            plan == InstanceCell.planGraph
+                ? $0.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
+                : $0.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
+        }
+        switch finish {
+        case .made: return made
+        case .failed: throw ResolutionFailed()
+        case .kept: return try unretained.takeUnretainedValue().finishWithKeptInstance(in: hierarchy, request: nil)
+        }
+    }
+
+    /// The second half of ``resolvePlannedConstruction(_:cell:)`` with the entry retained.
+    @inlinable @inline(__always)
+    func finishPlannedConstruction<Service>(
+        _ made: Service, entry: ServiceEntry<Service>, from start: PlannedStart, cell: InstanceCell, resolver: Resolver
+    ) throws(ResolutionFailed) -> Service {
+        let finish =
+            cell.plan == InstanceCell.planGraph
+            ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
+            : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
+        switch finish {
+        case .made: return made
+        case .failed: throw ResolutionFailed()
+        case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
         }
     }
 }
 
 extension Container {
     /// A planned entry's resolution with no request in flight: its plain request
-    /// (``ServiceEntry/beginPlainRequest(in:)``), or ``resolvePlannedConstruction(_:cell:as:)``
+    /// (``ServiceEntry/beginPlainRequest(in:)``), or ``resolvePlannedConstruction(_:cell:)``
     /// when it cannot begin one. The whole request in one frame, out of line (nested resolutions,
     /// which run the callers unspecialized, would pay for it), specialized in the caller.
     ///
@@ -84,11 +129,10 @@ extension Container {
     func resolveTopLevel<Service>(
         _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, cell: InstanceCell, as serviceType: Service.Type
     ) throws(ResolutionFailed) -> Service {
-        let unretained = Unmanaged.passUnretained(
-            unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
+        let unretained = Self.entry(in: slot, as: serviceType)
         let hierarchy = self.hierarchy
         guard unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory && $0.beginPlainRequest(in: hierarchy) }) else {
-            return try resolvePlannedConstruction(slot, cell: cell, as: serviceType)
+            return try resolveUnplainTopLevel(unretained, cell: cell)
         }
         #if DEBUG
             var held = unretained.takeUnretainedValue()  // the same entry, held: checked below
@@ -101,6 +145,18 @@ extension Container {
         if unretained._withUnsafeGuaranteedRef({ $0.endPlainRequest(in: hierarchy) }) { return made }
         // The general end may run user code: the entry retained, while the request holds it.
         return try unretained.takeUnretainedValue().finishPlainRequest(made, in: self)
+    }
+}
+
+extension Container {
+    /// ``resolvePlannedConstruction(_:cell:)`` for a top-level request that cannot be a plain
+    /// one (a throwing factory, validation, a recalled graph): out of line, so the plain request's
+    /// frame does not pay for the construction's.
+    @inlinable @inline(never)
+    func resolveUnplainTopLevel<Service>(
+        _ unretained: Unmanaged<ServiceEntry<Service>>, cell: InstanceCell
+    ) throws(ResolutionFailed) -> Service {
+        try resolvePlannedConstruction(unretained, cell: cell)
     }
 }
 

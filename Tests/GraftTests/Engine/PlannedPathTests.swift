@@ -97,6 +97,45 @@ import Testing
         #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
     }
 
+    // A nested construction of a plain factory holds its entry unretained too, through its second
+    // half when it opens no request of its own. An entry whose own factory replaces or removes it
+    // (transient or graph-scoped, nested in a factory or in a `withObjectGraph` scope, where it
+    // opens a request) lives until the outermost request ends.
+
+    @Test(arguments: [false, true], [false, true])
+    func aNestedEntryDroppedByItsOwnFactoryLivesUntilTheRequestEnds(inGraphScope: Bool, removes: Bool) {
+        for scope in [ObjectScope.transient, .graph] {
+            let container = Container()
+            weak var droppedContext: Marker?
+            var aliveWhenTheFactoryReturned: Bool?
+            do {
+                let marker = Marker()
+                droppedContext = marker
+                container.register(Part.self, name: "dependency") { _ in
+                    withExtendedLifetime(marker) {}
+                    if removes {
+                        container.removeAll()
+                    } else {
+                        container.register(Part.self, name: "dependency") { _ in Part("new") }.inObjectScope(scope)
+                    }
+                    aliveWhenTheFactoryReturned = droppedContext != nil
+                    return Part("old")
+                }
+                .inObjectScope(scope)
+            }
+            container.register(Part.self) { r in Part("outer", [r.resolve(Part.self, name: "dependency")]) }
+                .inObjectScope(.transient)
+            let made =
+                inGraphScope
+                ? container.withObjectGraph(GraphIdentifier()) { $0.resolve(Part.self, name: "dependency") }
+                : container.resolve(Part.self)?.children.first ?? nil
+            #expect(made?.label == "old", "\(scope)")
+            #expect(aliveWhenTheFactoryReturned == true, "\(scope)")
+            #expect(droppedContext == nil, "the dropped entry is released once the request ends (\(scope))")
+            #expect(container.resolve(Part.self, name: "dependency")?.label == (removes ? nil : "new"), "\(scope)")
+        }
+    }
+
     /// Only an entry whose factory is running outlives its replacement: a resolution (or a
     /// `withObjectGraph` scope) that replaces registrations again and again keeps none of them.
     @Test(arguments: [false, true])
