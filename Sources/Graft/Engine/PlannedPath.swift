@@ -37,6 +37,24 @@ extension Container {
         Unmanaged.passUnretained(unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
     }
 
+    /// Calls the plain factory of an entry held unretained. Debug builds hold it beside, and check
+    /// after the call that something else still holds it (the invariant of
+    /// ``resolveTopLevel(_:cell:as:)``).
+    @inlinable @inline(__always)
+    static func callPlainFactory<Service>(
+        of unretained: Unmanaged<ServiceEntry<Service>>, resolver: Resolver
+    ) -> Service {
+        #if DEBUG
+            var held = unretained.takeUnretainedValue()
+            defer { withExtendedLifetime(held) {} }
+            let made = held.plainFactory(resolver)
+            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
+            return made
+        #else
+            return unretained._withUnsafeGuaranteedRef { $0.plainFactory(resolver) }
+        #endif
+    }
+
     /// ``resolvePlanned(_:cell:as:)`` past its graph instance and its plain request: the
     /// construction's two halves around the factory call.
     ///
@@ -70,14 +88,7 @@ extension Container {
             return try finishPlannedConstruction(made, entry: entry, from: start, cell: cell, resolver: resolver)
         }
         let plan = cell.plan
-        #if DEBUG
-            var held = unretained.takeUnretainedValue()  // the same entry, held: checked below
-            defer { withExtendedLifetime(held) {} }
-        #endif
-        let made = unretained._withUnsafeGuaranteedRef { $0.plainFactory(resolver) }
-        #if DEBUG
-            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
-        #endif
+        let made = Self.callPlainFactory(of: unretained, resolver: resolver)
         guard start.request == nil && cell.plan == plan else {
             // Ending a request, or keeping as a scope or actions the factory set, may run user code.
             return try finishPlannedConstruction(
@@ -134,14 +145,7 @@ extension Container {
         guard unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory && $0.beginPlainRequest(in: hierarchy) }) else {
             return try resolveUnplainTopLevel(unretained, cell: cell)
         }
-        #if DEBUG
-            var held = unretained.takeUnretainedValue()  // the same entry, held: checked below
-            defer { withExtendedLifetime(held) {} }
-        #endif
-        let made = unretained._withUnsafeGuaranteedRef { $0.plainFactory(self) }
-        #if DEBUG
-            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
-        #endif
+        let made = Self.callPlainFactory(of: unretained, resolver: self)
         if unretained._withUnsafeGuaranteedRef({ $0.endPlainRequest(in: hierarchy) }) { return made }
         // The general end may run user code: the entry retained, while the request holds it.
         return try unretained.takeUnretainedValue().finishPlainRequest(made, in: self)
