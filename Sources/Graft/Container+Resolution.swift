@@ -80,6 +80,13 @@ extension Container {
                 return cell.instance(as: Service.self)
             }
             if cell.plan != InstanceCell.planGeneral {
+                // The graph's instance, read here by unspecialized code (a factory's own
+                // resolutions, where graph hits happen) rather than in `resolvePlanned`'s frame;
+                // specialized callers leave it to `resolvePlanned`, keeping their frame small.
+                if !_isConcrete(Service.self), cell.hasPlannedGraphInstance {
+                    cell.countResolution()
+                    return cell.graphInstance(as: Service.self)
+                }
                 // A top-level transient skips `resolvePlanned`'s frame when the caller is
                 // specialized (`_isConcrete` is constant there): unspecialized, this is the code
                 // every nested resolution runs, and the test would enlarge its frame.

@@ -140,6 +140,11 @@ struct InstanceCell {
     @inlinable @inline(__always)
     var hasGraphInstance: Bool { graphState == Self.graphHeld }
 
+    /// Whether the planned path returns the current graph's instance: a graph-scoped plan that
+    /// holds one.
+    @inlinable @inline(__always)
+    var hasPlannedGraphInstance: Bool { plan == Self.planGraph && hasGraphInstance }
+
     @usableFromInline static let graphEmpty: UInt8 = 0
     @usableFromInline static let graphHeld: UInt8 = 1
     @usableFromInline static let graphFinished: UInt8 = 2

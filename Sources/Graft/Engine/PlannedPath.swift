@@ -17,7 +17,8 @@ extension Container {
     func resolvePlanned<Service>(
         _ slot: UnsafeMutablePointer<RegistrationTable.Slot>, cell: InstanceCell, as serviceType: Service.Type
     ) throws(ResolutionFailed) -> Service {
-        if cell.hasGraphInstance && cell.plan == InstanceCell.planGraph {
+        // Unspecialized code has read the graph's instance already (`resolveRegistered`).
+        if _isConcrete(Service.self), cell.hasPlannedGraphInstance {
             cell.countResolution()
             return cell.graphInstance(as: Service.self)
         }
