@@ -200,4 +200,62 @@ private struct Boxed {
         _ = container.resolve(Root.self)
         #expect(sawOwn.value == true)
     }
+
+    // A graph holds the entry of each member it lists (a count taken when the member is listed,
+    // given back at the end of its teardown), so an entry whose table drops it while the graph
+    // lists it lives until the graph ends, and not after; its release may run user code.
+
+    @Test(arguments: [false, true])
+    func anEntryOfAChildContainerDroppedInAFactoryLivesUntilTheGraphEnds(throughView: Bool) {
+        let root = Container()
+        let resolver: Resolver = throughView ? root.synchronize() : root
+        weak var droppedContext: Tracker?
+        var aliveWhenTheFactoryReturned: Bool?
+        root.register(Part.self) { r in
+            var child: Container? = Container(parent: root)
+            do {
+                let tracker = Tracker()
+                droppedContext = tracker
+                child?.register(Part.self, name: "inner") { _ in
+                    withExtendedLifetime(tracker) {}
+                    return Part("inner")
+                }
+            }
+            let inner = child?.resolve(Part.self, name: "inner")
+            let again = child?.resolve(Part.self, name: "inner")
+            child = nil  // the child's table, and its entry, are dropped here
+            aliveWhenTheFactoryReturned = droppedContext != nil
+            return Part("outer", [inner, again, r.resolve(Part.self, name: "missing")])
+        }
+        let made = resolver.resolve(Part.self)
+        #expect(made?.children.first??.label == "inner")
+        #expect(made?.children[0] === made?.children[1], "one instance in the graph")
+        #expect(aliveWhenTheFactoryReturned == true)
+        #expect(droppedContext == nil, "the entry is released when the graph ends")
+    }
+
+    @Test func anEntryReleasedAtItsGraphsEndMayResolveRegisterAndRemove() {
+        let container = Container()
+        var resolvedFromTheRelease: [String?] = []
+        container.register(Part.self, name: "other") { _ in Part("other") }
+        for round in 0..<3 {
+            do {
+                let echo = Echo {
+                    container.register(Part.self, name: "late") { _ in Part("late") }
+                    resolvedFromTheRelease.append(container.resolve(Part.self, name: "other")?.label)
+                    if round == 2 { container.removeAll() }
+                }
+                container.register(Part.self) { r in
+                    withExtendedLifetime(echo) {}
+                    // Replaced while its factory runs: the graph's member holds the old entry.
+                    container.register(Part.self) { _ in Part("replacement") }
+                    return Part("first", [r.resolve(Part.self, name: "other")])
+                }
+            }
+            #expect(container.resolve(Part.self)?.label == "first")
+            #expect(resolvedFromTheRelease.count == round + 1, "the replaced entry is released with its graph")
+        }
+        #expect(resolvedFromTheRelease == ["other", "other", "other"])
+        #expect(container.resolve(Part.self, name: "late") == nil)
+    }
 }

@@ -24,7 +24,10 @@ extension SharedState {
         }
         // Each list emptied only if it holds something: emptying an empty array is a call.
         if !teardown.values.isEmpty { teardown.values.removeAll(keepingCapacity: true) }
-        if !teardown.members.isEmpty { teardown.members.removeAll(keepingCapacity: true) }
+        if !teardown.members.isEmpty {
+            resolution.countReleasedEntries(teardown.members.count)
+            GraphMember.releaseEntries(of: &teardown.members)
+        }
         if !teardown.entries.isEmpty { teardown.entries.removeAll(keepingCapacity: true) }
         resolution.keepBuffers(of: &teardown)
         // The lists are read only where the hint says they may hold values (an access to either

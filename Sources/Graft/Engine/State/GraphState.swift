@@ -19,6 +19,11 @@ struct GraphState {
     private(set) var records: [GraphIdentifier: GraphRecord] = [:]
     private var sweepThreshold = 64
     private var spareMembers: [GraphMember] = []
+    #if DEBUG
+        /// Debug builds: the entries members hold, counted by ``hold(_:cell:)`` and
+        /// ``countReleasedEntries(_:)``; never negative, and zero when the hierarchy ends.
+        private(set) var retainedEntries = 0
+    #endif
 
     /// The identifier, made now if no one asked for it yet.
     var current: GraphIdentifier {
@@ -52,6 +57,10 @@ struct GraphState {
 
     @inline(__always)
     mutating func hold(_ entry: AnyServiceEntry, cell: InstanceCell) {
+        _ = Unmanaged<AnyObject>.passUnretained(entry).retain()  // the member's: see `GraphMember`
+        #if DEBUG
+            retainedEntries += 1
+        #endif
         members.append(GraphMember(entry: entry, cell: cell))
     }
 
@@ -80,6 +89,16 @@ struct GraphState {
     mutating func relist(_ member: GraphMember) {
         member.cell.isListedInGraph = true
         members.append(member)
+    }
+
+    /// Counts, in debug builds, the entries of `count` members about to be released
+    /// (``GraphMember/releaseEntries(of:)``). Runs no user code.
+    @inline(__always)
+    mutating func countReleasedEntries(_ count: Int) {
+        #if DEBUG
+            retainedEntries -= count
+            assert(retainedEntries >= 0, "GraphState: a member's entry released twice")
+        #endif
     }
 
     /// Keeps the emptied buffer of a teardown, for the next one.
@@ -140,7 +159,26 @@ struct GraphState {
 
 /// An entry on the current graph's list, with its cell, so ending the graph can mark every value
 /// finished without a call into the entry.
+///
+/// The entry is held by a count taken when the member is made (``GraphState/hold(_:cell:)``) and
+/// given back when the member leaves the last list, at the end of its teardown
+/// (``releaseEntries(of:)``): the member itself is a plain value, so moving members
+/// between lists (a graph set aside, a rollback, a teardown) and emptying a list count nothing,
+/// and a list of them is destroyed without a call per element. The invariant: every member is on
+/// exactly one list (a graph's, one set aside, or a teardown's) from its `hold` to its release;
+/// a move between lists removes it from the first. The cell, inside the entry's memory or owned
+/// by it, lives as long. Debug builds count the entries held and check the count never goes
+/// negative and is zero when the hierarchy ends.
 struct GraphMember {
-    let entry: AnyServiceEntry
+    unowned(unsafe) let entry: AnyServiceEntry
     let cell: InstanceCell
+
+    /// Gives back the entries of members taken off every list (a teardown's, once their values
+    /// are released, and counted by ``GraphState/countReleasedEntries(_:)``), and empties
+    /// `members`. An entry's release may run user code (its factory's captures), as an
+    /// instance's does: not inside a transition of the hierarchy's state.
+    static func releaseEntries(of members: inout [GraphMember]) {
+        for member in members { Unmanaged<AnyObject>.passUnretained(member.entry).release() }
+        members.removeAll(keepingCapacity: true)
+    }
 }

@@ -135,6 +135,12 @@ struct ResolutionState {
         graph.hold(entry, cell: cell)
     }
 
+    /// A teardown's members are about to give back their entries (debug builds count them).
+    @inline(__always)
+    mutating func countReleasedEntries(_ count: Int) {
+        graph.countReleasedEntries(count)
+    }
+
     /// A construction kept a new instance beyond the graph.
     @inline(__always)
     mutating func keptNewInstance(_ entry: AnyServiceEntry, generation: Int) {

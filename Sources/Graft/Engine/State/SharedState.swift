@@ -68,6 +68,9 @@ final class SharedState {
     static let maximumDepth = 200
 
     deinit {
+        #if DEBUG
+            assert(resolution.graph.retainedEntries == 0, "SharedState: a graph member's entry was never released")
+        #endif
         resolution.stack.deallocate()
     }
 
