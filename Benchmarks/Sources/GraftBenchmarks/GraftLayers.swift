@@ -97,6 +97,27 @@ extension GraftWorkloads {
                 throughView
             ),
             (
+                "transient with one transient dependency (plain: two transient resolves)",
+                {
+                    let withDependency = GraftWorkloads.container()
+                    withDependency.register(N8.self) { _ in N8() }.inObjectScope(.transient)
+                    withDependency.register(N4.self) { r in N4(r.resolve(N8.self)!) }.inObjectScope(.transient)
+                    return resolving("Graft") { withDependency.resolve(N4.self) }
+                }(),
+                {
+                    let plainTransient = GraftWorkloads.container()
+                    plainTransient.register(N8.self) { _ in N8() }.inObjectScope(.transient)
+                    return Workload(
+                        check: { try require(plainTransient.resolve(N8.self) != nil, "two transients") },
+                        run: { count in
+                            for _ in 0..<count {
+                                BlackHole.consume(plainTransient.resolve(N8.self))
+                                BlackHole.consume(plainTransient.resolve(N8.self))
+                            }
+                        })
+                }()
+            ),
+            (
                 "require on a hit (plain container)",
                 Workload(
                     check: { try require((try? container.require(Singleton.self)) === singleton, "require") },

@@ -52,6 +52,7 @@ private let gateRuns: [String: (operations: Int, fillers: Bool)] = [
     "resolve through SynchronizedResolver.current (bound by withResolver)": (25_600, true),
     "@Injected: object made, then first access (plain: object made resolving in init)": (6_400, true),
     "@Injected, later access": (38_400, true),
+    "transient with one transient dependency (plain: two transient resolves)": (6_400, true),
     "require on a hit (plain container)": (96_000, true),
     "10-node graph, factories use require (plain: resolve(...)!)": (640, true),
     "resolveAsync of a built singleton": (25_600, true),
