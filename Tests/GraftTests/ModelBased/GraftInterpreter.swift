@@ -827,6 +827,10 @@ public final class ContainerInterpreter {
         case .resetGraphScope: container.resetObjectScope(.graph)
         case .reregister: _ = register(registration, into: container)
         case .removeAll: container.removeAll()
+        case .droppedChildResolves:
+            let child = Container(parent: container)
+            child.register(ModelProbePart.self) { _ in ModelProbePart() }
+            _ = child.resolve(ModelProbePart.self)
         }
     }
 

@@ -211,9 +211,13 @@ public enum MDeinit: Int, CaseIterable, Sendable {
 /// `resetObjectScope(.graph)` on its registration's container, or register its own registration
 /// again (so the next resolution finds a new entry), or read the `@Injected` of the newest slot
 /// (made before the step, outside any resolution), whose first access then runs inside the
-/// factory's request, or `removeAll()` on its registration's container (its own entry among them).
+/// factory's request, or `removeAll()` on its registration's container (its own entry among them),
+/// or make a child of its registration's container, register the graph-scoped `ProbePart` in it,
+/// resolve that through the child (the request's graph keeps the child's entry and instance) and
+/// drop the child before the factory returns. The last shows in no trace: the child's entry must
+/// outlive the child until the graph ends, which a crash, a sanitizer or a debug check sees.
 public enum MFactoryAction: Int, CaseIterable, Sendable {
-    case none, resetContainerScope, resetGraphScope, reregister, readInjected, removeAll
+    case none, resetContainerScope, resetGraphScope, reregister, readInjected, removeAll, droppedChildResolves
 }
 
 public struct MRegistration: Hashable, Sendable {
@@ -503,6 +507,7 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         case .reregister: body += "c\(r.container).register(same again); "
         case .readInjected: body += "_ = newestSlot.service; "
         case .removeAll: body += "c\(r.container).removeAll(); "
+        case .droppedChildResolves: body += "_ = Container(parent: c\(r.container)) + ProbePart resolved from it; "
         }
         body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
         if r.service != .cls(r.makes) { body += " as \(r.service)" }
@@ -1604,7 +1609,9 @@ public enum ProgramGenerator {
                 : actionRoll < 12
                     ? .reregister
                     : actionRoll < 14
-                        ? .removeAll : actionRoll < 20 && features.contains(.graftAPI) ? .readInjected : .none
+                        ? .removeAll
+                        : actionRoll < 20 && features.contains(.graftAPI)
+                            ? .readInjected : actionRoll >= 96 ? .droppedChildResolves : .none
         return MRegistration(
             container: random.below(containers), service: service, makes: makes, name: makeName(&random),
             args: isMain ? .none : makeArgs(&random), scope: scope, dependencies: dependencies,
