@@ -218,6 +218,9 @@ public enum MDeinit: Int, CaseIterable, Sendable {
 /// outlive the child until the graph ends, which a crash, a sanitizer or a debug check sees.
 public enum MFactoryAction: Int, CaseIterable, Sendable {
     case none, resetContainerScope, resetGraphScope, reregister, readInjected, removeAll, droppedChildResolves
+
+    /// Whether what it does can change what later steps observe.
+    public var isVisible: Bool { self != .none && self != .droppedChildResolves }
 }
 
 public struct MRegistration: Hashable, Sendable {

@@ -883,7 +883,7 @@ public struct ReferenceModel {
                 let handedOut = nodes[wrapper].cached
                 for made in nodesAtStepStart..<nodes.count where made != dead && nodes[made].madeBy >= 0 {
                     let other = entries[nodes[made].madeBy].registration
-                    if other.onDeinit.isVisible || other.factoryAction != .none {
+                    if other.onDeinit.isVisible || other.factoryAction.isVisible {
                         throw Unmodelable("deinit: re-entered first access makes objects with actions twice")
                     }
                     // The nested access makes instances of its own, and the outer one's are
