@@ -61,7 +61,7 @@ extension Container {
             ServiceEntry(
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: key, name: name, container: self,
-                argumentTypeNames: typeNames(repeat (each Argument).self),
+                argumentTypeNames: { typeNames(repeat (each Argument).self) },
                 plainFactory: isPlain ? { resolver in withUnsafePointer(to: ()) { readArguments(resolver, $0) } } : nil,
                 argumentFactory: isPlain ? nil : readArguments))
     }
@@ -98,7 +98,7 @@ extension Container {
             ServiceEntry(
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: argumentsKey(repeat (each Argument).self), name: name, container: self,
-                argumentTypeNames: typeNames(repeat (each Argument).self),
+                argumentTypeNames: { typeNames(repeat (each Argument).self) },
                 throwingFactory: { resolver, arguments in
                     // As for a factory that cannot throw: the path passes a pointer to exactly this
                     // tuple type (the placeholder address only for a tuple of zero size).
@@ -205,11 +205,4 @@ extension Container {
                 key: key, argumentTypeNames: entry.argumentTypeNames,
                 lineage: selfAndAncestors.map(ObjectIdentifier.init)))
     }
-}
-
-/// The names of `types`, made only when a failure message asks for them: a registration with
-/// arguments keeps this, not the names.
-@inlinable
-func typeNames<each Argument>(_ types: repeat (each Argument).Type) -> () -> [String] {
-    { typeNames(repeat (each Argument).self) }
 }

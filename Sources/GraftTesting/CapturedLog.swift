@@ -2,13 +2,6 @@ import Graft
 import Testing
 
 // Graft — MIT License.
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// The messages Graft logged while one test (or one ``withCapturedLog(_:)-(CapturedLog)->R`` call)
 /// ran: each test sees its own, also when tests run in parallel, where ``Graft/Container/loggingFunction``
@@ -23,48 +16,20 @@ import Testing
 ///     #expect(CapturedLog.current?.messages.contains { $0.contains("Clock") } == true)
 /// }
 /// ```
-public final class CapturedLog: @unchecked Sendable {  // `stored` is only touched under `mutex`
-    // Raw memory: a pthread mutex must not move. Invariant: allocated and initialized here, locked
-    // only around a copy or an append of `stored` (no user code, so never locked twice by one
-    // thread), destroyed when the capture is. Debug builds make it an error-checking mutex and
-    // stop on any failed lock or unlock (a second lock by one thread, an unlock by another).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
-    private var stored: [String] = []
+public final class CapturedLog: Sendable {
+    private let stored = Locked<[String]>([])
 
     /// The capture of the running test (or ``withCapturedLog(_:)-(CapturedLog)->R`` call), if any.
     @TaskLocal public static var current: CapturedLog?
 
     /// An empty capture.
-    public init() {
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        defer { pthread_mutexattr_destroy(&attributes) }
-        #if DEBUG
-            pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
-        #endif
-        precondition(pthread_mutex_init(mutex, &attributes) == 0, "pthread_mutex_init failed")
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    public init() {}
 
     /// What was logged so far, oldest first.
-    public var messages: [String] { withLock { stored } }
+    public var messages: [String] { stored.withLock { $0 } }
 
     /// Adds a message; the logging function the capture binds.
-    public func append(_ message: String) { withLock { stored.append(message) } }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        let locked = pthread_mutex_lock(mutex)
-        assert(locked == 0, "CapturedLog: pthread_mutex_lock failed: \(locked)")
-        defer {
-            let unlocked = pthread_mutex_unlock(mutex)
-            assert(unlocked == 0, "CapturedLog: pthread_mutex_unlock failed: \(unlocked)")
-        }
-        return body()
-    }
+    public func append(_ message: String) { stored.withLock { $0.append(message) } }
 }
 
 /// Runs `operation` with a new ``CapturedLog``, passed to it and ``CapturedLog/current`` while it

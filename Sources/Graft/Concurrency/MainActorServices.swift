@@ -33,7 +33,7 @@ extension Container {
                     throwingFactory: { resolver, _ in
                         // The label is made only when it is thrown: describing a type is slow.
                         guard Platform.isOnMainActor() else {
-                            throw MainActorServiceError(service: serviceLabel(Service.self, name: name))
+                            throw RefusedResolution.offMainActor(serviceLabel(Service.self, name: name))
                         }
                         // Safe: checked just above that this code runs on the main actor (the main
                         // thread, the main actor's executor, or synchronously inside `resolveMain`),
@@ -51,21 +51,22 @@ extension Container {
     }
 }
 
-/// A main-actor service reached off the main thread.
-struct MainActorServiceError: Error, CustomStringConvertible, RefusedResolution {
-    let service: String
-    var description: String {
-        "\(service) is registered with registerMain and was resolved off the main actor, where its factory "
-            + "may not run: resolve it with resolveMain (or @MainInjected) on the main actor."
-    }
-    var reason: ResolutionError.Reason { .notOnMainActor }
-}
+/// Why a registration refused to be resolved before any factory of the application ran: a
+/// main-actor service off the main actor (`.notOnMainActor`), or an async service not built yet
+/// (a `factoryFailed` with this error). The resolution fails with this reason and message, not as
+/// a factory that threw.
+struct RefusedResolution: Error, CustomStringConvertible {
+    let description: String
+    let isOffMainActor: Bool
+    var reason: ResolutionError.Reason { isOffMainActor ? .notOnMainActor : .factoryFailed(self) }
 
-/// Why a registration refused to be resolved before any factory of the application ran (a
-/// main-actor service off the main actor, an async service not built yet): the resolution fails
-/// with this reason and message, not as a factory that threw.
-protocol RefusedResolution: Error, CustomStringConvertible {
-    var reason: ResolutionError.Reason { get }
+    /// A main-actor service, `service`, reached off the main actor.
+    static func offMainActor(_ service: String) -> Self {
+        Self(
+            description: "\(service) is registered with registerMain and was resolved off the main actor, where its "
+                + "factory may not run: resolve it with resolveMain (or @MainInjected) on the main actor.",
+            isOffMainActor: true)
+    }
 }
 
 extension Resolver {

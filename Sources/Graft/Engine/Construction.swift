@@ -84,7 +84,7 @@ extension ServiceEntry {
         if arguments != nil { hierarchy.diagnostics.validation?.observe(self, in: hierarchy) }
         if kind == .mainActor {
             guard Platform.isOnMainActor() else {
-                refuse(MainActorServiceError(service: SharedState.label(self)), in: hierarchy)
+                refuse(.offMainActor(SharedState.label(self)), in: hierarchy)
                 return false
             }
             hierarchy.resolution.noteMainActorResult()

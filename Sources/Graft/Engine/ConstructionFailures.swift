@@ -9,7 +9,7 @@ extension ServiceEntry {
     /// Fails this resolution with `refusal` as a construction whose factory threw it fails: the
     /// request it opens (or the nested resolution) fails with the registration on the path, logged
     /// once; nothing is made or kept.
-    func refuse(_ refusal: some RefusedResolution, in hierarchy: SharedState) {
+    func refuse(_ refusal: RefusedResolution, in hierarchy: SharedState) {
         do {
             let construction = try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase)
             failConstruction(
@@ -87,7 +87,7 @@ extension ServiceEntry {
             hierarchy.fail(error)
         } else if !hierarchy.resolution.hasFailed {
             // With the refused registration's (or this factory's) frame still on the path.
-            let refusal = thrown as? any RefusedResolution
+            let refusal = thrown as? RefusedResolution
             let what = refusal?.description ?? "the factory of \(SharedState.label(self)) threw \(thrown)"
             hierarchy.fail(
                 ResolutionError(

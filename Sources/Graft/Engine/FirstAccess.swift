@@ -217,7 +217,7 @@ final class FirstAccess<Service> {
             return held.value
         }
         let label = serviceLabel((Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self, name: name)
-        let refusal = MainActorServiceError(service: label)
+        let refusal = RefusedResolution.offMainActor(label)
         let error = ResolutionError(refusal.reason, path: [label], message: refusal.description)
         if let absent = absentAfterFailure(error) { return absent }
         stopAfterFailure(error, policy)

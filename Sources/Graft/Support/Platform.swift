@@ -233,17 +233,17 @@ final class RecursiveMutex: @unchecked Sendable {  // a mutex: its state is the 
 }
 
 /// A value behind a mutex of its own: process-wide state read and written from any thread.
-final class Locked<Value>: @unchecked Sendable {  // `value` is only touched under `mutex`
+package final class Locked<Value>: @unchecked Sendable {  // `value` is only touched under `mutex`
     private let mutex = RecursiveMutex()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` on the value under the mutex.
     @inline(__always)
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try mutex.withLock { try body(&value) }
     }
 }

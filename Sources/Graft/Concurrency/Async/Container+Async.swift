@@ -34,9 +34,11 @@ extension Container {
         let entry = ServiceEntry<Service>(
             serviceType: Service.self, name: name, container: self,
             throwingFactory: { _, _ in
-                throw AsyncServiceNotBuilt(
-                    service: serviceLabel(Service.self, name: name),
-                    call: resolutionCall("resolveAsync", Service.self, name: name))
+                throw RefusedResolution(
+                    description: "\(serviceLabel(Service.self, name: name)) is registered with registerAsync and has "
+                        + "not been built yet: resolve it with `try await resolver."
+                        + "\(resolutionCall("resolveAsync", Service.self, name: name))`, which builds it (a synchronous "
+                        + "resolve returns it once built).", isOffMainActor: false)
             }, kind: .async)
         entry.madeExtras.state.asyncRegistration = registration
         entry.setKeeping(.custom, storage: nil)
@@ -106,16 +108,4 @@ extension Container {
 /// `resolve(Database.self, name: "main")`: a call to show in a message.
 func resolutionCall(_ method: String, _ type: Any.Type, name: String?) -> String {
     "\(method)(\(type).self" + (name.map { ", name: \"\($0)\")" } ?? ")")
-}
-
-/// A synchronous resolution of an async service not built yet.
-struct AsyncServiceNotBuilt: Error, CustomStringConvertible, RefusedResolution {
-    let service: String
-    /// The call that builds it, `resolveAsync(Database.self)`.
-    let call: String
-    var description: String {
-        "\(service) is registered with registerAsync and has not been built yet: resolve it with "
-            + "`try await resolver.\(call)`, which builds it (a synchronous resolve returns it once built)."
-    }
-    var reason: ResolutionError.Reason { .factoryFailed(self) }
 }
