@@ -13,7 +13,7 @@ struct KeptEntries {
 
     @inline(__always)
     mutating func append(_ entry: AnyServiceEntry, generation: Int) {
-        list.append(KeptMember(entry: entry, generation: generation))
+        list.append((entry, generation))
     }
 
     /// What was kept so far no failure takes back.
@@ -45,7 +45,4 @@ struct KeptEntries {
 }
 
 /// An entry that kept a new instance during a request, with the generation it kept it in.
-struct KeptMember {
-    let entry: AnyServiceEntry
-    let generation: Int
-}
+typealias KeptMember = (entry: AnyServiceEntry, generation: Int)

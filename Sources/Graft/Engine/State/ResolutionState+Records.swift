@@ -21,13 +21,10 @@ extension ResolutionState {
     }
 
     /// What the end of a failed request (or of one that set a failure aside) leaves its caller to do.
-    struct RequestEnd {
-        /// The failure that ended the request (`nil`: it succeeded), for the caller to record again
-        /// after the teardown (its `deinit`s may record failures of their own).
-        let failure: ResolutionError?
-        /// What the transition took out of the state, for the caller to release.
-        let released: ResolutionError?
-    }
+    /// `failure`: the failure that ended the request (`nil`: it succeeded), for the caller to
+    /// record again after the teardown (its `deinit`s may record failures of their own);
+    /// `released`: what the transition took out of the state, for the caller to release.
+    typealias RequestEnd = (failure: ResolutionError?, released: ResolutionError?)
 
     /// What ``enterGraphScope(_:)`` hands back, for ``leaveGraphScope(_:into:)``.
     struct GraphScope {

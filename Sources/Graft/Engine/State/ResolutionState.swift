@@ -312,7 +312,7 @@ struct ResolutionState {
     mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
         let handsOn = hasFailed && failureEndsRequest && stack.count > 0
         let setAside = request.suspendsFailure ? suspendedFailures.removeLast() : nil
-        let end = RequestEnd(failure: failure, released: handsOn ? setAside : failure)
+        let end: RequestEnd = (failure, handsOn ? setAside : failure)
         if !handsOn { failure = setAside }
         depth -= 1
         if end.failure == nil {
