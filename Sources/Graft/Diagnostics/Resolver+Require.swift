@@ -21,7 +21,9 @@ extension Resolver {
     @inlinable
     public func require<Service>(_ serviceType: Service.Type, name: String? = nil) throws(ResolutionError) -> Service {
         if let container = Container.exactly(self) {
-            return try container.requireWithoutArguments(serviceType, name: name)
+            return try Container.borrowed(container) { c throws(ResolutionError) in
+                try c.requireWithoutArguments(serviceType, name: name)
+            }
         }
         return try requireThroughForeignResolver(serviceType, name: name)
     }
@@ -48,7 +50,9 @@ extension Resolver {
         arguments: repeat each Argument
     ) throws(ResolutionError) -> Service {
         if let container = Container.exactly(self) {
-            return try container.requireService(serviceType, name: name, arguments: repeat each arguments)
+            return try Container.borrowed(container) { c throws(ResolutionError) in
+                try c.requireService(serviceType, name: name, arguments: repeat each arguments)
+            }
         }
         if let instance = resolve(serviceType, name: name, arguments: repeat each arguments) { return instance }
         throw foreignResolverMiss(serviceType, name: name, argumentTypeNames: typeNames(repeat (each Argument).self))
@@ -77,7 +81,8 @@ extension Resolver {
 }
 
 extension Container {
-    /// `resolver` itself when it is a `Container` or a view (`SynchronizedResolver`), else `nil`.
+    /// `resolver` itself, unretained, when it is a `Container` or a view (`SynchronizedResolver`),
+    /// else `nil`.
     ///
     /// `Container` is not open, and `SynchronizedResolver` is its only subclass, so these two
     /// types are every resolver that is a `Container`: comparing the resolver's type with them is
@@ -86,16 +91,56 @@ extension Container {
     /// every `require` a factory makes.
     ///
     /// Invariant: the bit cast runs only when `R` is one of these two class types, so `resolver`
-    /// is exactly one strong reference to a `Container` (checked in debug builds). It goes through
-    /// a raw pointer, a trivial copy: the reference comes out borrowed from `resolver`, as the
-    /// compile-time cast a caller with a concrete `Container` gets, and costs no retain there.
+    /// is exactly one strong reference to a `Container` (checked in debug builds), and the caller
+    /// borrows `resolver` for as long as it uses the result: the container outlives it. It goes
+    /// through a raw pointer, a trivial copy, and comes out unretained: a strong reference made
+    /// from it in unspecialized code (a factory's `require` through the `Resolver` it receives)
+    /// is retained and released around its use, writing the shared container's reference count
+    /// from every thread that resolves through it.
     @inlinable @inline(__always)
-    static func exactly<R: Resolver>(_ resolver: R) -> Container? {
+    static func exactly<R: Resolver>(_ resolver: R) -> Unmanaged<Container>? {
         // Any other resolver (an existential such as `any Container & Sendable` included) takes
         // the path of a resolver of the application's own.
         guard R.self == Container.self || R.self == SynchronizedResolver.self else { return nil }
         assert(resolver is Container, "Graft: \(R.self) taken for a Container")
-        return unsafeBitCast(unsafeBitCast(resolver, to: UnsafeRawPointer.self), to: Container.self)
+        return Unmanaged.fromOpaque(unsafeBitCast(resolver, to: UnsafeRawPointer.self))
+    }
+
+    /// The container of ``exactly(_:)`` as a strong reference, for a caller that keeps it (a
+    /// collection's closures). A bit cast: specialized, it is not retained, where the result of
+    /// `takeUnretainedValue()` is.
+    @inlinable @inline(__always)
+    static func strongly<R: Resolver>(_ resolver: R) -> Container? {
+        guard let unretained = exactly(resolver) else { return nil }
+        return unsafeBitCast(unretained.toOpaque(), to: Container.self)
+    }
+
+    /// Calls `body` with the container of ``exactly(_:)``, borrowed for the call (no retain):
+    /// under its invariant, the caller's resolver keeps the container alive until `body` returns.
+    /// Debug builds hold it beside, and check when `body` returns or throws that something else
+    /// still holds it.
+    @inlinable @inline(__always)
+    static func borrowed<Result>(
+        _ container: Unmanaged<Container>, _ body: (Container) throws(ResolutionError) -> Result
+    ) throws(ResolutionError) -> Result {
+        #if DEBUG
+            var held = container.takeUnretainedValue()
+            defer {
+                assert(!isKnownUniquelyReferenced(&held), "Graft: a resolver's container was released while it resolved")
+            }
+            return try body(held)
+        #else
+            // Specialized, the strong reference costs no retain, and the untyped error below
+            // would cost its conversion.
+            if _isConcrete(Result.self) { return try body(unsafeBitCast(container.toOpaque(), to: Container.self)) }
+            // `_withUnsafeGuaranteedRef` rethrows untyped: the error comes back as `any Error`,
+            // only ever a `ResolutionError` (`body`'s type).
+            do {
+                return try container._withUnsafeGuaranteedRef { c in try body(c) }
+            } catch {
+                throw error as! ResolutionError
+            }
+        #endif
     }
 
     @inlinable

@@ -79,6 +79,30 @@ private func requireGenerically<R: Resolver>(_ r: R) throws -> Part { try r.requ
         }
     }
 
+    /// A factory's `require` borrows the resolver it was given: when the factory has dropped
+    /// every other reference and the nested `require` fails, its error still reaches the caller
+    /// with the path, and the container is freed afterwards, through the container and its view.
+    @Test func aFailingRequireThroughAContainerItsFactoryLetGo() {
+        for throughView in [false, true] {
+            for _ in 0..<50 {
+                let holder = LifetimeHolder()
+                let c = Container()
+                c.register(Part.self) { [unowned holder] r throws in
+                    holder.container = nil
+                    return Part("top", [try r.require(Part.self, name: "missing")])
+                }
+                .inObjectScope(.transient)
+                holder.container = throughView ? c.synchronize() : c
+                holder.weakContainer = c
+                _ = consume c
+                let error = #expect(throws: ResolutionError.self) { try holder.container!.require(Part.self) }
+                if let error, case .notRegistered = error.reason {} else { Issue.record("reason \(String(describing: error?.reason))") }
+                #expect(error?.path == ["Part", "Part (name: \"missing\")"])
+                #expect(holder.weakContainer == nil)
+            }
+        }
+    }
+
     @Test func requireThroughEveryKindOfResolverFromAThrowingFactory() throws {
         let c = Container()
         c.register(Part.self, name: "leaf") { _ in Part("leaf") }
