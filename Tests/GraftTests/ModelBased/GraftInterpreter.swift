@@ -129,6 +129,9 @@ final class ModelProbe {
     init(part: ModelProbePart?) { self.part = part }
 }
 final class ModelProbePart {}
+
+/// The one reference a program keeps to a child container that its own factory drops.
+final class ChildBox { var child: Container? }
 /// Registered by `deinit`s under fresh names.
 final class ModelScratch {}
 /// Registered with `registerAsync` (never built: the programs are synchronous).
@@ -831,6 +834,25 @@ public final class ContainerInterpreter {
             let child = Container(parent: container)
             child.register(ModelProbePart.self) { _ in ModelProbePart() }
             _ = child.resolve(ModelProbePart.self)
+        case .childDroppedByItsFactory:
+            // The child's factory drops the program's one reference to the child, then resolves
+            // through it (`require`, which borrows the resolver it is given, on Graft), a
+            // dependency that exists and one that does not: the request's own reference keeps the
+            // child alive until it returns.
+            let box = ChildBox()
+            box.child = Container(parent: container)
+            box.child!.register(ModelProbePart.self) { _ in ModelProbePart() }
+            box.child!.register(ModelProbe.self) { [unowned box] r in
+                box.child = nil
+                #if INTERPRET_SWINJECT
+                    _ = r.resolve(ModelProbePart.self, name: "missing")
+                    return ModelProbe(part: r.resolve(ModelProbePart.self))
+                #else
+                    _ = try? r.require(ModelProbePart.self, name: "missing")
+                    return ModelProbe(part: try? r.require(ModelProbePart.self))
+                #endif
+            }
+            _ = box.child!.resolve(ModelProbe.self)
         }
     }
 

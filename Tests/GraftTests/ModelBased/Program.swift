@@ -214,13 +214,16 @@ public enum MDeinit: Int, CaseIterable, Sendable {
 /// factory's request, or `removeAll()` on its registration's container (its own entry among them),
 /// or make a child of its registration's container, register the graph-scoped `ProbePart` in it,
 /// resolve that through the child (the request's graph keeps the child's entry and instance) and
-/// drop the child before the factory returns. The last shows in no trace: the child's entry must
-/// outlive the child until the graph ends, which a crash, a sanitizer or a debug check sees.
+/// drop the child before the factory returns; or make a child whose own factory drops the one
+/// reference to it the program had, then requires through it. The last two show in no trace: the
+/// child's entry must outlive the child until the graph ends, and the child the request that
+/// resolves through it, which a crash, a sanitizer or a debug check sees.
 public enum MFactoryAction: Int, CaseIterable, Sendable {
     case none, resetContainerScope, resetGraphScope, reregister, readInjected, removeAll, droppedChildResolves
+    case childDroppedByItsFactory
 
     /// Whether what it does can change what later steps observe.
-    public var isVisible: Bool { self != .none && self != .droppedChildResolves }
+    public var isVisible: Bool { self != .none && self != .droppedChildResolves && self != .childDroppedByItsFactory }
 }
 
 public struct MRegistration: Hashable, Sendable {
@@ -511,6 +514,8 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         case .readInjected: body += "_ = newestSlot.service; "
         case .removeAll: body += "c\(r.container).removeAll(); "
         case .droppedChildResolves: body += "_ = Container(parent: c\(r.container)) + ProbePart resolved from it; "
+        case .childDroppedByItsFactory:
+            body += "_ = Container(parent: c\(r.container)) whose factory drops it, then requires through it; "
         }
         body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
         if r.service != .cls(r.makes) { body += " as \(r.service)" }
@@ -1614,7 +1619,9 @@ public enum ProgramGenerator {
                     : actionRoll < 14
                         ? .removeAll
                         : actionRoll < 20 && features.contains(.graftAPI)
-                            ? .readInjected : actionRoll >= 96 ? .droppedChildResolves : .none
+                            ? .readInjected
+                            : actionRoll >= 96
+                                ? .droppedChildResolves : actionRoll >= 92 ? .childDroppedByItsFactory : .none
         return MRegistration(
             container: random.below(containers), service: service, makes: makes, name: makeName(&random),
             args: isMain ? .none : makeArgs(&random), scope: scope, dependencies: dependencies,

@@ -1202,7 +1202,7 @@ public struct ReferenceModel {
         case .reregister: _ = try register(registration, in: container)
         case .removeAll: removeAll(container)
         case .readInjected: return  // `readInjectedInFactory`, which needs the request
-        case .droppedChildResolves: return  // nothing a trace shows
+        case .droppedChildResolves, .childDroppedByItsFactory: return  // nothing a trace shows
         }
         releasedMidStep = true
     }
