@@ -126,7 +126,8 @@ extension Container {
         #if DEBUG
             var held = container.takeUnretainedValue()
             defer {
-                assert(!isKnownUniquelyReferenced(&held), "Graft: a resolver's container was released while it resolved")
+                assert(
+                    !isKnownUniquelyReferenced(&held), "Graft: a resolver's container was released while it resolved")
             }
             return try body(held)
         #else

@@ -96,8 +96,11 @@ private func requireGenerically<R: Resolver>(_ r: R) throws -> Part { try r.requ
                 holder.weakContainer = c
                 _ = consume c
                 let error = #expect(throws: ResolutionError.self) { try holder.container!.require(Part.self) }
-                if let error, case .notRegistered = error.reason {} else { Issue.record("reason \(String(describing: error?.reason))") }
-                #expect(error?.path == ["Part", "Part (name: \"missing\")"])
+                guard let error, case .notRegistered = error.reason else {
+                    Issue.record("reason \(String(describing: error?.reason))")
+                    continue
+                }
+                #expect(error.path == ["Part", "Part (name: \"missing\")"])
                 #expect(holder.weakContainer == nil)
             }
         }
