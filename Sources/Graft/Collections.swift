@@ -30,7 +30,9 @@ extension Resolver {
     ///   registrations: `nil`, logged.
     @inlinable
     public func resolveAll<Service>(_ serviceType: Service.Type) -> [Service]? {
-        guard let container = Container.strongly(self) else { return foreignCollection(serviceType, []) }
+        guard let container = Container.exactly(self).map(Container.strongly) else {
+            return foreignCollection(serviceType, [])
+        }
         // The path of `resolve` without arguments: a `.container` hit or a plan inlined.
         return container.collection(serviceType, arguments: noArgumentsKey, logsUnavailable: true) { name in
             if _slowPath(container.hierarchy.diagnostics.isValidating) {
@@ -56,7 +58,7 @@ extension Resolver {
         _ serviceType: Service.Type,
         arguments: repeat each Argument
     ) -> [Service]? {
-        guard let container = Container.strongly(self) else {
+        guard let container = Container.exactly(self).map(Container.strongly) else {
             return foreignCollection(serviceType, typeNames(repeat (each Argument).self))
         }
         let key = argumentsKey(repeat (each Argument).self)
@@ -77,7 +79,7 @@ extension Resolver {
     ///   registrations, `notRegistered`.
     @inlinable
     public func requireAll<Service>(_ serviceType: Service.Type) throws(ResolutionError) -> [Service] {
-        guard let container = Container.strongly(self) else {
+        guard let container = Container.exactly(self).map(Container.strongly) else {
             throw foreignResolverCannotList(serviceType, argumentTypeNames: [])
         }
         return try container.requireEach(serviceType, arguments: noArgumentsKey) { name throws(ResolutionError) in
@@ -101,7 +103,7 @@ extension Resolver {
         _ serviceType: Service.Type,
         arguments: repeat each Argument
     ) throws(ResolutionError) -> [Service] {
-        guard let container = Container.strongly(self) else {
+        guard let container = Container.exactly(self).map(Container.strongly) else {
             throw foreignResolverCannotList(serviceType, argumentTypeNames: typeNames(repeat (each Argument).self))
         }
         let key = argumentsKey(repeat (each Argument).self)

@@ -107,12 +107,11 @@ extension Container {
     }
 
     /// The container of ``exactly(_:)`` as a strong reference, for a caller that keeps it (a
-    /// collection's closures). A bit cast: specialized, it is not retained, where the result of
-    /// `takeUnretainedValue()` is.
+    /// collection's closures) or is specialized. A bit cast: specialized, it is not retained,
+    /// where the result of `takeUnretainedValue()` is.
     @inlinable @inline(__always)
-    static func strongly<R: Resolver>(_ resolver: R) -> Container? {
-        guard let unretained = exactly(resolver) else { return nil }
-        return unsafeBitCast(unretained.toOpaque(), to: Container.self)
+    static func strongly(_ unretained: Unmanaged<Container>) -> Container {
+        unsafeBitCast(unretained.toOpaque(), to: Container.self)
     }
 
     /// Calls `body` with the container of ``exactly(_:)``, borrowed for the call (no retain):
@@ -133,7 +132,7 @@ extension Container {
         #else
             // Specialized, the strong reference costs no retain, and the untyped error below
             // would cost its conversion.
-            if _isConcrete(Result.self) { return try body(unsafeBitCast(container.toOpaque(), to: Container.self)) }
+            if _isConcrete(Result.self) { return try body(strongly(container)) }
             // `_withUnsafeGuaranteedRef` rethrows untyped: the error comes back as `any Error`,
             // only ever a `ResolutionError` (`body`'s type).
             do {
