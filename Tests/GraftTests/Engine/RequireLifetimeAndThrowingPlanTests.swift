@@ -106,6 +106,36 @@ private func requireGenerically<R: Resolver>(_ r: R) throws -> Part { try r.requ
         }
     }
 
+    /// The factory that drops the last outside reference also empties the container and
+    /// registers again before its nested `require`s: one fails (the registration is gone), the
+    /// next finds the new one, through the container and its view, and the container is freed
+    /// once the request ends.
+    @Test func requireAfterItsFactoryEmptiedAndRefilledAContainerItLetGo() throws {
+        for throughView in [false, true] {
+            for _ in 0..<50 {
+                let holder = LifetimeHolder()
+                let c = Container()
+                c.register(Part.self, name: "leaf") { _ in Part("leaf") }
+                c.register(Part.self) { [unowned holder] r throws in
+                    let own = holder.weakContainer!
+                    holder.container = nil
+                    own.removeAll()
+                    let missing = (try? r.require(Part.self, name: "leaf")) == nil
+                    own.register(Part.self, name: "leaf") { _ in Part("again") }
+                    return Part(missing ? "top" : "wrong", [try r.require(Part.self, name: "leaf")])
+                }
+                .inObjectScope(.transient)
+                holder.container = throughView ? c.synchronize() : c
+                holder.weakContainer = c
+                _ = consume c
+                let made = try holder.container!.require(Part.self)
+                #expect(made.label == "top")
+                #expect(made.children.first??.label == "again")
+                #expect(holder.weakContainer == nil)
+            }
+        }
+    }
+
     @Test func requireThroughEveryKindOfResolverFromAThrowingFactory() throws {
         let c = Container()
         c.register(Part.self, name: "leaf") { _ in Part("leaf") }
