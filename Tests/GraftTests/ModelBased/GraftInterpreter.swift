@@ -665,17 +665,29 @@ public final class ContainerInterpreter {
         #endif
         switch registration.args {
         #if !INTERPRET_SWINJECT
-            case .none where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
+            case .none
+            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
+                || registration.hasThrowingFactory:
                 entry = container.register(type, name: name) { r in try fail(r) }
-            case .int where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
+            case .int
+            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
+                || registration.hasThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: Int) in try fail(r) }
-            case .string where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
+            case .string
+            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
+                || registration.hasThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: String) in try fail(r) }
-            case .intString where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
+            case .intString
+            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
+                || registration.hasThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: Int, _: String) in try fail(r) }
-            case .void where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
+            case .void
+            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
+                || registration.hasThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: Void) in try fail(r) }
-            case .tuple where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure:
+            case .tuple
+            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
+                || registration.hasThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: (Int, String)) in try fail(r) }
             case .none where registration.isMain:
                 // Safe: main-actor registrations are generated only for interpreters that run on

@@ -249,6 +249,10 @@ public struct MRegistration: Hashable, Sendable {
     /// The factory resolves its dependencies, then throws (Graft only): a failure of this
     /// dependency, which a factory asking for it handles.
     public var throwsAfterDependencies = false
+    /// Registered with a throwing factory (Graft only) that throws only where the fields above
+    /// say: invisible in traces, it runs the planned path's throwing call, whose entry is held
+    /// unretained as a plain factory's, under the factory actions that drop it.
+    public var hasThrowingFactory = false
 
     /// The factory is a throwing one that calls `try r.requireAll(T.self)` for a `requireCollection`
     /// dependency, so the collection's failure is the factory's: it resolves nothing more and
@@ -520,8 +524,10 @@ public struct MProgram: Hashable, Sendable, CustomStringConvertible {
         body += "\(r.makes)".uppercased() + "Impl(" + r.dependencies.map(\.description).joined(separator: ", ") + ")"
         if r.service != .cls(r.makes) { body += " as \(r.service)" }
         if r.throwsAfterDependencies { body = "_ = \(body); throw Failure()" }
+        let effects = r.hasThrowingFactory && !r.throwsAfterDependencies ? " throws" : ""
         var line =
-            "\(container).\(r.isMain ? "registerMain" : "register")(\(r.service).self\(nameText)) { \(params) in \(body) }"
+            "\(container).\(r.isMain ? "registerMain" : "register")(\(r.service).self\(nameText)) "
+            + "{ \(params)\(effects) in \(body) }"
             + r.scope.source
         for completion in r.completions {
             line +=
@@ -795,7 +801,24 @@ public enum ProgramGenerator {
         // And the factory variants, where asked for.
         var variantRandom = SplitMix64(seed: seed ^ 0x7468_726F_7773_4166)
         addFactoryVariants(to: &program, using: &variantRandom, features: features)
+        var throwingRandom = SplitMix64(seed: seed ^ 0x7468_726F_7769_6E67)
+        addThrowingFactories(to: &program, using: &throwingRandom, features: features)
         return program
+    }
+
+    /// With `factoryVariants`: about a third of the registrations (not main-actor ones) get a
+    /// throwing factory that returns (`hasThrowingFactory`), the shape of an autoregistration or
+    /// a factory that `require`s.
+    static func addThrowingFactories<Source: ChoiceSource>(
+        to program: inout MProgram, using random: inout Source, features: ProgramFeatures
+    ) {
+        guard features.contains(.graftAPI) && features.contains(.factoryVariants) else { return }
+        for index in program.steps.indices {
+            guard case .register(var registration) = program.steps[index], !registration.isMain, random.chance(35)
+            else { continue }
+            registration.hasThrowingFactory = true
+            program.steps[index] = .register(registration)
+        }
     }
 
     /// With `factoryVariants`: one to three registrations (not main-actor ones) whose factories
