@@ -61,9 +61,10 @@ extension Container {
     ///
     /// The entry unretained until the factory returns, under ``resolveTopLevel(_:cell:as:)``'s
     /// invariant (its `factoryFrame` is set from the first half on, so a table that drops it hands
-    /// it to the hierarchy). A nested construction of a plain factory (no request of its own)
-    /// whose plan the factory left as it was keeps it unretained through the second half too,
-    /// which then runs no user code; any other retains it before the second half.
+    /// it to the hierarchy), a plain factory's or a throwing one's. A nested construction (no
+    /// request of its own) whose plan the factory left as it was keeps it unretained through the
+    /// second half too, which then runs no user code; any other retains it before the second half,
+    /// and a throwing factory's failure before it begins.
     @inlinable @inline(__always)
     func resolvePlannedConstruction<Service>(
         _ unretained: Unmanaged<ServiceEntry<Service>>, cell: InstanceCell
@@ -81,19 +82,26 @@ extension Container {
         let resolver: Resolver = self  // one existential for both calls: making one retains
         // The plan is set only for an entry with a plain factory or a throwing one without
         // arguments; the throwing one is called out of line, so a plain factory's call has no
-        // error handling around it. A throwing factory's failure runs user code (what it made
-        // is dropped): its entry is retained for the call.
-        guard unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory }) else {
-            let entry = unretained.takeUnretainedValue()
-            let made = try entry.callPlannedThrowingFactory(resolver, from: start, in: hierarchy)
-            return try finishPlannedConstruction(made, entry: entry, from: start, cell: cell, resolver: resolver)
-        }
+        // error handling around it.
+        let plain = unretained._withUnsafeGuaranteedRef({ $0.hasPlainFactory })
         let plan = cell.plan
-        let made = Self.callPlainFactory(of: unretained, resolver: resolver)
+        let made =
+            _fastPath(plain)
+            ? Self.callPlainFactory(of: unretained, resolver: resolver)
+            : try Self.callPlannedThrowingFactory(of: unretained, resolver, from: start, in: hierarchy)
         guard start.request == nil && cell.plan == plan else {
-            // Ending a request, or keeping as a scope or actions the factory set, may run user code.
-            return try finishPlannedConstruction(
-                made, entry: unretained.takeUnretainedValue(), from: start, cell: cell, resolver: resolver)
+            // Ending a request, or keeping as a scope or actions the factory set, may run user
+            // code: the entry retained.
+            let entry = unretained.takeUnretainedValue()
+            let finish =
+                cell.plan == InstanceCell.planGraph
+                ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
+                : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
+            switch finish {
+            case .made: return made
+            case .failed: throw ResolutionFailed()
+            case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
+            }
         }
         let finish = unretained._withUnsafeGuaranteedRef {
             plan == InstanceCell.planGraph
@@ -106,20 +114,38 @@ extension Container {
         case .kept: return try unretained.takeUnretainedValue().finishWithKeptInstance(in: hierarchy, request: nil)
         }
     }
+}
 
-    /// The second half of ``resolvePlannedConstruction(_:cell:)`` with the entry retained.
-    @inlinable @inline(__always)
-    func finishPlannedConstruction<Service>(
-        _ made: Service, entry: ServiceEntry<Service>, from start: PlannedStart, cell: InstanceCell, resolver: Resolver
+extension Container {
+    /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
+    /// arguments) as the general path calls one (``ServiceEntry/callThrowingFactory(_:arguments:outerFrame:request:in:)``),
+    /// the entry unretained under ``resolvePlannedConstruction(_:cell:)``'s invariant, as a plain
+    /// factory's. If it throws, the failure runs user code (the logging function, the release of
+    /// what the request made) and may end the request: the entry is retained for it. Not a method
+    /// of the entry, whose `self` is guaranteed for the whole call, so that a reference to it
+    /// taken inside could be optimized away; nor of its type, whose metadata a static function
+    /// would ask for on every call.
+    @usableFromInline
+    static func callPlannedThrowingFactory<Service>(
+        of unretained: Unmanaged<ServiceEntry<Service>>, _ resolver: Resolver, from start: PlannedStart,
+        in hierarchy: SharedState
     ) throws(ResolutionFailed) -> Service {
-        let finish =
-            cell.plan == InstanceCell.planGraph
-            ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
-            : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
-        switch finish {
-        case .made: return made
-        case .failed: throw ResolutionFailed()
-        case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
+        assert(!unretained._withUnsafeGuaranteedRef { $0.takesArguments }, "a planned throwing factory with arguments")
+        let marks = hierarchy.marks
+        do {
+            #if DEBUG
+                var held = unretained.takeUnretainedValue()
+                defer { withExtendedLifetime(held) {} }
+                let made = try held.throwingFactory!(resolver, zeroSizedArguments)
+                assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
+                return made
+            #else
+                return try unretained._withUnsafeGuaranteedRef { try $0.throwingFactory!(resolver, zeroSizedArguments) }
+            #endif
+        } catch {
+            unretained.takeUnretainedValue().failConstruction(
+                throwing: error, outerFrame: start.outerFrame, request: start.request, marks: marks, in: hierarchy)
+            throw ResolutionFailed()
         }
     }
 }
@@ -258,17 +284,6 @@ extension ServiceEntry {
         finishConstruction(
             made, outerFrame: start.outerFrame, request: start.request, in: hierarchy, resolver: resolver,
             keepsGraphInline: false)
-    }
-
-    /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
-    /// arguments), as the general path calls one: ``callThrowingFactory(_:arguments:outerFrame:request:in:)``.
-    @usableFromInline
-    func callPlannedThrowingFactory(
-        _ resolver: Resolver, from start: PlannedStart, in hierarchy: SharedState
-    ) throws(ResolutionFailed) -> Service {
-        assert(!takesArguments, "ServiceEntry: a planned throwing factory that takes arguments")
-        return try callThrowingFactory(
-            resolver, arguments: nil, outerFrame: start.outerFrame, request: start.request, in: hierarchy)
     }
 
     /// ``finishPlanned(_:from:in:resolver:)`` for a graph-scoped plan: the graph scope's keeping

@@ -97,6 +97,50 @@ import Testing
         #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
     }
 
+    // A throwing factory on the planned path holds its entry unretained for the call too, as a
+    // plain one does; only its failure, which runs user code, retains it. The outer factory and its
+    // dependency throw here, each after the outer entry was replaced or removed (a dependency that
+    // throws under `resolve` is `nil` to the factory, which goes on).
+
+    @Test(arguments: EntryDrop.allCases, [false, true])
+    func aThrowingFactoryWhoseEntryIsDroppedLivesUntilTheRequestEnds(_ drop: EntryDrop, throws fails: Bool) {
+        for nestedThrows in [false, true] {
+            let root = Container()
+            let child = Container(parent: root)
+            let resolver: Resolver = drop.throughView ? child.synchronize() : child
+            weak var oldFactoryContext: Marker?
+            var aliveWhenTheFactoryReturned: Bool?
+            do {
+                let marker = Marker()
+                oldFactoryContext = marker
+                root.register(Part.self, name: "dependency") { _ throws in
+                    if drop.fromNestedFactory { drop.apply(to: root) }
+                    if nestedThrows { throw PlanFailure() }
+                    return Part("dependency")
+                }
+                .inObjectScope(.transient)
+                root.register(Part.self) { r throws in
+                    withExtendedLifetime(marker) {}
+                    if !drop.fromNestedFactory { drop.apply(to: root) }
+                    let dependency = r.resolve(Part.self, name: "dependency")
+                    aliveWhenTheFactoryReturned = oldFactoryContext != nil
+                    if fails { throw PlanFailure() }
+                    return Part("old", [dependency])
+                }
+                .inObjectScope(.transient)
+            }
+            let made = resolver.resolve(Part.self)
+            #expect(made?.label == (fails ? nil : "old"))
+            if !fails {
+                #expect((made?.children.first ?? nil)?.label == (nestedThrows || drop == .removed ? nil : "dependency"))
+            }
+            #expect(aliveWhenTheFactoryReturned == true)
+            #expect(oldFactoryContext == nil, "the dropped entry (and its factory) is released once the request ends")
+            #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
+            #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
+        }
+    }
+
     // A nested construction of a plain factory holds its entry unretained too, through its second
     // half when it opens no request of its own. An entry whose own factory replaces or removes it
     // (transient or graph-scoped, nested in a factory or in a `withObjectGraph` scope, where it
@@ -342,6 +386,8 @@ import Testing
         }
     }
 }
+
+private struct PlanFailure: Error {}
 
 /// What a factory of the random programs throws.
 private struct Refused: Error {
