@@ -58,7 +58,8 @@ public final class ServiceEntry<Service> {
     }
 
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        /// The rarely used settings; `nil` until one is set. Set at most once, never cleared. Kept
+        /// The rarely used settings; `nil` until one is set. Set at most once, never cleared (the
+        /// planned path calls a throwing factory through them unretained). Kept
         /// out of `state`, as the one field whose type is generic: in the group it would make the
         /// group generic, and the unspecialized code that makes and copies entries would then copy
         /// it through its metadata. Held there untyped instead, as a second reference it made the

@@ -120,7 +120,8 @@ extension Container {
     /// Calls a planned entry's throwing factory (the plan is set for one only when it takes no
     /// arguments) as the general path calls one (``ServiceEntry/callThrowingFactory(_:arguments:outerFrame:request:in:)``),
     /// the entry unretained under ``resolvePlannedConstruction(_:cell:)``'s invariant, as a plain
-    /// factory's. If it throws, the failure runs user code (the logging function, the release of
+    /// factory's, and so are the extras holding the factory and the factory's captures. If it
+    /// throws, the failure runs user code (the logging function, the release of
     /// what the request made) and may end the request: the entry is retained for it. Not a method
     /// of the entry, whose `self` is guaranteed for the whole call, so that a reference to it
     /// taken inside could be optimized away; nor of its type, whose metadata a static function
@@ -136,11 +137,18 @@ extension Container {
             #if DEBUG
                 var held = unretained.takeUnretainedValue()
                 defer { withExtendedLifetime(held) {} }
+                let extras = held.extras.map(ObjectIdentifier.init)
                 let made = try held.throwingFactory!(resolver, zeroSizedArguments)
                 assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
+                assert(held.extras.map(ObjectIdentifier.init) == extras, "Graft: an entry's extras were replaced")
                 return made
             #else
-                return try unretained._withUnsafeGuaranteedRef { try $0.throwingFactory!(resolver, zeroSizedArguments) }
+                // The extras, once set, live as long as the entry, and the closure is a constant
+                // of theirs: both borrowed too (debug builds check the extras stay the same).
+                let extras = unretained._withUnsafeGuaranteedRef {
+                    Unmanaged.passUnretained($0.extras.unsafelyUnwrapped)
+                }
+                return try extras._withUnsafeGuaranteedRef { try $0.throwingFactory!(resolver, zeroSizedArguments) }
             #endif
         } catch {
             unretained.takeUnretainedValue().failConstruction(
