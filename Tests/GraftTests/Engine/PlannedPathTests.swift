@@ -141,6 +141,63 @@ import Testing
         }
     }
 
+    // An argument factory and a throwing one are read from the entry's extras without retaining
+    // their captures (release builds): a factory whose entry it replaces or removes, in a scope the
+    // general path constructs, still has its captures when it returns, and they are released once
+    // the request ends. Each kind is resolved at the top level and from inside another factory.
+
+    @Test(arguments: [false, true], [false, true])
+    func aFactoryReadFromTheExtrasKeepsItsCapturesWhileItRuns(removes: Bool, nested: Bool) {
+        for kind in 0..<3 {
+            let container = Container()
+            weak var capture: Marker?
+            var aliveWhenTheFactoryReturned: Bool?
+            func drop() {
+                if removes {
+                    container.removeAll()
+                } else {
+                    container.register(Part.self, name: "own") { _ in Part("new") }
+                    container.register(Part.self, name: "own") { (_, label: String) in Part(label) }
+                }
+            }
+            do {
+                let marker = Marker()
+                capture = marker
+                switch kind {
+                case 0:
+                    container.register(Part.self, name: "own") { (_, label: String) in
+                        drop()
+                        aliveWhenTheFactoryReturned = capture != nil
+                        return withExtendedLifetime(marker) { Part(label) }
+                    }
+                case 1:
+                    container.register(Part.self, name: "own") { (_, label: String) throws in
+                        drop()
+                        aliveWhenTheFactoryReturned = capture != nil
+                        return withExtendedLifetime(marker) { Part(label) }
+                    }
+                default:
+                    container.register(Part.self, name: "own") { _ throws in
+                        drop()
+                        aliveWhenTheFactoryReturned = capture != nil
+                        return withExtendedLifetime(marker) { Part("old") }
+                    }
+                    .inObjectScope(.container)
+                }
+            }
+            let resolve: (Resolver) -> Part? = { r in
+                kind == 2 ? r.resolve(Part.self, name: "own") : r.resolve(Part.self, name: "own", argument: "old")
+            }
+            if nested {
+                container.register(Part.self, name: "outer") { r in Part("outer", [resolve(r)]) }
+            }
+            let made = nested ? container.resolve(Part.self, name: "outer")?.children.first ?? nil : resolve(container)
+            #expect(made?.label == "old", "kind \(kind)")
+            #expect(aliveWhenTheFactoryReturned == true, "kind \(kind)")
+            #expect(capture == nil, "released once the request ends (kind \(kind))")
+        }
+    }
+
     // A nested construction of a plain factory holds its entry unretained too, through its second
     // half when it opens no request of its own. An entry whose own factory replaces or removes it
     // (transient or graph-scoped, nested in a factory or in a `withObjectGraph` scope, where it
