@@ -64,47 +64,14 @@ import Testing
     // A top-level request of a plain factory holds its entry unretained: an entry its factory (or
     // one nested in it) replaces or removes is released when the outermost request ends, not
     // before. Debug builds check after the factory that something besides the request holds it.
+    // A throwing factory holds its entry unretained for the call too; only its failure, which
+    // runs user code, retains it. Here the outer factory and its dependency may throw, each after
+    // the outer entry was replaced or removed (a dependency that throws under `resolve` is `nil`
+    // to the factory, which goes on).
 
-    @Test(arguments: EntryDrop.allCases)
-    func anEntryDroppedWhileItsFactoryRunsLivesUntilTheRequestEnds(_ drop: EntryDrop) {
-        let root = Container()
-        let child = Container(parent: root)
-        let resolver: Resolver = drop.throughView ? child.synchronize() : child
-        weak var oldFactoryContext: Marker?
-        var aliveWhenTheFactoryReturned: Bool?
-        do {
-            let marker = Marker()
-            oldFactoryContext = marker
-            root.register(Part.self, name: "dependency") { _ in
-                if drop.fromNestedFactory { drop.apply(to: root) }
-                return Part("dependency")
-            }
-            .inObjectScope(.transient)
-            root.register(Part.self) { r in
-                withExtendedLifetime(marker) {}
-                if !drop.fromNestedFactory { drop.apply(to: root) }
-                let dependency = r.resolve(Part.self, name: "dependency")
-                aliveWhenTheFactoryReturned = oldFactoryContext != nil
-                return Part("old", [dependency])
-            }
-            .inObjectScope(.transient)
-        }
-        let made = resolver.resolve(Part.self)
-        #expect(made?.label == "old")
-        #expect(aliveWhenTheFactoryReturned == true)
-        #expect(oldFactoryContext == nil, "the dropped entry (and its factory) is released once the request ends")
-        #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
-        #expect(resolver.resolve(Part.self)?.label == drop.labelAfter)
-    }
-
-    // A throwing factory on the planned path holds its entry unretained for the call too, as a
-    // plain one does; only its failure, which runs user code, retains it. The outer factory and its
-    // dependency throw here, each after the outer entry was replaced or removed (a dependency that
-    // throws under `resolve` is `nil` to the factory, which goes on).
-
-    @Test(arguments: EntryDrop.allCases, [false, true])
-    func aThrowingFactoryWhoseEntryIsDroppedLivesUntilTheRequestEnds(_ drop: EntryDrop, throws fails: Bool) {
-        for nestedThrows in [false, true] {
+    @Test(arguments: EntryDrop.allCases, FactoryKind.allCases)
+    func anEntryDroppedWhileItsFactoryRunsLivesUntilTheRequestEnds(_ drop: EntryDrop, _ kind: FactoryKind) {
+        for nestedThrows in kind == .plain ? [false] : [false, true] {
             let root = Container()
             let child = Container(parent: root)
             let resolver: Resolver = drop.throughView ? child.synchronize() : child
@@ -113,25 +80,23 @@ import Testing
             do {
                 let marker = Marker()
                 oldFactoryContext = marker
-                root.register(Part.self, name: "dependency") { _ throws in
+                kind.register(in: root, name: "dependency") { _ in
                     if drop.fromNestedFactory { drop.apply(to: root) }
                     if nestedThrows { throw PlanFailure() }
                     return Part("dependency")
                 }
-                .inObjectScope(.transient)
-                root.register(Part.self) { r throws in
+                kind.register(in: root, name: nil) { r in
                     withExtendedLifetime(marker) {}
                     if !drop.fromNestedFactory { drop.apply(to: root) }
                     let dependency = r.resolve(Part.self, name: "dependency")
                     aliveWhenTheFactoryReturned = oldFactoryContext != nil
-                    if fails { throw PlanFailure() }
+                    if kind == .throwingThatFails { throw PlanFailure() }
                     return Part("old", [dependency])
                 }
-                .inObjectScope(.transient)
             }
             let made = resolver.resolve(Part.self)
-            #expect(made?.label == (fails ? nil : "old"))
-            if !fails {
+            #expect(made?.label == (kind == .throwingThatFails ? nil : "old"))
+            if made != nil {
                 #expect((made?.children.first ?? nil)?.label == (nestedThrows || drop == .removed ? nil : "dependency"))
             }
             #expect(aliveWhenTheFactoryReturned == true)
@@ -445,6 +410,22 @@ import Testing
 }
 
 private struct PlanFailure: Error {}
+
+/// How a test's transient factory is registered: plain (it must not throw), or throwing, and
+/// whether the outer one then fails.
+enum FactoryKind: CaseIterable, CustomTestStringConvertible {
+    case plain, throwing, throwingThatFails
+
+    var testDescription: String { "\(self)" }
+
+    func register(in container: Container, name: String?, _ body: @escaping (Resolver) throws -> Part) {
+        if self == .plain {
+            container.register(Part.self, name: name) { r in try! body(r) }.inObjectScope(.transient)  // swiftlint:disable:this force_try
+        } else {
+            container.register(Part.self, name: name) { r throws in try body(r) }.inObjectScope(.transient)
+        }
+    }
+}
 
 /// What a factory of the random programs throws.
 private struct Refused: Error {
