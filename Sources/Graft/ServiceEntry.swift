@@ -58,8 +58,8 @@ public final class ServiceEntry<Service> {
     }
 
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        /// The rarely used settings; `nil` until one is set. Set at most once, never cleared (the
-        /// planned path calls a throwing factory through them unretained). Kept
+        /// The rarely used settings; `nil` until one is set. Set at most once, never cleared (its
+        /// factories are called through them unretained: ``unretainedExtras``). Kept
         /// out of `state`, as the one field whose type is generic: in the group it would make the
         /// group generic, and the unspecialized code that makes and copies entries would then copy
         /// it through its metadata. Held there untyped instead, as a second reference it made the
@@ -151,6 +151,14 @@ public final class ServiceEntry<Service> {
             updatePlan()
         }
     }
+
+    /// The extras of an entry that has them, unretained, to call a factory of theirs with no
+    /// retain of the extras or of the factory's captures (release builds). Sound while the entry
+    /// lives: the extras are set at most once and never cleared, and the factories are constants
+    /// of theirs. A caller keeps the entry alive for the call: the general path holds it, and the
+    /// planned path's invariant keeps an entry whose factory runs (``Container/resolvePlannedConstruction(_:cell:)``).
+    @inline(__always)
+    var unretainedExtras: Unmanaged<EntryExtras<Service>> { Unmanaged.passUnretained(extras.unsafelyUnwrapped) }
 
     /// The extras, made now if they were not.
     var madeExtras: EntryExtras<Service> {

@@ -268,12 +268,12 @@ extension ServiceEntry {
     ) throws(ResolutionFailed) -> Service {
         let marks = hierarchy.marks
         do {
-            // Borrowed in release builds, as ``callFactory(resolver:arguments:)`` reads an
-            // argument factory.
+            // Borrowed in release builds (``unretainedExtras``); retained in debug builds, as
+            // ``callFactory(resolver:arguments:)`` says why.
             #if DEBUG
                 return try throwingFactory!(resolver, arguments ?? zeroSizedArguments)
             #else
-                return try Unmanaged.passUnretained(extras.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+                return try unretainedExtras._withUnsafeGuaranteedRef {
                     try $0.throwingFactory!(resolver, arguments ?? zeroSizedArguments)
                 }
             #endif
@@ -340,19 +340,16 @@ extension ServiceEntry {
         // pointer to their tuple. A tuple of zero size (one `Void` argument) may be given no
         // address at all: nothing is read from it then, so any aligned address serves.
         // (`if let` and `!`, not `unsafelyUnwrapped`: that generic accessor would reabstract the
-        // closure through a heap-allocated thunk on every call.) The extras, once set, live as
-        // long as the entry (a dropped entry whose factory runs is kept until the outermost
-        // request ends), and the factory is a constant of theirs: both read borrowed, with no
-        // retain of the extras or of the factory's captures.
-        // Debug builds read them retained: the borrowing closures would be frames of their own on
-        // every level of a deep chain.
+        // closure through a heap-allocated thunk on every call.) An argument factory is read
+        // borrowed in release builds (``unretainedExtras``); debug builds read it retained, as the
+        // borrowing closure would be a frame of its own on every level of a deep chain.
         if hasPlainFactory { return plainFactory(resolver) }
         #if DEBUG
             return argumentFactory!(resolver, arguments ?? zeroSizedArguments)
         #else
-            let extras = Unmanaged.passUnretained(extras.unsafelyUnwrapped)
-            if let arguments { return extras._withUnsafeGuaranteedRef { $0.argumentFactory!(resolver, arguments) } }
-            return extras._withUnsafeGuaranteedRef { $0.argumentFactory!(resolver, zeroSizedArguments) }
+            return unretainedExtras._withUnsafeGuaranteedRef {
+                $0.argumentFactory!(resolver, arguments ?? zeroSizedArguments)
+            }
         #endif
     }
 

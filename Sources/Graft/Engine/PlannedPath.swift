@@ -143,11 +143,8 @@ extension Container {
                 assert(held.extras.map(ObjectIdentifier.init) == extras, "Graft: an entry's extras were replaced")
                 return made
             #else
-                // The extras, once set, live as long as the entry, and the closure is a constant
-                // of theirs: both borrowed too (debug builds check the extras stay the same).
-                let extras = unretained._withUnsafeGuaranteedRef {
-                    Unmanaged.passUnretained($0.extras.unsafelyUnwrapped)
-                }
+                // The extras borrowed too (debug builds check they stay the same object).
+                let extras = unretained._withUnsafeGuaranteedRef { $0.unretainedExtras }
                 return try extras._withUnsafeGuaranteedRef { try $0.throwingFactory!(resolver, zeroSizedArguments) }
             #endif
         } catch {
