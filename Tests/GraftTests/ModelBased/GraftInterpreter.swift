@@ -665,29 +665,17 @@ public final class ContainerInterpreter {
         #endif
         switch registration.args {
         #if !INTERPRET_SWINJECT
-            case .none
-            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
-                || registration.hasThrowingFactory:
+            case .none where registration.registersThrowingFactory:
                 entry = container.register(type, name: name) { r in try fail(r) }
-            case .int
-            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
-                || registration.hasThrowingFactory:
+            case .int where registration.registersThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: Int) in try fail(r) }
-            case .string
-            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
-                || registration.hasThrowingFactory:
+            case .string where registration.registersThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: String) in try fail(r) }
-            case .intString
-            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
-                || registration.hasThrowingFactory:
+            case .intString where registration.registersThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: Int, _: String) in try fail(r) }
-            case .void
-            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
-                || registration.hasThrowingFactory:
+            case .void where registration.registersThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: Void) in try fail(r) }
-            case .tuple
-            where registration.throwsAfterDependencies || registration.rethrowsCollectionFailure
-                || registration.hasThrowingFactory:
+            case .tuple where registration.registersThrowingFactory:
                 entry = container.register(type, name: name) { (r: Resolver, _: (Int, String)) in try fail(r) }
             case .none where registration.isMain:
                 // Safe: main-actor registrations are generated only for interpreters that run on

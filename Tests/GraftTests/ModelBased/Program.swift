@@ -254,6 +254,12 @@ public struct MRegistration: Hashable, Sendable {
     /// unretained as a plain factory's, under the factory actions that drop it.
     public var hasThrowingFactory = false
 
+    /// Whether Graft's interpreter registers a throwing factory: one that throws, or rethrows a
+    /// collection's failure, or is asked for as such.
+    public var registersThrowingFactory: Bool {
+        throwsAfterDependencies || rethrowsCollectionFailure || hasThrowingFactory
+    }
+
     /// The factory is a throwing one that calls `try r.requireAll(T.self)` for a `requireCollection`
     /// dependency, so the collection's failure is the factory's: it resolves nothing more and
     /// fails. A main-actor factory cannot throw: there it is `try?`, `nil` on a failure.
