@@ -64,7 +64,9 @@ public final class ServiceEntry<Service> {
         /// group generic, and the unspecialized code that makes and copies entries would then copy
         /// it through its metadata. Held there untyped instead, as a second reference it made the
         /// group's initialization an outlined copy and destroy, paid by every registration.
-        @usableFromInline var extras: EntryExtras<Service>?
+        @usableFromInline var extras: EntryExtras<Service>? {
+            didSet { assert(oldValue == nil && extras != nil, "ServiceEntry: its extras were replaced or cleared") }
+        }
         /// What changes after registration (``ServiceEntryState``).
         @usableFromInline var state: ServiceEntryState
     #else
