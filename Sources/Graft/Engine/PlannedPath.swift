@@ -137,13 +137,11 @@ extension Container {
             #if DEBUG
                 var held = unretained.takeUnretainedValue()
                 defer { withExtendedLifetime(held) {} }
-                let extras = held.extras.map(ObjectIdentifier.init)
                 let made = try held.throwingFactory!(resolver, zeroSizedArguments)
                 assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
-                assert(held.extras.map(ObjectIdentifier.init) == extras, "Graft: an entry's extras were replaced")
                 return made
             #else
-                // The extras borrowed too (debug builds check they stay the same object).
+                // The extras borrowed too (``ServiceEntry/unretainedExtras``).
                 let extras = unretained._withUnsafeGuaranteedRef { $0.unretainedExtras }
                 return try extras._withUnsafeGuaranteedRef { try $0.throwingFactory!(resolver, zeroSizedArguments) }
             #endif
