@@ -60,6 +60,10 @@ extension ServiceEntry {
     ) {
         let path = hierarchy.resolution.path + [SharedState.label(self)]
         hierarchy.fail(ResolutionError(reason, path: path, message: message, shownPath: shownPath))
+        // The logging function may drop this entry (a registration over it, `removeAll`) while the
+        // planned path holds it unretained with no frame pushed yet: the hierarchy keeps it until
+        // the outermost request ends, as it keeps an entry whose factory runs.
+        hierarchy.releaseLater(self)
         hierarchy.logFailure()
         if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
     }

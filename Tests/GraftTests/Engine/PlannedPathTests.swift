@@ -106,6 +106,33 @@ import Testing
         }
     }
 
+    // A planned construction refused by its checks (here the depth limit, met on the leaf) logs
+    // its failure from its first half, where the entry is held unretained and no frame of its is
+    // pushed: a logging function that registers over that entry must not free it there.
+
+    @Test func aLoggingFunctionThatReplacesTheRefusedEntryDoesNotFreeIt() {
+        let container = Container()
+        let probe = RefusalProbe(container)
+        probe.refused = container.register(Part.self, name: "leaf") { _ in Part("leaf") }.inObjectScope(.transient)
+        container.register(Part.self, name: "chain") { (r: Resolver, levels: Int) -> Part in
+            levels > 0
+                ? Part("chain", [r.resolve(Part.self, name: "chain", argument: levels - 1)])
+                : Part("chain", [r.resolve(Part.self, name: "leaf")])
+        }
+        .inObjectScope(.transient)
+        let log: @Sendable (String) -> Void = { message in
+            guard message.contains("(name: \"leaf\")") else { return }
+            probe.container.register(Part.self, name: "leaf") { _ in Part("new leaf") }.inObjectScope(.transient)
+            probe.aliveWhileLogged.append(probe.refused != nil)
+        }
+        Container.withLoggingFunction(log) {
+            #expect(container.resolve(Part.self, name: "chain", argument: SharedState.maximumDepth - 1) == nil)
+        }
+        #expect(probe.aliveWhileLogged == [true], "the refused entry, replaced, outlives the logging function")
+        #expect(probe.refused == nil, "the refused entry, replaced, is released once the request ends")
+        #expect(container.resolve(Part.self, name: "leaf")?.label == "new leaf")
+    }
+
     // An argument factory and a throwing one are read from the entry's extras without retaining
     // their captures (release builds): a factory whose entry it replaces or removes, in a scope the
     // general path constructs, still has its captures when it returns, and they are released once
@@ -410,6 +437,15 @@ import Testing
 }
 
 private struct PlanFailure: Error {}
+
+/// What a logging function of a test reads and records. Unchecked: the test runs on one thread,
+/// and the logging function is called on it.
+private final class RefusalProbe: @unchecked Sendable {
+    let container: Container
+    weak var refused: ServiceEntry<Part>?
+    var aliveWhileLogged: [Bool] = []
+    init(_ container: Container) { self.container = container }
+}
 
 /// How a test's transient factory is registered: plain (it must not throw), or throwing, and
 /// whether the outer one then fails.
