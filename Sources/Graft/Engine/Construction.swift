@@ -207,7 +207,12 @@ extension ServiceEntry {
     func beginConstruction(in hierarchy: SharedState, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
         let request = openRequest(if: opensRequest, in: hierarchy)
         guard canConstruct(in: hierarchy) else {
-            if let request { _ = hierarchy.endRequest(request) }
+            // Ending the request may run user code while the planned path borrows this entry:
+            // handed to the hierarchy first, as ``failRequest(_:message:shownPath:in:)`` does.
+            if let request {
+                hierarchy.releaseLater(self)
+                _ = hierarchy.endRequest(request)
+            }
             throw ResolutionFailed()
         }
         let outerFrame = factoryFrame

@@ -69,7 +69,15 @@ extension Container {
     func resolvePlannedConstruction<Service>(
         _ unretained: Unmanaged<ServiceEntry<Service>>, cell: InstanceCell
     ) throws(ResolutionFailed) -> Service {
-        let start = unretained._withUnsafeGuaranteedRef { $0.beginPlanned(in: hierarchy) }
+        #if DEBUG
+            // The first half may run user code (a refusal logged, a request ended): debug builds
+            // check that something else still holds the entry after it.
+            var held = unretained.takeUnretainedValue()
+            let start = held.beginPlanned(in: hierarchy)
+            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its construction began")
+        #else
+            let start = unretained._withUnsafeGuaranteedRef { $0.beginPlanned(in: hierarchy) }
+        #endif
         switch start.outcome {
         case .factory:
             break

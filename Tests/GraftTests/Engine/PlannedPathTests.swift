@@ -133,6 +133,42 @@ import Testing
         #expect(container.resolve(Part.self, name: "leaf")?.label == "new leaf")
     }
 
+    // A planned construction that opens a request of its own (in a `withObjectGraph` scope inside
+    // a factory) is refused when the request around it has failed as a whole, and ends that
+    // request from its first half, where the entry is held unretained. The end logs the failures
+    // factories handled since: a logging function that registers over the refused entry there must
+    // not free it.
+
+    @Test func aRequestEndThatReplacesTheRefusedEntryDoesNotFreeIt() {
+        let container = Container()
+        let probe = RefusalProbe(container)
+        probe.refused = container.register(Part.self, name: "refused") { _ in Part("refused") }
+            .inObjectScope(.transient)
+        container.register(Part.self, name: "failing") { _ throws in throw PartFailure() }.inObjectScope(.transient)
+        container.register(Part.self, name: "handles") { r in
+            Part("handles", [try? r.require(Part.self, name: "failing")])
+        }
+        .inObjectScope(.transient)
+        container.register(Part.self, name: "outer") { r in
+            let handled = r.resolve(Part.self, name: "handles")
+            let cycle = r.resolve(Part.self, name: "outer")  // fails the whole request
+            let refused = container.withObjectGraph(GraphIdentifier()) { $0.resolve(Part.self, name: "refused") }
+            return Part("outer", [handled, cycle, refused])
+        }
+        .inObjectScope(.transient)
+        let log: @Sendable (String) -> Void = { message in
+            guard message.contains("(name: \"failing\")") else { return }
+            probe.container.register(Part.self, name: "refused") { _ in Part("new") }.inObjectScope(.transient)
+            probe.aliveWhileLogged.append(probe.refused != nil)
+        }
+        Container.withLoggingFunction(log) {
+            #expect(container.resolve(Part.self, name: "outer") == nil)
+        }
+        #expect(probe.aliveWhileLogged == [true], "the refused entry, replaced, outlives the logging function")
+        #expect(probe.refused == nil, "the refused entry, replaced, is released once the request ends")
+        #expect(container.resolve(Part.self, name: "refused")?.label == "new")
+    }
+
     // An argument factory and a throwing one are read from the entry's extras without retaining
     // their captures (release builds): a factory whose entry it replaces or removes, in a scope the
     // general path constructs, still has its captures when it returns, and they are released once
@@ -520,3 +556,5 @@ enum EntryDrop: CaseIterable, CustomTestStringConvertible {
 }
 
 private final class Marker {}
+
+private struct PartFailure: Error {}
