@@ -170,6 +170,16 @@ struct ModelImplements<T>: ModelTypeVisitor {
     }
 }
 
+#if !INTERPRET_SWINJECT
+    /// The interpreter, for the logging function of ``ContainerInterpreter/runRegisteringAgainOnLog(_:observeRoot:)``:
+    /// `@unchecked Sendable` because that function is bound to the task running the program and
+    /// called only from it, on its thread.
+    private struct LoggingTarget: @unchecked Sendable {
+        let value: ContainerInterpreter
+        init(_ value: ContainerInterpreter) { self.value = value }
+    }
+#endif
+
 public final class ContainerInterpreter {
     /// `nil` once the program dropped its reference (`freeContainer`).
     private var containers: [Container?] = []
@@ -208,6 +218,10 @@ public final class ContainerInterpreter {
             }, description: "graphStorage")
         /// The graph of each factory running, innermost last.
         private var graphsOfRunningFactories: [GraphIdentifier] = []
+        /// The registration each key of each container holds now (by `registrationKey`), for
+        /// ``registerAgainOnLog()``.
+        private var current: [String: MRegistration] = [:]
+        private var messagesLogged = 0
     #endif
     #if INTERPRET_SWINJECT
         /// Swinject stops the process at 200 levels; the interpreter stops resolving well before.
@@ -263,6 +277,51 @@ public final class ContainerInterpreter {
         }
         return (normalize(raw), nil)
     }
+
+    #if !INTERPRET_SWINJECT
+        /// Runs `program` with a logging function that registers one of the program's registrations
+        /// again on each message (the next in turn), in the container it was registered in: a
+        /// logging function may change registrations, whatever Graft is doing when it logs. What
+        /// the program observes then is not the model's; the caller checks only that Graft
+        /// survives it (no debug-build check stops) and frees what the program dropped.
+        public static func runRegisteringAgainOnLog(
+            _ program: MProgram, observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void
+        ) {
+            let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
+            let live = interpreter.live
+            observeRoot(interpreter.containers[0]!) { live.count }
+            let sink = LoggingTarget(interpreter)
+            let registerAgain: @Sendable (String) -> Void = { _ in sink.value.registerAgainOnLog() }
+            Container.withLoggingFunction(registerAgain) {
+                for step in program.steps {
+                    interpreter.slotsAtStepStart = interpreter.slots.count
+                    _ = interpreter.perform(step)
+                    interpreter.deinitLog = []
+                    interpreter.readThisStep = nil
+                }
+            }
+        }
+
+        /// Registers again what a key holds now, so the program goes on as it would have: only a
+        /// transient or graph-scoped registration, whose entry alone changes (a container's scope
+        /// would make its instance again).
+        private func registerAgainOnLog() {
+            let candidates = current.filter { $0.value.scope == .transient || $0.value.scope == .graph }
+                .sorted { $0.key < $1.key }
+            guard !candidates.isEmpty else { return }
+            let registration = candidates[messagesLogged % candidates.count].value
+            messagesLogged += 1
+            if let container = containers[registration.container] { _ = register(registration, into: container) }
+        }
+
+        private static func registrationKey(_ registration: MRegistration) -> String {
+            "\(registration.container) \(registration.service) \(String(describing: registration.name)) \(registration.args)"
+        }
+
+        private func forgetRegistrations(of container: Int) {
+            current = current.filter { $0.value.container != container }
+        }
+    #endif
 
     // MARK: Steps
 
@@ -380,8 +439,11 @@ public final class ContainerInterpreter {
             return []
 
         case .removeAll(let container):
-            guard let container = containers[container] else { return [.invalid("freed container")] }
-            container.removeAll()
+            guard let instance = containers[container] else { return [.invalid("freed container")] }
+            instance.removeAll()
+            #if !INTERPRET_SWINJECT
+                forgetRegistrations(of: container)
+            #endif
             return []
 
         case .resolveOffMain(let container, let request):
@@ -636,6 +698,11 @@ public final class ContainerInterpreter {
     /// Registers `registration` in `container` (the one it names, or a copy `withOverrides` made);
     /// returns what `implements` on its entry.
     func register(_ registration: MRegistration, into container: Container) -> (MForward) -> Void {
+        #if !INTERPRET_SWINJECT
+            if container === containers[registration.container] {
+                current[Self.registrationKey(registration)] = registration
+            }
+        #endif
         struct Register: ModelTypeVisitor {
             let interpreter: ContainerInterpreter
             let registration: MRegistration
@@ -829,7 +896,11 @@ public final class ContainerInterpreter {
         case .resetContainerScope: container.resetObjectScope(.container)
         case .resetGraphScope: container.resetObjectScope(.graph)
         case .reregister: _ = register(registration, into: container)
-        case .removeAll: container.removeAll()
+        case .removeAll:
+            container.removeAll()
+            #if !INTERPRET_SWINJECT
+                forgetRegistrations(of: registration.container)
+            #endif
         case .droppedChildResolves:
             let child = Container(parent: container)
             child.register(ModelProbePart.self) { _ in ModelProbePart() }

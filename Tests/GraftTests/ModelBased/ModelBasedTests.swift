@@ -58,6 +58,33 @@ import Testing
         Self.runPrograms(features: ProgramFeatures.all.union(.factoryVariants))
     }
 
+    /// A logging function may change registrations whenever Graft logs, also while it holds an
+    /// entry it is constructing: the programs (with the factory variants) run with one that
+    /// registers a registration of the program again on every message. Nothing is compared with
+    /// the model; each program must run to its end (debug builds check that no entry in use is
+    /// freed) and free its hierarchy once it dropped its containers and instances.
+    @MainActor @Test func everyProgramSurvivesALoggingFunctionThatRegistersAgain() {
+        LogCapture.buildMessagesProcessWide()  // what other threads log goes nowhere
+        let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
+        let stopReport = StopReport()
+        defer { stopReport.remove() }
+        for seed in UInt64(1)...UInt64(count) {
+            stopReport.set(
+                "Graft model-based tests: the process stopped while running the program of seed \(seed) with a "
+                    + "logging function that registers again\n")
+            let program = ReferenceModel.run(
+                ProgramGenerator.generate(seed: seed, features: ProgramFeatures.all.union(.factoryVariants))
+            ).program
+            weak var hierarchy: SharedState?
+            var liveInstances: () -> Int = { 0 }
+            ContainerInterpreter.runRegisteringAgainOnLog(program) {
+                hierarchy = $0.hierarchy
+                liveInstances = $1
+            }
+            #expect(hierarchy == nil || liveInstances() > 0, "seed \(seed): the hierarchy outlives the program")
+        }
+    }
+
     /// Runs the programs of `GRAFT_MODEL_PROGRAMS` seeds (1,000 by default) from `GRAFT_MODEL_SEED`
     /// (1) with `features`, each checked against the model; reports the first 5 that differ, shrunk.
     @MainActor static func runPrograms(features: ProgramFeatures) {
