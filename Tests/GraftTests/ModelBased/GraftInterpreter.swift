@@ -303,10 +303,12 @@ public final class ContainerInterpreter {
         }
 
         /// Registers again what a key holds now, so the program goes on as it would have: only a
-        /// transient or graph-scoped registration, whose entry alone changes (a container's scope
-        /// would make its instance again).
+        /// transient registration, whose entry alone changes (a scope that keeps instances would
+        /// make its instance again, a graph's in the graph in flight too), and one without
+        /// forwards (registered again, they could replace a later registration of the forwarded
+        /// type).
         private func registerAgainOnLog() {
-            let candidates = current.filter { $0.value.scope == .transient || $0.value.scope == .graph }
+            let candidates = current.filter { $0.value.scope == .transient && $0.value.forwards.isEmpty }
                 .sorted { $0.key < $1.key }
             guard !candidates.isEmpty else { return }
             let registration = candidates[messagesLogged % candidates.count].value
@@ -315,7 +317,8 @@ public final class ContainerInterpreter {
         }
 
         private static func registrationKey(_ registration: MRegistration) -> String {
-            "\(registration.container) \(registration.service) \(String(describing: registration.name)) \(registration.args)"
+            // The name as Graft compares it: the two spellings of "café" are one key.
+            "\(registration.container) \(registration.service) \(registration.name?.string ?? "-") \(registration.args)"
         }
 
         private func forgetRegistrations(of container: Int) {

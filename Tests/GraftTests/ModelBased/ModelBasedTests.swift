@@ -66,15 +66,17 @@ import Testing
     @MainActor @Test func everyProgramSurvivesALoggingFunctionThatRegistersAgain() {
         LogCapture.buildMessagesProcessWide()  // what other threads log goes nowhere
         let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
+        let firstSeed = Self.environment("GRAFT_MODEL_SEED").flatMap { UInt64($0) } ?? 1
         let stopReport = StopReport()
         defer { stopReport.remove() }
-        for seed in UInt64(1)...UInt64(count) {
+        for seed in firstSeed..<(firstSeed + UInt64(count)) {
             stopReport.set(
                 "Graft model-based tests: the process stopped while running the program of seed \(seed) with a "
                     + "logging function that registers again\n")
             let program = ReferenceModel.run(
                 ProgramGenerator.generate(seed: seed, features: ProgramFeatures.all.union(.factoryVariants))
             ).program
+            if Self.environment("GRAFT_MODEL_TRACE") == "1" { print("seed \(seed):\n\(program.render())\n") }
             weak var hierarchy: SharedState?
             var liveInstances: () -> Int = { 0 }
             ContainerInterpreter.runRegisteringAgainOnLog(program) {
