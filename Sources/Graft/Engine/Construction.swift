@@ -199,16 +199,18 @@ extension ServiceEntry {
     }
 
     /// The first half of a construction: opens a request if asked (before the checks, so a cycle
-    /// or the depth limit met here fails this request, not the one around it), checks that the
-    /// construction may go on, closing that request if not, and pushes the factory's frame.
+    /// or the depth limit met here ends that request, which hands the failure on to any request
+    /// around it), checks that the construction may go on, ending that request if not, and
+    /// pushes the factory's frame.
     /// Throws (having failed the resolution) if the request has failed, or this would be a cycle
     /// or too deep.
     @inline(__always)
     func beginConstruction(in hierarchy: SharedState, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
         let request = openRequest(if: opensRequest, in: hierarchy)
         guard canConstruct(in: hierarchy) else {
-            // Ending the request may run user code while the planned path borrows this entry:
-            // handed to the hierarchy first, as ``failRequest(_:message:shownPath:in:)`` does.
+            // Ending the request may run user code (it logs the failures factories handled) while
+            // the planned path borrows this entry: handed to the hierarchy first, as
+            // ``failRequest(_:message:shownPath:in:)`` does before it logs.
             if let request {
                 hierarchy.releaseLater(self)
                 _ = hierarchy.endRequest(request)

@@ -51,10 +51,10 @@ extension ServiceEntry {
         failRequest(.tooDeep, message: message, shownPath: cycle?.shownPath, in: hierarchy)
     }
 
-    /// Fails the request with a cycle or the depth limit met by a construction's checks (`message`,
-    /// this registration last on the path), logged there. Nested in a running factory, the failure is confined to the nested resolution
-    /// (nothing was made yet) for the request's end to hand on; at the request's base (a request
-    /// this construction opened, or a custom storage's) the request ends with it.
+    /// Fails the whole request with a cycle or the depth limit met by a construction's checks
+    /// (`message`, this registration last on the path), logged now. A request this construction
+    /// opened ends with it (``beginConstruction(in:opensRequest:)``), handing it on to any
+    /// request around it; a failure of the whole request is never confined to a factory.
     func failRequest(
         _ reason: ResolutionError.Reason, message: String, shownPath: String? = nil, in hierarchy: SharedState
     ) {
@@ -62,10 +62,11 @@ extension ServiceEntry {
         hierarchy.fail(ResolutionError(reason, path: path, message: message, shownPath: shownPath))
         // The logging function may drop this entry (a registration over it, `removeAll`) while the
         // planned path holds it unretained with no frame pushed yet: the hierarchy keeps it until
-        // the outermost request ends, as it keeps an entry whose factory runs.
+        // the outermost request ends, as it keeps an entry whose factory runs. (The refusal of a
+        // construction that opened a request hands it over again before that request ends, which
+        // only keeps it twice.)
         hierarchy.releaseLater(self)
         hierarchy.logFailure()
-        if !hierarchy.isAtRequestBase { hierarchy.confineFailure(of: self, from: hierarchy.marks) }
     }
 
     /// The factory threw (or the construction was refused, ``refuse(_:in:)``): the resolution fails

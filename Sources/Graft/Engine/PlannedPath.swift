@@ -8,8 +8,8 @@
 // is called differs.
 
 extension Container {
-    /// A transient or graph-scoped entry with a plain factory and no `initCompleted` action (the
-    /// cell's plan says so): the graph's instance if it has one, else the factory is called here,
+    /// A transient or graph-scoped entry with a plain factory, or a throwing one without
+    /// arguments, and no `initCompleted` action (the cell's plan says so): the graph's instance if it has one, else the factory is called here,
     /// specialized in the caller, between the two halves of a construction that the entry runs
     /// out of line (``ServiceEntry/beginPlanned(in:)``, ``ServiceEntry/finishPlanned(_:from:in:resolver:)``).
     /// What these halves do not cover (validation, a recalled graph) they leave to the general path.
@@ -38,21 +38,35 @@ extension Container {
         Unmanaged.passUnretained(unsafeDowncast(slot.pointee.entry.unsafelyUnwrapped, to: ServiceEntry<Service>.self))
     }
 
-    /// Calls the plain factory of an entry held unretained. Debug builds hold it beside, and check
-    /// after the call that something else still holds it (the invariant of
-    /// ``resolveTopLevel(_:cell:as:)``).
+    /// Calls the plain factory of an entry held unretained, checked as ``borrowing(_:_:)`` checks.
     @inlinable @inline(__always)
     static func callPlainFactory<Service>(
         of unretained: Unmanaged<ServiceEntry<Service>>, resolver: Resolver
     ) -> Service {
         #if DEBUG
-            var held = unretained.takeUnretainedValue()
-            defer { withExtendedLifetime(held) {} }
-            let made = held.plainFactory(resolver)
-            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
-            return made
+            return borrowing(unretained) { $0.plainFactory(resolver) }
         #else
             return unretained._withUnsafeGuaranteedRef { $0.plainFactory(resolver) }
+        #endif
+    }
+
+    /// `body` with the entry of `unretained`, borrowed. Debug builds hold it beside and check,
+    /// when `body` returns, that something else still holds it (the invariant of
+    /// ``resolveTopLevel(_:cell:as:)``): the first half and the factories run through here, and
+    /// the unretained second half is checked the same way. (Release builds call a closure that
+    /// captures a value of the generic type, as the second half does, through the closure
+    /// `_withUnsafeGuaranteedRef` takes directly: passed on from here, it costs instructions.)
+    @inlinable @inline(__always)
+    static func borrowing<Service, Result>(
+        _ unretained: Unmanaged<ServiceEntry<Service>>, _ body: (ServiceEntry<Service>) -> Result
+    ) -> Result {
+        #if DEBUG
+            var held = unretained.takeUnretainedValue()
+            let result = body(held)
+            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while the planned path borrowed it")
+            return result
+        #else
+            return unretained._withUnsafeGuaranteedRef(body)
         #endif
     }
 
@@ -69,15 +83,7 @@ extension Container {
     func resolvePlannedConstruction<Service>(
         _ unretained: Unmanaged<ServiceEntry<Service>>, cell: InstanceCell
     ) throws(ResolutionFailed) -> Service {
-        #if DEBUG
-            // The first half may run user code (a refusal logged, a request ended): debug builds
-            // check that something else still holds the entry after it.
-            var held = unretained.takeUnretainedValue()
-            let start = held.beginPlanned(in: hierarchy)
-            assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its construction began")
-        #else
-            let start = unretained._withUnsafeGuaranteedRef { $0.beginPlanned(in: hierarchy) }
-        #endif
+        let start = Self.borrowing(unretained) { $0.beginPlanned(in: hierarchy) }
         switch start.outcome {
         case .factory:
             break
@@ -111,6 +117,10 @@ extension Container {
             case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
             }
         }
+        #if DEBUG
+            var held = unretained.takeUnretainedValue()  // checked as in `borrowing`, on return
+            defer { assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released after its factory ran") }
+        #endif
         let finish = unretained._withUnsafeGuaranteedRef {
             plan == InstanceCell.planGraph
                 ? $0.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
@@ -143,11 +153,9 @@ extension Container {
         let marks = hierarchy.marks
         do {
             #if DEBUG
-                var held = unretained.takeUnretainedValue()
-                defer { withExtendedLifetime(held) {} }
-                let made = try held.throwingFactory!(resolver, zeroSizedArguments)
-                assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released while its factory ran")
-                return made
+                return try borrowing(unretained) { entry in
+                    Result { try entry.throwingFactory!(resolver, zeroSizedArguments) }
+                }.get()
             #else
                 // The extras borrowed too (``ServiceEntry/unretainedExtras``).
                 let extras = unretained._withUnsafeGuaranteedRef { $0.unretainedExtras }
@@ -168,11 +176,12 @@ extension Container {
     /// which run the callers unspecialized, would pay for it), specialized in the caller.
     ///
     /// The entry unretained. The invariant: the slot's table holds the entry when the request
-    /// begins, and no release of it is the last until the request ends. A table drops an entry
-    /// only when a registration replaces it or `removeAll` empties the table, and both hand an
-    /// entry whose factory is running to the hierarchy, which releases it when the outermost
-    /// request ends (``SharedState/dropEntry(_:)``). The table's container is this one or an ancestor, which the
-    /// caller's reference keeps alive. No value of a type built on `Service` (an enum, an
+    /// begins, and no release of it is the last until the request ends. While a resolution runs,
+    /// a table drops an entry when a registration replaces it or `removeAll` empties the table,
+    /// and both hand an entry whose factory is running to the hierarchy, which releases it when
+    /// the outermost request ends (``SharedState/dropEntry(_:)``); so does a refused construction
+    /// before the user code its refusal runs. The table's container is this one or an ancestor,
+    /// which the caller's reference keeps alive. No value of a type built on `Service` (an enum, an
     /// `Optional`): unspecialized, each would ask the runtime for its metadata.
     @inlinable @inline(never)
     func resolveTopLevel<Service>(

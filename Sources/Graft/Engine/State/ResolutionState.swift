@@ -45,7 +45,8 @@ struct ResolutionState {
     /// Open requests and `withObjectGraph` scopes; 0 between resolutions.
     @usableFromInline private(set) var depth = 0
     /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
-    /// each is held by the call that pushed it until that call pops it.
+    /// each is kept alive by the call that pushed it until that call pops it (retained, or on the
+    /// planned path under its unretained invariant, ``Container/resolveTopLevel(_:cell:as:)``).
     private(set) var stack = FrameStack()
     /// Stack index of the innermost running `initCompleted` action, or -1.
     private(set) var completionFrame = -1

@@ -326,11 +326,12 @@ extension SharedState {
         withExtendedLifetime(error) {}
     }
 
-    /// Releases an entry a table no longer holds (replaced by a registration): now, or, while its
-    /// factory runs, when the outermost resolution ends. A top-level request runs its entry's
-    /// factory holding the entry unretained (``Container/resolveTopLevel(_:cell:as:)``), so an
-    /// entry its factory replaces must outlive the request; any other entry goes at once (a
-    /// resolution that replaces registrations again and again keeps none of them).
+    /// Releases an entry a table no longer holds (replaced by a registration, or `removeAll`):
+    /// now, or, while its factory runs, when the outermost resolution ends. The planned path runs
+    /// a factory holding its entry unretained, at the top level and nested
+    /// (``Container/resolveTopLevel(_:cell:as:)``), so an entry whose factory is running must
+    /// outlive the request; any other entry goes at once (a resolution that replaces
+    /// registrations again and again keeps none of them).
     @usableFromInline
     func dropEntry(_ entry: __owned AnyServiceEntry) {
         if entry.factoryFrame >= 0 { releaseLater(entry) }
