@@ -208,11 +208,9 @@ extension ServiceEntry {
     func beginConstruction(in hierarchy: SharedState, opensRequest: Bool) throws(ResolutionFailed) -> Construction {
         let request = openRequest(if: opensRequest, in: hierarchy)
         guard canConstruct(in: hierarchy) else {
-            // Ending the request may run user code (it logs the failures factories handled) while
-            // the planned path borrows this entry: handed to the hierarchy first, as
-            // ``failRequest(_:message:shownPath:in:)`` does before it logs.
+            // Ending the request may run user code: it logs the failures factories handled.
             if let request {
-                hierarchy.releaseLater(self)
+                keepWhileRefused(in: hierarchy)
                 _ = hierarchy.endRequest(request)
             }
             throw ResolutionFailed()

@@ -60,13 +60,20 @@ extension ServiceEntry {
     ) {
         let path = hierarchy.resolution.path + [SharedState.label(self)]
         hierarchy.fail(ResolutionError(reason, path: path, message: message, shownPath: shownPath))
-        // The logging function may drop this entry (a registration over it, `removeAll`) while the
-        // planned path holds it unretained with no frame pushed yet: the hierarchy keeps it until
-        // the outermost request ends, as it keeps an entry whose factory runs. (The refusal of a
-        // construction that opened a request hands it over again before that request ends, which
-        // only keeps it twice.)
-        hierarchy.releaseLater(self)
+        assert(hierarchy.resolution.failureEndsRequest, "a construction's check confined its failure")
+        keepWhileRefused(in: hierarchy)  // before the logging function
         hierarchy.logFailure()
+    }
+
+    /// A refused construction is about to run user code (the logging function, the end of the
+    /// request it opened), which may drop this entry (a registration over it, `removeAll`) while
+    /// the planned path borrows it: the hierarchy keeps it until the outermost request ends, as
+    /// it keeps an entry whose factory runs. (Needed where no frame of this entry is pushed, as at
+    /// the depth limit or a refusal of a failed request; in a cycle, its running factory's frame
+    /// makes a table hand it over anyway. A cycle met by a construction that opened a request is
+    /// handed over twice: kept twice, each released once.)
+    func keepWhileRefused(in hierarchy: SharedState) {
+        hierarchy.releaseLater(self)
     }
 
     /// The factory threw (or the construction was refused, ``refuse(_:in:)``): the resolution fails

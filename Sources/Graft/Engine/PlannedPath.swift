@@ -9,9 +9,9 @@
 
 extension Container {
     /// A transient or graph-scoped entry with a plain factory, or a throwing one without
-    /// arguments, and no `initCompleted` action (the cell's plan says so): the graph's instance if it has one, else the factory is called here,
-    /// specialized in the caller, between the two halves of a construction that the entry runs
-    /// out of line (``ServiceEntry/beginPlanned(in:)``, ``ServiceEntry/finishPlanned(_:from:in:resolver:)``).
+    /// arguments, and no `initCompleted` action (the cell's plan says so): the graph's instance if
+    /// it has one, else the factory is called here, specialized in the caller, between the two
+    /// halves of a construction that the entry runs out of line (``ServiceEntry/beginPlanned(in:)``, ``ServiceEntry/finishPlanned(_:from:in:resolver:)``).
     /// What these halves do not cover (validation, a recalled graph) they leave to the general path.
     @inlinable
     func resolvePlanned<Service>(
@@ -39,6 +39,8 @@ extension Container {
     }
 
     /// Calls the plain factory of an entry held unretained, checked as ``borrowing(_:_:)`` checks.
+    /// Release builds call it in a closure of their own: one returning the generic type, passed
+    /// on through `borrowing`, costs instructions.
     @inlinable @inline(__always)
     static func callPlainFactory<Service>(
         of unretained: Unmanaged<ServiceEntry<Service>>, resolver: Resolver
@@ -52,10 +54,10 @@ extension Container {
 
     /// `body` with the entry of `unretained`, borrowed. Debug builds hold it beside and check,
     /// when `body` returns, that something else still holds it (the invariant of
-    /// ``resolveTopLevel(_:cell:as:)``): the first half and the factories run through here, and
-    /// the unretained second half is checked the same way. (Release builds call a closure that
-    /// captures a value of the generic type, as the second half does, through the closure
-    /// `_withUnsafeGuaranteedRef` takes directly: passed on from here, it costs instructions.)
+    /// ``resolveTopLevel(_:cell:as:)``): the first half and the factories are checked this way,
+    /// and so is the unretained second half, whose closure captures the instance made, a value
+    /// of the generic type; passed on through here, such a closure costs instructions, so release
+    /// builds call it directly.
     @inlinable @inline(__always)
     static func borrowing<Service, Result>(
         _ unretained: Unmanaged<ServiceEntry<Service>>, _ body: (ServiceEntry<Service>) -> Result
@@ -119,7 +121,7 @@ extension Container {
         }
         #if DEBUG
             var held = unretained.takeUnretainedValue()  // checked as in `borrowing`, on return
-            defer { assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released after its factory ran") }
+            defer { assert(!isKnownUniquelyReferenced(&held), "Graft: an entry was released in its second half") }
         #endif
         let finish = unretained._withUnsafeGuaranteedRef {
             plan == InstanceCell.planGraph
