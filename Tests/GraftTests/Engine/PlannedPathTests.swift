@@ -144,7 +144,7 @@ import Testing
         let probe = RefusalProbe(container)
         probe.refused = container.register(Part.self, name: "refused") { _ in Part("refused") }
             .inObjectScope(.transient)
-        container.register(Part.self, name: "failing") { _ throws in throw PartFailure() }.inObjectScope(.transient)
+        container.register(Part.self, name: "failing") { _ throws in throw PlanFailure() }.inObjectScope(.transient)
         container.register(Part.self, name: "handles") { r in
             Part("handles", [try? r.require(Part.self, name: "failing")])
         }
@@ -556,5 +556,3 @@ enum EntryDrop: CaseIterable, CustomTestStringConvertible {
 }
 
 private final class Marker {}
-
-private struct PartFailure: Error {}

@@ -175,8 +175,8 @@ struct ModelImplements<T>: ModelTypeVisitor {
     /// `@unchecked Sendable` because that function is bound to the task running the program and
     /// called only from it, on its thread.
     private struct LoggingTarget: @unchecked Sendable {
-        let value: ContainerInterpreter
-        init(_ value: ContainerInterpreter) { self.value = value }
+        let interpreter: ContainerInterpreter
+        init(_ interpreter: ContainerInterpreter) { self.interpreter = interpreter }
     }
 #endif
 
@@ -218,10 +218,12 @@ public final class ContainerInterpreter {
             }, description: "graphStorage")
         /// The graph of each factory running, innermost last.
         private var graphsOfRunningFactories: [GraphIdentifier] = []
-        /// The registration each key of each container holds now (by `registrationKey`), for
+        /// The registration each key of each container holds now (``key(of:)``), for
         /// ``registerAgainOnLog()``.
-        private var current: [String: MRegistration] = [:]
-        private var messagesLogged = 0
+        private var registrationByKey: [String: MRegistration] = [:]
+        /// The registration of each of `forwarders`.
+        private var forwarded: [MRegistration] = []
+        private var registrationsAgain = 0
     #endif
     #if INTERPRET_SWINJECT
         /// Swinject stops the process at 200 levels; the interpreter stops resolving well before.
@@ -290,8 +292,8 @@ public final class ContainerInterpreter {
             let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
             let live = interpreter.live
             observeRoot(interpreter.containers[0]!) { live.count }
-            let sink = LoggingTarget(interpreter)
-            let registerAgain: @Sendable (String) -> Void = { _ in sink.value.registerAgainOnLog() }
+            let target = LoggingTarget(interpreter)
+            let registerAgain: @Sendable (String) -> Void = { _ in target.interpreter.registerAgainOnLog() }
             Container.withLoggingFunction(registerAgain) {
                 for step in program.steps {
                     interpreter.slotsAtStepStart = interpreter.slots.count
@@ -302,27 +304,45 @@ public final class ContainerInterpreter {
             }
         }
 
-        /// Registers again what a key holds now, so the program goes on as it would have: only a
+        /// Registers again what a key holds now, chosen so that the program keeps running: only a
         /// transient registration, whose entry alone changes (a scope that keeps instances would
         /// make its instance again, a graph's in the graph in flight too), and one without
-        /// forwards (registered again, they could replace a later registration of the forwarded
-        /// type).
+        /// forwards of its own (registered again, they could replace a later registration of the
+        /// forwarded type). What the program observes may still differ from its run without this
+        /// function: a later forward step on the entry replaced does nothing, the new entry's
+        /// counts start at 0, and a behavior is told of each registration.
         private func registerAgainOnLog() {
-            let candidates = current.filter { $0.value.scope == .transient && $0.value.forwards.isEmpty }
+            let candidates = registrationByKey.filter { $0.value.scope == .transient && $0.value.forwards.isEmpty }
                 .sorted { $0.key < $1.key }
             guard !candidates.isEmpty else { return }
-            let registration = candidates[messagesLogged % candidates.count].value
-            messagesLogged += 1
+            let registration = candidates[registrationsAgain % candidates.count].value
+            registrationsAgain += 1
             if let container = containers[registration.container] { _ = register(registration, into: container) }
         }
 
-        private static func registrationKey(_ registration: MRegistration) -> String {
-            // The name as Graft compares it: the two spellings of "café" are one key.
-            "\(registration.container) \(registration.service) \(registration.name?.string ?? "-") \(registration.args)"
+        /// A registration's key in ``registrationByKey``, with the name as Graft compares it (the
+        /// two spellings of "café" are one key).
+        private static func key(container: Int, service: MType, name: MName?, args: MArgs) -> String {
+            "\(container) \(service) \(name?.string ?? "-") \(args)"
+        }
+
+        private static func key(of registration: MRegistration) -> String {
+            key(
+                container: registration.container, service: registration.service, name: registration.name,
+                args: registration.args)
+        }
+
+        /// `forward` of `registration` replaced what its key held.
+        private func forgetForward(_ forward: MForward, of registration: MRegistration) {
+            registrationByKey[
+                Self.key(
+                    container: registration.container, service: forward.type, name: forward.name,
+                    args: registration.args)
+            ] = nil
         }
 
         private func forgetRegistrations(of container: Int) {
-            current = current.filter { $0.value.container != container }
+            registrationByKey = registrationByKey.filter { $0.value.container != container }
         }
     #endif
 
@@ -341,11 +361,17 @@ public final class ContainerInterpreter {
         case .register(let registration):
             guard let container = containers[registration.container] else { return [.invalid("freed container")] }
             forwarders.append(register(registration, into: container))
+            #if !INTERPRET_SWINJECT
+                forwarded.append(registration)
+            #endif
             return []
 
         case .forward(let registration, let forward):
             guard !forwarders.isEmpty else { return [.invalid("no registration")] }
             forwarders[registration % forwarders.count](forward)
+            #if !INTERPRET_SWINJECT
+                forgetForward(forward, of: forwarded[registration % forwarders.count])
+            #endif
             return []
 
         case .resolve(let container, let request):
@@ -442,8 +468,8 @@ public final class ContainerInterpreter {
             return []
 
         case .removeAll(let container):
-            guard let instance = containers[container] else { return [.invalid("freed container")] }
-            instance.removeAll()
+            guard let emptied = containers[container] else { return [.invalid("freed container")] }
+            emptied.removeAll()
             #if !INTERPRET_SWINJECT
                 forgetRegistrations(of: container)
             #endif
@@ -480,6 +506,9 @@ public final class ContainerInterpreter {
             // Moved out first: the `deinit`s it runs may read `containers`.
             let dropped = containers[index]
             containers[index] = nil
+            #if !INTERPRET_SWINJECT
+                forgetRegistrations(of: index)
+            #endif
             withExtendedLifetime(dropped) {}
             return []
 
@@ -703,7 +732,7 @@ public final class ContainerInterpreter {
     func register(_ registration: MRegistration, into container: Container) -> (MForward) -> Void {
         #if !INTERPRET_SWINJECT
             if container === containers[registration.container] {
-                current[Self.registrationKey(registration)] = registration
+                registrationByKey[Self.key(of: registration)] = registration
             }
         #endif
         struct Register: ModelTypeVisitor {
@@ -782,6 +811,9 @@ public final class ContainerInterpreter {
             withModelType(forward.type, ModelImplements(entry: entry, name: forward.name?.string))
         }
         for item in registration.forwards { forward(item) }
+        #if !INTERPRET_SWINJECT
+            for item in registration.forwards { forgetForward(item, of: registration) }
+        #endif
         return forward
     }
 
