@@ -171,7 +171,7 @@ struct ModelImplements<T>: ModelTypeVisitor {
 }
 
 #if !INTERPRET_SWINJECT
-    /// The interpreter, for the logging function of ``ContainerInterpreter/runRegisteringAgainOnLog(_:observeRoot:)``:
+    /// The interpreter, for the logging function of ``ContainerInterpreter/run(_:registeringAgainOnLog:observeRoot:)``:
     /// `@unchecked Sendable` because that function is bound to the task running the program and
     /// called only from it, on its thread.
     private struct LoggingTarget: @unchecked Sendable {
@@ -259,21 +259,39 @@ public final class ContainerInterpreter {
     /// program's instances alive: the caller may keep a weak reference to what the root shares,
     /// and check that it is freed once `run` returns and no instance is alive (an instance that a
     /// program's own cycle keeps alive may keep a `Lazy`, and through it the hierarchy).
+    ///
+    /// With `registeringAgainOnLog` (Graft only), a logging function registers one of the
+    /// program's registrations again on each message (``registerAgainOnLog()``), in the container
+    /// it was registered in: a logging function may change registrations, whatever Graft is doing
+    /// when it logs. The trace is then not the model's; what is left to check is that Graft
+    /// survives it (no debug-build check stops) and frees what the program dropped.
     public static func run(
-        _ program: MProgram, observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void = { _, _ in }
+        _ program: MProgram, registeringAgainOnLog: Bool = false,
+        observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void = { _, _ in }
     ) -> (trace: Trace, abortedAt: Int?) {
         let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
         let live = interpreter.live
         observeRoot(interpreter.containers[0]!) { live.count }
+        #if !INTERPRET_SWINJECT
+            if registeringAgainOnLog {
+                let target = LoggingTarget(interpreter)
+                let registerAgain: @Sendable (String) -> Void = { _ in target.interpreter.registerAgainOnLog() }
+                return Container.withLoggingFunction(registerAgain) { interpreter.perform(program.steps) }
+            }
+        #endif
+        return interpreter.perform(program.steps)
+    }
+
+    private func perform(_ steps: [MStep]) -> (trace: Trace, abortedAt: Int?) {
         var raw: [[RawObservation]] = []
-        for (index, step) in program.steps.enumerated() {
-            interpreter.slotsAtStepStart = interpreter.slots.count
-            let observed = interpreter.perform(step)
-            raw.append(observed + interpreter.deinitLog)
-            interpreter.deinitLog = []
-            interpreter.readThisStep = nil
+        for (index, step) in steps.enumerated() {
+            slotsAtStepStart = slots.count
+            let observed = perform(step)
+            raw.append(observed + deinitLog)
+            deinitLog = []
+            readThisStep = nil
             #if INTERPRET_SWINJECT
-                if interpreter.aborted { return (normalize(raw), index) }
+                if aborted { return (normalize(raw), index) }
             #endif
             _ = index
         }
@@ -281,29 +299,6 @@ public final class ContainerInterpreter {
     }
 
     #if !INTERPRET_SWINJECT
-        /// Runs `program` with a logging function that registers one of the program's registrations
-        /// again on each message (the next in turn), in the container it was registered in: a
-        /// logging function may change registrations, whatever Graft is doing when it logs. What
-        /// the program observes then is not the model's; the caller checks only that Graft
-        /// survives it (no debug-build check stops) and frees what the program dropped.
-        public static func runRegisteringAgainOnLog(
-            _ program: MProgram, observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void
-        ) {
-            let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
-            let live = interpreter.live
-            observeRoot(interpreter.containers[0]!) { live.count }
-            let target = LoggingTarget(interpreter)
-            let registerAgain: @Sendable (String) -> Void = { _ in target.interpreter.registerAgainOnLog() }
-            Container.withLoggingFunction(registerAgain) {
-                for step in program.steps {
-                    interpreter.slotsAtStepStart = interpreter.slots.count
-                    _ = interpreter.perform(step)
-                    interpreter.deinitLog = []
-                    interpreter.readThisStep = nil
-                }
-            }
-        }
-
         /// Registers again what a key holds now, chosen so that the program keeps running: only a
         /// transient registration, whose entry alone changes (a scope that keeps instances would
         /// make its instance again, a graph's in the graph in flight too), and one without

@@ -19,16 +19,20 @@ import Testing
 
     /// One program: the modelled program and the first difference, if any.
     /// Besides the steps, every program checks that its hierarchy is freed once the program has
-    /// dropped its containers: nothing Graft records may hold what owns it.
-    static func check(_ program: MProgram) -> (program: MProgram, difference: String?) {
+    /// dropped its containers: nothing Graft records may hold what owns it. With
+    /// `registeringAgainOnLog`, under a logging function that registers again, that is all it
+    /// checks: the steps then observe what the model does not (see `ContainerInterpreter.run`).
+    static func check(
+        _ program: MProgram, registeringAgainOnLog: Bool = false
+    ) -> (program: MProgram, difference: String?) {
         let modelled = ReferenceModel.run(program)
         weak var hierarchy: SharedState?
         var liveInstances: () -> Int = { 0 }
-        let actual = ContainerInterpreter.run(modelled.program) {
+        let actual = ContainerInterpreter.run(modelled.program, registeringAgainOnLog: registeringAgainOnLog) {
             hierarchy = $0.hierarchy
             liveInstances = $1
         }.trace
-        guard let index = firstDifference(modelled.trace, actual) else {
+        guard !registeringAgainOnLog, let index = firstDifference(modelled.trace, actual) else {
             // Only where the program's instances are all gone: a cycle of its own (an instance
             // holding a `Lazy` of itself) keeps what it holds, as it would in Swinject.
             guard hierarchy == nil || liveInstances() > 0 else {
@@ -64,32 +68,13 @@ import Testing
     /// the model; each program must run to its end (debug builds check that no entry in use is
     /// freed) and free its hierarchy once it dropped its containers and instances.
     @MainActor @Test func everyProgramSurvivesALoggingFunctionThatRegistersAgain() {
-        LogCapture.buildMessagesProcessWide()  // what other threads log goes nowhere
-        let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
-        let firstSeed = Self.environment("GRAFT_MODEL_SEED").flatMap { UInt64($0) } ?? 1
-        let stopReport = StopReport()
-        defer { stopReport.remove() }
-        for seed in firstSeed..<(firstSeed + UInt64(count)) {
-            stopReport.set(
-                "Graft model-based tests: the process stopped while running the program of seed \(seed) with a "
-                    + "logging function that registers again\n")
-            let program = ReferenceModel.run(
-                ProgramGenerator.generate(seed: seed, features: ProgramFeatures.all.union(.factoryVariants))
-            ).program
-            if Self.environment("GRAFT_MODEL_TRACE") == "1" { print("seed \(seed):\n\(program.render())\n") }
-            weak var hierarchy: SharedState?
-            var liveInstances: () -> Int = { 0 }
-            ContainerInterpreter.runRegisteringAgainOnLog(program) {
-                hierarchy = $0.hierarchy
-                liveInstances = $1
-            }
-            #expect(hierarchy == nil || liveInstances() > 0, "seed \(seed): the hierarchy outlives the program")
-        }
+        Self.runPrograms(features: ProgramFeatures.all.union(.factoryVariants), registeringAgainOnLog: true)
     }
 
     /// Runs the programs of `GRAFT_MODEL_PROGRAMS` seeds (1,000 by default) from `GRAFT_MODEL_SEED`
-    /// (1) with `features`, each checked against the model; reports the first 5 that differ, shrunk.
-    @MainActor static func runPrograms(features: ProgramFeatures) {
+    /// (1) with `features`, each checked against the model (or, `registeringAgainOnLog`, only for
+    /// what it frees: see ``check(_:registeringAgainOnLog:)``); reports the first 5 that differ, shrunk.
+    @MainActor static func runPrograms(features: ProgramFeatures, registeringAgainOnLog: Bool = false) {
         LogCapture.buildMessagesProcessWide()
         let count = Self.environment("GRAFT_MODEL_PROGRAMS").flatMap { Int($0) } ?? 1000
         let firstSeed = Self.environment("GRAFT_MODEL_SEED").flatMap { UInt64($0) } ?? 1
@@ -105,8 +90,9 @@ import Testing
         defer { stopReport.remove() }
         for seed in firstSeed..<(firstSeed + UInt64(count)) {
             stopReport.set(
-                "Graft model-based tests: the process stopped while running the program of seed \(seed); "
-                    + "rerun it with GRAFT_MODEL_SEED=\(seed) GRAFT_MODEL_PROGRAMS=1 GRAFT_MODEL_TRACE=1\n")
+                "Graft model-based tests: the process stopped while running the program of seed \(seed)"
+                    + (registeringAgainOnLog ? " with a logging function that registers again" : "")
+                    + "; rerun it with GRAFT_MODEL_SEED=\(seed) GRAFT_MODEL_PROGRAMS=1 GRAFT_MODEL_TRACE=1\n")
             let program = ProgramGenerator.generate(seed: seed, features: features)
             if stats {
                 let modelled = ReferenceModel.run(program)
@@ -117,10 +103,13 @@ import Testing
                 for reason in modelled.skipped { skippedSteps[reason, default: 0] += 1 }
             }
             if trace { print("seed \(seed):\n\(ReferenceModel.run(program).program.render())\n") }
-            guard Self.check(program).difference != nil else { continue }
+            func check(_ program: MProgram) -> (program: MProgram, difference: String?) {
+                Self.check(program, registeringAgainOnLog: registeringAgainOnLog)
+            }
+            guard check(program).difference != nil else { continue }
             failures += 1
-            let shrunk = ProgramShrinker.shrink(Self.check(program).program) { Self.check($0).difference != nil }
-            let report = Self.check(shrunk).difference ?? "(the difference vanished while shrinking)"
+            let shrunk = ProgramShrinker.shrink(check(program).program) { check($0).difference != nil }
+            let report = check(shrunk).difference ?? "(the difference vanished while shrinking)"
             Issue.record("seed \(seed): Graft differs from the model.\n\(report)")
             if failures >= 5 { break }
         }
