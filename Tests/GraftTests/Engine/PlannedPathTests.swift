@@ -112,25 +112,15 @@ import Testing
 
     @Test func aLoggingFunctionThatReplacesTheRefusedEntryDoesNotFreeIt() {
         let container = Container()
-        let probe = RefusalProbe(container)
-        probe.refused = container.register(Part.self, name: "leaf") { _ in Part("leaf") }.inObjectScope(.transient)
         container.register(Part.self, name: "chain") { (r: Resolver, levels: Int) -> Part in
             levels > 0
                 ? Part("chain", [r.resolve(Part.self, name: "chain", argument: levels - 1)])
                 : Part("chain", [r.resolve(Part.self, name: "leaf")])
         }
         .inObjectScope(.transient)
-        let log: @Sendable (String) -> Void = { message in
-            guard message.contains("(name: \"leaf\")") else { return }
-            probe.container.register(Part.self, name: "leaf") { _ in Part("new leaf") }.inObjectScope(.transient)
-            probe.aliveWhileLogged.append(probe.refused != nil)
-        }
-        Container.withLoggingFunction(log) {
+        expectTheRefusedEntryOutlivesItsReplacement(in: container, named: "leaf", whenLogging: "leaf") {
             #expect(container.resolve(Part.self, name: "chain", argument: SharedState.maximumDepth - 1) == nil)
         }
-        #expect(probe.aliveWhileLogged == [true], "the refused entry, replaced, outlives the logging function")
-        #expect(probe.refused == nil, "the refused entry, replaced, is released once the request ends")
-        #expect(container.resolve(Part.self, name: "leaf")?.label == "new leaf")
     }
 
     // A planned construction that opens a request of its own (in a `withObjectGraph` scope inside
@@ -141,9 +131,6 @@ import Testing
 
     @Test func aRequestEndThatReplacesTheRefusedEntryDoesNotFreeIt() {
         let container = Container()
-        let probe = RefusalProbe(container)
-        probe.refused = container.register(Part.self, name: "refused") { _ in Part("refused") }
-            .inObjectScope(.transient)
         container.register(Part.self, name: "failing") { _ throws in throw PlanFailure() }.inObjectScope(.transient)
         container.register(Part.self, name: "handles") { r in
             Part("handles", [try? r.require(Part.self, name: "failing")])
@@ -156,17 +143,29 @@ import Testing
             return Part("outer", [handled, cycle, refused])
         }
         .inObjectScope(.transient)
-        let log: @Sendable (String) -> Void = { message in
-            guard message.contains("(name: \"failing\")") else { return }
-            probe.container.register(Part.self, name: "refused") { _ in Part("new") }.inObjectScope(.transient)
-            probe.aliveWhileLogged.append(probe.refused != nil)
-        }
-        Container.withLoggingFunction(log) {
+        expectTheRefusedEntryOutlivesItsReplacement(in: container, named: "refused", whenLogging: "failing") {
             #expect(container.resolve(Part.self, name: "outer") == nil)
         }
+    }
+
+    /// Registers a transient `Part` named `name` in `container`, then runs `request`, which must
+    /// have that registration refused, under a logging function that registers over it on the
+    /// message naming the registration `logged`: the refused entry must outlive the logging
+    /// function, be released once the request ends, and leave the new registration in place.
+    private func expectTheRefusedEntryOutlivesItsReplacement(
+        in container: Container, named name: String, whenLogging logged: String, request: () -> Void
+    ) {
+        let probe = RefusalProbe(container)
+        probe.refused = container.register(Part.self, name: name) { _ in Part(name) }.inObjectScope(.transient)
+        let log: @Sendable (String) -> Void = { message in
+            guard message.contains("(name: \"\(logged)\")") else { return }
+            probe.container.register(Part.self, name: name) { _ in Part("new") }.inObjectScope(.transient)
+            probe.aliveWhileLogged.append(probe.refused != nil)
+        }
+        Container.withLoggingFunction(log, operation: request)
         #expect(probe.aliveWhileLogged == [true], "the refused entry, replaced, outlives the logging function")
         #expect(probe.refused == nil, "the refused entry, replaced, is released once the request ends")
-        #expect(container.resolve(Part.self, name: "refused")?.label == "new")
+        #expect(container.resolve(Part.self, name: name)?.label == "new")
     }
 
     // An argument factory and a throwing one are read from the entry's extras without retaining
