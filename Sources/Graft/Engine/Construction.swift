@@ -27,6 +27,21 @@ enum ConstructionEnd {
     /// The scope kept another instance while the factory ran (a circular resolution through an
     /// `initCompleted` action): return that one, with ``ServiceEntry/finishWithKeptInstance(in:request:)``.
     case kept
+
+    /// The resolution's result for this end: `made`, a failure, or the instance the scope kept,
+    /// read from `entry` (``ServiceEntry/finishWithKeptInstance(in:request:)``), which is only
+    /// evaluated then.
+    @inlinable @inline(__always)
+    func result<Service>(
+        _ made: Service, keptBy entry: @autoclosure () -> ServiceEntry<Service>, in hierarchy: SharedState,
+        request: ResolutionState.Request?
+    ) throws(ResolutionFailed) -> Service {
+        switch self {
+        case .made: return made
+        case .failed: throw ResolutionFailed()
+        case .kept: return try entry().finishWithKeptInstance(in: hierarchy, request: request)
+        }
+    }
 }
 
 /// Ends a resolution that cannot produce an instance; the message has been logged already.
@@ -188,14 +203,10 @@ extension ServiceEntry {
     func finish(
         _ made: Service, _ construction: Construction, in hierarchy: SharedState, resolver: Resolver
     ) throws(ResolutionFailed) -> Service {
-        let end = finishConstruction(
+        try finishConstruction(
             made, outerFrame: construction.outerFrame, request: construction.request, in: hierarchy, resolver: resolver,
-            keepsGraphInline: false)
-        switch end {
-        case .made: return made
-        case .failed: throw ResolutionFailed()
-        case .kept: return try finishWithKeptInstance(in: hierarchy, request: construction.request)
-        }
+            keepsGraphInline: false
+        ).result(made, keptBy: self, in: hierarchy, request: construction.request)
     }
 
     /// The first half of a construction: opens a request if asked (before the checks, so a cycle

@@ -113,11 +113,7 @@ extension Container {
                 cell.plan == InstanceCell.planGraph
                 ? entry.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
                 : entry.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
-            switch finish {
-            case .made: return made
-            case .failed: throw ResolutionFailed()
-            case .kept: return try entry.finishWithKeptInstance(in: hierarchy, request: start.request)
-            }
+            return try finish.result(made, keptBy: entry, in: hierarchy, request: start.request)
         }
         #if DEBUG
             var held = unretained.takeUnretainedValue()  // checked as in `borrowing`, on return
@@ -128,11 +124,7 @@ extension Container {
                 ? $0.finishPlannedInGraph(made, from: start, in: hierarchy, resolver: resolver)
                 : $0.finishPlanned(made, from: start, in: hierarchy, resolver: resolver)
         }
-        switch finish {
-        case .made: return made
-        case .failed: throw ResolutionFailed()
-        case .kept: return try unretained.takeUnretainedValue().finishWithKeptInstance(in: hierarchy, request: nil)
-        }
+        return try finish.result(made, keptBy: unretained.takeUnretainedValue(), in: hierarchy, request: nil)
     }
 }
 
