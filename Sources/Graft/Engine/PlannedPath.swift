@@ -234,13 +234,10 @@ struct PlannedStart {
 extension ServiceEntry {
     /// The planned path's first half (``Container/resolvePlanned(_:cell:as:)``): what the general
     /// path does before the factory runs (the resolution counted, the construction's first
-    /// half), unless validation or a recalled graph needs the general path.
+    /// half), unless the hierarchy needs the general path (``SharedState/needsGeneralPath``).
     @usableFromInline
     func beginPlanned(in hierarchy: SharedState) -> PlannedStart {
-        // Validation observes and rescopes; a recalled graph may hold this entry's instance.
-        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.graph.recalled != nil) {
-            return PlannedStart(.general)
-        }
+        if _slowPath(hierarchy.needsGeneralPath) { return PlannedStart(.general) }
         cell.countResolution()
         do {
             return PlannedStart(.factory, try beginConstruction(in: hierarchy, opensRequest: hierarchy.isAtRequestBase))
@@ -251,11 +248,11 @@ extension ServiceEntry {
 
     /// Begins a construction as a request of its own with none in flight
     /// (``ResolutionState/startPlainRequest()``): none can have failed, and no frame is pushed,
-    /// so this one is neither a cycle nor too deep. `false` when validation or a recalled graph
-    /// needs the general path.
+    /// so this one is neither a cycle nor too deep. `false` when the hierarchy needs the general
+    /// path (``SharedState/needsGeneralPath``).
     @usableFromInline
     func beginPlainRequest(in hierarchy: SharedState) -> Bool {
-        if _slowPath(hierarchy.diagnostics.isValidating || hierarchy.resolution.graph.recalled != nil) { return false }
+        if _slowPath(hierarchy.needsGeneralPath) { return false }
         assert(factoryFrame == -1, "ServiceEntry: a factory frame left with no request in flight")
         cell.countResolution()
         hierarchy.claimRequests(resolving: SharedState.label(self))

@@ -25,6 +25,11 @@ extension SharedState {
     @inline(__always)
     var isAtRequestBase: Bool { resolution.stack.count == resolution.requestBase }
 
+    /// Whether a construction must take the general path rather than the planned one: validation
+    /// observes and rescopes, and a recalled graph may hold the entry's instance.
+    @inline(__always)
+    var needsGeneralPath: Bool { diagnostics.isValidating || resolution.graph.recalled != nil }
+
     /// Whether the call at the current frame count hands its failure to its caller.
     var handsFailureToCaller: Bool { resolution.stack.count == resolution.quietLevel }
 
