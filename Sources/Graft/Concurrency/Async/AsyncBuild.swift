@@ -1,48 +1,45 @@
 // Graft — MIT License.
 
-/// The graph of which build waits for which, across every container hierarchy of the process (a
-/// factory may wait on a service of another hierarchy: a captured container, a `withOverrides`
-/// copy). Guarded by one process-wide mutex, taken after a hierarchy's mutex when both are held and
-/// never held across an `await`: a check and the edge it allows are one step, whatever the
-/// hierarchies involved.
-enum AsyncWaitGraph {
-    private static let mutex = RecursiveMutex()
-
-    /// Adds the edge unless `target` already waits, through others, on `waiter`: then returns that
-    /// path (the cycle the edge would close), from `target` to `waiter`. (A new build waits on
-    /// nothing yet: an edge to it never closes a cycle.)
-    @discardableResult
-    static func add(from waiter: AsyncBuildNode, to target: AsyncBuildNode) -> [AsyncBuildNode]? {
-        mutex.withLock {
-            if let path = target.pathOfWaits(to: waiter) { return path }
-            waiter.waits.append(target)
-            return nil
-        }
-    }
-
-    static func remove(from waiter: AsyncBuildNode, to target: AsyncBuildNode) {
-        mutex.withLock {
-            if let index = waiter.waits.firstIndex(where: { $0 === target }) { waiter.waits.remove(at: index) }
-        }
-    }
-}
-
 /// A build in progress, as a node of the graph of who waits for whom: a `.container` build (its
 /// own task, an ``AsyncBuild``), or a transient built inline in its caller's task. A wait is an
 /// edge from the build whose factory (or a task it started) waits, to the build waited for; a new
 /// edge is refused when it would close a cycle.
-class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `AsyncWaitGraph`'s mutex
+///
+/// The graph spans every container hierarchy of the process (a factory may wait on a service of
+/// another hierarchy: a captured container, a `withOverrides` copy). It is guarded by one
+/// process-wide mutex, taken after a hierarchy's mutex when both are held and never held across
+/// an `await`: a check and the edge it allows are one step, whatever the hierarchies involved.
+class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `graphMutex`
+    private static let graphMutex = RecursiveMutex()
     let entry: AnyObject
     let label: String
     /// For a transient built inline: the build in whose factory it runs.
     let inlineParent: AsyncBuildNode?
     /// The builds this build is waiting for now (one entry per wait in progress).
-    var waits: [AsyncBuildNode] = []
+    private(set) var waits: [AsyncBuildNode] = []
 
-    init(entry: AnyObject, label: String, inlineParent: AsyncBuildNode?) {
+    init(entry: AnyObject, label: String, inlineParent: AsyncBuildNode? = nil) {
         self.entry = entry
         self.label = label
         self.inlineParent = inlineParent
+    }
+
+    /// Adds the edge from this build to `target` unless `target` already waits, through others, on
+    /// this build: then returns that path (the cycle the edge would close), from `target` to this
+    /// build. (A new build waits on nothing yet: an edge to it never closes a cycle.)
+    @discardableResult
+    func addWait(for target: AsyncBuildNode) -> [AsyncBuildNode]? {
+        Self.graphMutex.withLock {
+            if let path = target.pathOfWaits(to: self) { return path }
+            waits.append(target)
+            return nil
+        }
+    }
+
+    func removeWait(for target: AsyncBuildNode) {
+        Self.graphMutex.withLock {
+            if let index = waits.firstIndex(where: { $0 === target }) { waits.remove(at: index) }
+        }
     }
 
     /// This node, then the builds it runs inline in, innermost first.
@@ -63,18 +60,10 @@ class AsyncBuildNode: @unchecked Sendable {  // `waits` is only touched under `A
 
 /// A build in flight, its node in the graph of waits, and the continuations waiting for it.
 final class AsyncBuild<Service: Sendable>: AsyncBuildNode, @unchecked Sendable {  // state under the hierarchy's mutex
-    let generation: Int
-    private var waiters: [Int: CheckedContinuation<Service, any Error>] = [:]
+    /// The continuations waiting now.
+    private(set) var waiters: [Int: CheckedContinuation<Service, any Error>] = [:]
     private var nextWaiter = 0
     private var result: Result<Service, ResolutionError>?
-
-    init(generation: Int, entry: AnyObject, label: String) {
-        self.generation = generation
-        super.init(entry: entry, label: label, inlineParent: nil)
-    }
-
-    /// The continuations waiting now; under the hierarchy's mutex.
-    var waiterCount: Int { waiters.count }
 
     /// Records the result and hands back the waiters to resume (after unlocking).
     func complete(with outcome: Result<Service, ResolutionError>) -> [CheckedContinuation<Service, any Error>] {

@@ -35,10 +35,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     /// How many instances its factory returned (for `Container.registrations`; the resolutions
     /// are counted by its entry in the table). Guarded by the mutex like the rest.
     private(set) var instanceCount = 0
+    /// The `.container` build in flight. A reset or a change of scope lets it go: a build that is
+    /// no longer this one keeps its result for its own waiters but caches nothing.
     private var build: AsyncBuild<Service>?
-    /// Moves on with every reset and change of scope: a build started before keeps its result for
-    /// its own waiters but caches nothing.
-    private var generation = 0
     init(
         name: String?, container: Container, factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
     ) {
@@ -66,15 +65,12 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     var scope: ObjectScope { link.hierarchy.withLock { isTransient ? .transient : .container } }
 
     /// The callers waiting for the build in flight (for tests to know when a wait has begun).
-    var inFlightWaiterCount: Int { link.hierarchy.withLock { build?.waiterCount ?? 0 } }
+    var inFlightWaiterCount: Int { link.hierarchy.withLock { build?.waiters.count ?? 0 } }
 
     /// Drops the built instance; a build in flight finishes for its waiters but is not cached.
     func reset() { link.hierarchy.withLock { resetLocked() } }
 
-    private func resetLocked() {
-        generation &+= 1
-        withExtendedLifetime(exchange(&built, nil)) { build = nil }
-    }
+    private func resetLocked() { withExtendedLifetime(exchange(&built, nil)) { build = nil } }
 
     /// Resolves through `resolver`, building if needed.
     func resolve(through resolver: SynchronizedResolver) async throws -> Service {
@@ -91,18 +87,18 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                     return .answer(.failure(cycle(waiter.inlineChain[repeated...].reversed().map(\.label) + [label])))
                 }
                 let node = AsyncBuildNode(entry: self, label: label, inlineParent: waiter)
-                if let waiter { AsyncWaitGraph.add(from: waiter, to: node) }
+                waiter?.addWait(for: node)
                 return .buildInline(node)
             }
             if let build {
                 // Waiting on a build that waits, through others, on the waiter is a cycle. The
                 // check and the new edge are made under one lock, so two builds cannot both wait.
-                if let waiter, let path = AsyncWaitGraph.add(from: waiter, to: build) {
+                if let path = waiter?.addWait(for: build) {
                     return .answer(.failure(cycle(path.map(\.label) + [build.label])))
                 }
                 return .wait(build)
             }
-            let started = AsyncBuild<Service>(generation: generation, entry: self, label: label)
+            let started = AsyncBuild<Service>(entry: self, label: label)
             build = started
             // The instance is kept: its wrappers must not keep the container (see `constructKept`).
             let bound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link) ?? ResolverBinding.bound
@@ -116,14 +112,14 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                     self.finish(started, with: .failure(error))
                 }
             }
-            if let waiter { AsyncWaitGraph.add(from: waiter, to: started) }
+            waiter?.addWait(for: started)
             return .wait(started)
         }
         switch next {
         case .answer(let result):
             return try result.get()
         case .buildInline(let node):
-            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: node) } }
+            defer { waiter?.removeWait(for: node) }
             do {
                 let made = try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
                 hierarchy.withLock { instanceCount &+= 1 }
@@ -132,7 +128,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                 throw error is CancellationError ? error : failure(error)  // a cancellation is the caller's own
             }
         case .wait(let build):
-            defer { if let waiter { AsyncWaitGraph.remove(from: waiter, to: build) } }
+            defer { waiter?.removeWait(for: build) }
             return try await build.wait(in: hierarchy.mutex)
         }
     }
@@ -140,9 +136,9 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>) {
         let result = outcome.mapError { failure($0) }
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.withLock {
-            if build === finished { build = nil }
             if case .success = result { instanceCount &+= 1 }
-            if case .success(let instance) = result, finished.generation == generation { built = instance }
+            if case .success(let instance) = result, build === finished { built = instance }
+            if build === finished { build = nil }
             return finished.complete(with: result)
         }
         for waiter in waiters { waiter.resume(with: result) }
