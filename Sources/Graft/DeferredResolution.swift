@@ -19,8 +19,7 @@ struct DeferredResolution<Service> {
     var hierarchy: SharedState { link.hierarchy }
 
     init(
-        container: Container, resolver: Resolver, name: String?,
-        resolve: @escaping (Container, Resolver) -> Service?
+        container: Container, resolver: Resolver, name: String?, resolve: @escaping (Container, Resolver) -> Service?
     ) {
         self.link = container.link
         self.synchronized = resolver is SynchronizedResolver

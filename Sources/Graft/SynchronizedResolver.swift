@@ -130,9 +130,7 @@ extension Container {
     /// mutex (``SharedState/withChange(_:call:batch:_:)``), so changes from any threads are safe against
     /// each other and against resolutions through a view.
     final func onContainer<Result>(
-        changing call: StaticString,
-        _ service: Any.Type? = nil,
-        batch: Bool = false,
+        changing call: StaticString, _ service: Any.Type? = nil, batch: Bool = false,
         _ body: (Container) throws -> Result
     ) rethrows -> Result {
         try onContainer(registering: service.map { "\(call)(\($0).self)" } ?? "\(call)") { container in

@@ -18,9 +18,7 @@ extension Container {
     /// registration.
     @discardableResult
     public func registerMain<Service>(
-        _ serviceType: Service.Type,
-        name: String? = nil,
-        factory: @escaping @MainActor (Resolver) -> Service
+        _ serviceType: Service.Type, name: String? = nil, factory: @escaping @MainActor (Resolver) -> Service
     ) -> ServiceEntry<Service> {
         onContainer(registering: "registerMain(\(Service.self).self)") { container in
             // One entry, of the main-actor kind: its general path checks the thread on every

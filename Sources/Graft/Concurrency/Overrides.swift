@@ -34,9 +34,7 @@ public func withOverrides<R>(_ overrides: (Container) -> Void, operation: () thr
 /// ``withOverrides(_:operation:)-(_,()->R)``. Child tasks of `operation` inherit the binding.
 /// With no resolver bound, it stops the program with a message saying how to bind one.
 public func withOverrides<R>(
-    _ overrides: (Container) -> Void,
-    isolation: isolated (any Actor)? = #isolation,
-    operation: () async throws -> R
+    _ overrides: (Container) -> Void, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
 ) async rethrows -> R {
     try await withResolver(Container.overriddenResolver(overrides), isolation: isolation, operation: operation)
 }

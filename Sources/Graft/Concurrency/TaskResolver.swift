@@ -97,9 +97,7 @@ public func withResolver<R>(_ resolver: SynchronizedResolver, operation: () thro
 /// }
 /// ```
 public func withResolver<R>(
-    _ resolver: SynchronizedResolver,
-    isolation: isolated (any Actor)? = #isolation,
-    operation: () async throws -> R
+    _ resolver: SynchronizedResolver, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
 ) async rethrows -> R {
     try await ResolverBinding.$bound.withValue(resolver, operation: operation, isolation: isolation)
 }

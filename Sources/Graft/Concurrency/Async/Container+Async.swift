@@ -12,8 +12,7 @@ extension Container {
     /// message naming `resolveAsync`.
     @discardableResult
     public func registerAsync<Service: Sendable>(
-        _ serviceType: Service.Type,
-        name: String? = nil,
+        _ serviceType: Service.Type, name: String? = nil,
         factory: @escaping @Sendable (SynchronizedResolver) async throws -> Service
     ) -> AsyncServiceEntry<Service> {
         onContainer(registering: "registerAsync(\(Service.self).self)") { container in

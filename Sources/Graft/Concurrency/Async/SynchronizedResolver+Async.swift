@@ -27,9 +27,7 @@ extension SynchronizedResolver {
     /// `resolveAsync` when the service is not built yet, or not registered (its resolution is
     /// counted by the caller).
     @usableFromInline
-    func resolveAsyncBuilding<Service: Sendable>(
-        _ serviceType: Service.Type, name: String?
-    ) async throws -> Service {
+    func resolveAsyncBuilding<Service: Sendable>(_ serviceType: Service.Type, name: String?) async throws -> Service {
         guard let registration = hierarchy.withLock({ asyncRegistrationLocked(serviceType, name: name) }) else {
             let label = serviceLabel(Service.self, name: name)
             throw ResolutionError(
