@@ -9,23 +9,14 @@
 /// it. The link holds the hierarchy, which owns the mutex, so a synchronized `Lazy` can always
 /// lock before looking at anything else.
 struct DeferredResolution<Service> {
-    private let link: ContainerLink
+    let link: ContainerLink
     /// Made through a synchronized view: every access takes the mutex.
     let synchronized: Bool
     /// The registration name asked for.
     let name: String?
-    private let resolve: (Container, Resolver) -> Service?
+    let resolve: (Container, Resolver) -> Service?
 
     var hierarchy: SharedState { link.hierarchy }
-
-    init(
-        container: Container, resolver: Resolver, name: String?, resolve: @escaping (Container, Resolver) -> Service?
-    ) {
-        self.link = container.link
-        self.synchronized = resolver is SynchronizedResolver
-        self.name = name
-        self.resolve = resolve
-    }
 
     /// What guards the first access's fields: the mutex when made through a synchronized view.
     var isolation: FirstAccessIsolation { synchronized ? .anyThread : .oneThread }

@@ -28,8 +28,9 @@ extension DeferredWrapper {
         let values = (repeat each arguments)
         let entry = container.slot(for: key)?.pointee.entry
         guard entry != nil || Service.self is any ResolutionWrapper.Type else { return nil }
-        let resolution = DeferredResolution<Service>(container: container, resolver: resolver, name: name) {
-            container, resolver in
+        let resolution = DeferredResolution<Service>(
+            link: container.link, synchronized: resolver is SynchronizedResolver, name: name
+        ) { container, resolver in
             guard let entry else {
                 return container.resolveService(
                     Service.self, name: name, resolver: resolver, arguments: repeat each values)
