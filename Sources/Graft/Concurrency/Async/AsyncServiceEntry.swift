@@ -27,11 +27,10 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
     // stored property would otherwise be checked dynamically for exclusivity (a large share of
     // that path). Guarded by the hierarchy's mutex like the rest, and no user code runs inside a store
     // to it (a dropped instance is released after); debug builds keep the checks.
-    #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
-        @usableFromInline private(set) var built: Service?
-    #else
-        @exclusivity(unchecked) @usableFromInline private(set) var built: Service?
+    #if !DEBUG  // debug builds keep the dynamic exclusivity checks: the invariant check on every access
+        @exclusivity(unchecked)
     #endif
+    @usableFromInline private(set) var built: Service?
     /// How many instances its factory returned (for `Container.registrations`; the resolutions
     /// are counted by its entry in the table). Guarded by the mutex like the rest.
     private(set) var instanceCount = 0
@@ -109,7 +108,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
                     }
                     self.finish(started, with: .success(made))
                 } catch {
-                    self.finish(started, with: .failure(error))
+                    self.finish(started, with: .failure(self.failure(error)))
                 }
             }
             waiter?.addWait(for: started)
@@ -133,8 +132,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         }
     }
 
-    private func finish(_ finished: AsyncBuild<Service>, with outcome: Result<Service, any Error>) {
-        let result = outcome.mapError { failure($0) }
+    private func finish(_ finished: AsyncBuild<Service>, with result: Result<Service, ResolutionError>) {
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.withLock {
             if case .success = result { instanceCount &+= 1 }
             if case .success(let instance) = result, build === finished { built = instance }
