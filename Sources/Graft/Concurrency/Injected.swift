@@ -48,12 +48,10 @@ public struct Injected<Service> {
     }
 
     /// The service: resolved on first access, then the same value.
+    // Inlinable, so the kept value is read specialized: in unspecialized code, copying a
+    // `Service?` costs a runtime metadata lookup on every access.
     @inlinable
-    public var wrappedValue: Service {
-        // Inlinable, so the kept value is read specialized: in unspecialized code, copying a
-        // `Service?` costs a runtime metadata lookup on every access.
-        access.value(InjectedPolicy())
-    }
+    public var wrappedValue: Service { access.value(InjectedPolicy()) }
 }
 
 // Copies share one component, whose fields are touched only under the captured resolver's mutex
