@@ -43,8 +43,7 @@ extension Container {
                         nonisolated(unsafe) var made: Service?
                         MainActor.assumeIsolated { made = factory(onThisThread) }
                         return made!
-                    },
-                    kind: .mainActor))
+                    }, kind: .mainActor))
         }
     }
 }
