@@ -76,8 +76,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         // The common case: no task-local read.
         if let built = link.hierarchy.mutex.withLock({ built }) { return built }
         let waiter = AsyncBuildContext.current
-        let hierarchy = link.hierarchy
-        let next: AsyncNext<Service> = hierarchy.withLock {
+        let next: AsyncNext<Service> = link.hierarchy.withLock {
             if let built { return .answer(.success(built)) }
             if isTransient {
                 // Built inline, in the caller's task: a transient that is already being built
@@ -100,7 +99,7 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             let started = AsyncBuild<Service>(entry: self, label: label)
             build = started
             // The instance is kept: its wrappers must not keep the container (see `constructKept`).
-            let bound = WrapperLinks.bindingWhileKeeping(in: hierarchy, by: link) ?? ResolverBinding.bound
+            let bound = WrapperLinks.bindingWhileKeeping(in: link.hierarchy, by: link) ?? ResolverBinding.bound
             Task {
                 do {
                     let made = try await ResolverBinding.$bound.withValue(bound) {
@@ -121,14 +120,14 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
             defer { waiter?.removeWait(for: node) }
             do {
                 let made = try await AsyncBuildContext.$current.withValue(node) { try await factory(resolver) }
-                hierarchy.withLock { instanceCount &+= 1 }
+                link.hierarchy.withLock { instanceCount &+= 1 }
                 return made
             } catch {
                 throw error is CancellationError ? error : failure(error)  // a cancellation is the caller's own
             }
         case .wait(let build):
             defer { waiter?.removeWait(for: build) }
-            return try await build.wait(in: hierarchy.mutex)
+            return try await build.wait(in: link.hierarchy.mutex)
         }
     }
 
