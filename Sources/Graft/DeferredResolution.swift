@@ -8,7 +8,7 @@
 /// often live in that container (a strong reference would be a cycle), and a `Lazy` may outlive
 /// it. The link holds the hierarchy, which owns the mutex, so a synchronized `Lazy` can always
 /// lock before looking at anything else.
-struct DeferredResolution<Service> {
+struct DeferredResolution<Service>: CustomReflectable {
     let link: ContainerLink
     /// Made through a synchronized view: every access takes the mutex.
     let synchronized: Bool
@@ -60,9 +60,7 @@ struct DeferredResolution<Service> {
                 .notRegistered, path: hierarchy.resolution.path + ["\(Service.self)"],
                 message: "Graft: resolution failed: \(Service.self) is not registered (any more).")
     }
-}
 
-extension DeferredResolution: CustomReflectable {
     /// Whether it locks, and nothing of the container: it may be gone, and a `dump` or a debugger
     /// must never load it.
     var customMirror: Mirror { Mirror(self, children: ["synchronized": synchronized], displayStyle: .struct) }

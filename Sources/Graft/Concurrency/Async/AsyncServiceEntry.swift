@@ -131,6 +131,34 @@ public final class AsyncServiceEntry<Service: Sendable>: AnyAsyncEntry, @uncheck
         }
     }
 
+    // MARK: What the table entry needs of it (``AnyAsyncEntry``, which documents each)
+
+    var builtValue: Any? { link.hierarchy.mutex.withLock { built } }
+
+    func resolve<Requested: Sendable>(
+        as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
+    ) async throws -> Requested {
+        let instance = try await resolve(through: resolver)
+        if let forwarded = instance as? Requested { return forwarded }
+        throw ResolutionError(
+            .wrongType, path: [serviceLabel(Requested.self, name: name)],
+            message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
+                + "its async factory made, of type \(type(of: instance)), is not a \(Requested.self).")
+    }
+
+    func setScope(_ scope: ObjectScopeProtocol) {
+        guard let scope = scope as? ObjectScope else {
+            stop("Graft: \(label) is an async service, in the .container or the .transient scope, not a custom one")
+        }
+        inObjectScope(scope)
+    }
+
+    func copy(into container: Container) -> AnyServiceEntry {
+        let copy = AsyncServiceEntry(name: name, container: container, factory: factory)
+        copy.isTransient = link.hierarchy.withLock { isTransient }
+        return container.makeAsyncEntry(for: copy)
+    }
+
     private func finish(_ finished: AsyncBuild<Service>, with result: Result<Service, ResolutionError>) {
         let waiters: [CheckedContinuation<Service, any Error>] = link.hierarchy.withLock {
             if case .success = result { instanceCount &+= 1 }
@@ -185,34 +213,6 @@ protocol AnyAsyncEntry: AnyObject, Sendable {
     func resolve<Requested: Sendable>(
         as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
     ) async throws -> Requested
-}
-
-extension AsyncServiceEntry {
-    var builtValue: Any? { link.hierarchy.mutex.withLock { built } }
-
-    func resolve<Requested: Sendable>(
-        as requested: Requested.Type, forwardedName name: String?, through resolver: SynchronizedResolver
-    ) async throws -> Requested {
-        let instance = try await resolve(through: resolver)
-        if let forwarded = instance as? Requested { return forwarded }
-        throw ResolutionError(
-            .wrongType, path: [serviceLabel(Requested.self, name: name)],
-            message: "Graft: resolution failed: \(Service.self) is forwarded to \(Requested.self), but the instance "
-                + "its async factory made, of type \(type(of: instance)), is not a \(Requested.self).")
-    }
-
-    func setScope(_ scope: ObjectScopeProtocol) {
-        guard let scope = scope as? ObjectScope else {
-            stop("Graft: \(label) is an async service, in the .container or the .transient scope, not a custom one")
-        }
-        inObjectScope(scope)
-    }
-
-    func copy(into container: Container) -> AnyServiceEntry {
-        let copy = AsyncServiceEntry(name: name, container: container, factory: factory)
-        copy.isTransient = link.hierarchy.withLock { isTransient }
-        return container.makeAsyncEntry(for: copy)
-    }
 }
 
 /// What `resolve(through:)` does once it has looked, under the mutex.
