@@ -114,7 +114,7 @@ public class Container {
             if container.parent != nil {
                 container.hierarchy.mutex.withLock {
                     container.hierarchy.diagnostics.childRegistrations.forget(
-                        ObjectIdentifier(container), services: container.services.serviceTypes)
+                        [ObjectIdentifier(container)], services: container.services.serviceTypes)
                 }
             }
             container.hierarchy.keepEntriesWhileResolving(container.services)

@@ -42,22 +42,16 @@ struct ChildRegistrations {
         byService[key.service, default: []].append(registration)
     }
 
-    /// Removes every record of the container `owner` (its `removeAll()`, or its end). `services`
-    /// are the service types in its table: every key recorded is one (the records are made as
-    /// keys are inserted), so a container's end touches only the lists of what it registered.
-    mutating func forget(_ owner: ObjectIdentifier, services: Set<ObjectIdentifier>) {
-        for service in services { forget(service: service, [owner]) }
-    }
-
-    /// Removes every record of the containers `owners` (children that ended while a validation
-    /// ran, from what it puts back).
-    mutating func forget(_ owners: Set<ObjectIdentifier>) {
-        for service in Array(byService.keys) { forget(service: service, owners) }
-    }
-
-    private mutating func forget(service: ObjectIdentifier, _ owners: Set<ObjectIdentifier>) {
-        byService[service]?.removeAll { owners.contains($0.owner) }
-        if byService[service]?.isEmpty == true { byService[service] = nil }
+    /// Removes every record of the containers `owners`: a child's, at its `removeAll()` or its end,
+    /// or the children that ended while a validation ran, from what it puts back. `services`, when
+    /// given, are the service types in the child's table: every key recorded is one (the records
+    /// are made as keys are inserted), so a container's end touches only the lists of what it
+    /// registered.
+    mutating func forget(_ owners: Set<ObjectIdentifier>, services: Set<ObjectIdentifier>? = nil) {
+        for service in services ?? Set(byService.keys) {
+            byService[service]?.removeAll { owners.contains($0.owner) }
+            if byService[service]?.isEmpty == true { byService[service] = nil }
+        }
     }
 
     /// How many records there are.

@@ -87,7 +87,7 @@ final class SharedState {
     func forgetContainerLocked(_ table: RegistrationTable, child: ObjectIdentifier?, services: Set<ObjectIdentifier>) {
         diagnostics.tables[ObjectIdentifier(table)] = nil
         guard let child else { return }
-        diagnostics.childRegistrations.forget(child, services: services)
+        diagnostics.childRegistrations.forget([child], services: services)
         diagnostics.validation?.endedChildren.insert(child)
     }
 
