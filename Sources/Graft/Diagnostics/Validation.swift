@@ -82,9 +82,9 @@ extension Container {
         let tables = hierarchy.mutex.withLock { hierarchy.diagnostics.tables.values.map { ($0, $0.registrations) } }
         let childRecords = hierarchy.mutex.withLock { hierarchy.diagnostics.childRegistrations }
         let counts = tables.flatMap(\.1).map { ($0.entry, $0.entry.cell.resolutionCount, $0.entry.instanceCount) }
-        var seen = Set<ObjectIdentifier>()
+        // Each entry once (its forwards share it), its scope kind noted before the validation changes it.
         let entries = selfAndAncestors.flatMap { $0.services.registrations.map(\.entry) }
-            .filter { seen.insert(ObjectIdentifier($0)).inserted }
+            .filter { recorder.originalKinds.updateValue($0.scopeKind, forKey: ObjectIdentifier($0)) == nil }
             .sorted { SharedState.label($0) < SharedState.label($1) }
         // A main-actor registration is tried on the main actor only (elsewhere it fails by
         // design); an async one through resolveAsync only.
@@ -92,7 +92,6 @@ extension Container {
         // Every scope acts as the graph scope while validating: instances are shared within one
         // resolution and dropped at its end, and what the real scopes keep is left alone.
         let scopes = entries.map { ($0.scope, $0.scopeKind) }
-        recorder.originalKinds = Dictionary(uniqueKeysWithValues: entries.map { (ObjectIdentifier($0), $0.scopeKind) })
         // An async registration's synchronous resolution reads what its builds made, and is left so.
         for entry in entries where entry.scopeKind != .transient && entry.kind != .async {
             entry.setKindWhileValidating(.graph)

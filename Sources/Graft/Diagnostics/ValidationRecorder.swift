@@ -97,9 +97,8 @@ final class ValidationRecorder {
         let order = entries.indices.sorted { SharedState.label(entries[$0]) < SharedState.label(entries[$1]) }
         var renumbered = [Int](repeating: 0, count: entries.count)
         for (position, old) in order.enumerated() { renumbered[old] = position }
-        let nodes = order.enumerated().map { position, old in
-            let entry = entries[old]
-            return DependencyGraph.Node(
+        let nodes = order.map { entries[$0] }.enumerated().map { position, entry in
+            DependencyGraph.Node(
                 id: position, serviceType: "\(entry.keyType)", name: entry.name,
                 objectScope: "\(entry.objectScope)", argumentTypes: entry.argumentTypeNames(),
                 containerLevel: level(of: entry))
