@@ -99,7 +99,10 @@ extension Container {
 
         var failures: [ResolutionError] = []
         var skipped: [String] = []
-        hierarchy.diagnostics.beginValidation(recorder)
+        stopUnless(
+            hierarchy.diagnostics.validation == nil,
+            "Graft: validate() called while a validation of this hierarchy runs")
+        hierarchy.diagnostics.validation = recorder
         // Each registration's own failure goes to the report; what its factories' `resolve` calls
         // meet is written as it happens (see `SharedState.explain(_:)`).
         let outer = hierarchy.beginCallHandingFailureToCaller()
@@ -140,7 +143,7 @@ extension Container {
             hierarchy.diagnostics.childRegistrations = childRecords
             hierarchy.diagnostics.childRegistrations.forget(recorder.endedChildren)
         }
-        hierarchy.diagnostics.endValidation()
+        hierarchy.diagnostics.validation = nil
         hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile

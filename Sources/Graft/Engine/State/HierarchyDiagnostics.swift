@@ -11,7 +11,12 @@
 @usableFromInline
 struct HierarchyDiagnostics {
     /// The validation running (``Container/validate()``), which observes every resolution.
-    var validation: ValidationRecorder?
+    var validation: ValidationRecorder? {
+        didSet {
+            isValidating = validation != nil
+            entriesNeedChecks = isValidating || hasMainActorEntries
+        }
+    }
     /// `validation != nil`, as one byte for the path to test.
     @usableFromInline var isValidating = false
     /// `isValidating`, or a main-actor registration made in this hierarchy: one byte the general
@@ -29,19 +34,6 @@ struct HierarchyDiagnostics {
     /// container is made and forgotten when it ends: a validation restores what its factories
     /// change in any of them. Guarded by the hierarchy's mutex.
     var tables: [ObjectIdentifier: RegistrationTable] = [:]
-
-    mutating func beginValidation(_ recorder: ValidationRecorder) {
-        stopUnless(validation == nil, "Graft: validate() called while a validation of this hierarchy runs")
-        validation = recorder
-        isValidating = true
-        entriesNeedChecks = true
-    }
-
-    mutating func endValidation() {
-        validation = nil
-        isValidating = false
-        entriesNeedChecks = hasMainActorEntries
-    }
 
     /// A main-actor registration enters this hierarchy: from now on every entry's general path
     /// asks whether its registration is one (and the thread is the main actor's).
