@@ -136,14 +136,9 @@ extension Container {
     @usableFromInline
     final func collectionNames(of service: ObjectIdentifier, arguments: UInt) -> [String?] {
         hierarchy.withLock {
-            var names: [String?] = []
-            guard parent != nil else {
-                services.appendNames(of: service, arguments: arguments, to: &names)
-                return names
-            }
-            for level in selfAndAncestors.reversed() {
-                level.services.appendNames(of: service, arguments: arguments, to: &names)
-            }
+            // The ancestors' names first; the mutex, shared by the hierarchy, is recursive.
+            var names = parent?.collectionNames(of: service, arguments: arguments) ?? []
+            services.appendNames(of: service, arguments: arguments, to: &names)
             return names
         }
     }
