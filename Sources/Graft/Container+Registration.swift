@@ -149,7 +149,6 @@ extension Container {
             hierarchy.assertMarkedThreadHoldsChanges()
         #endif
         insert(entry, as: Service.self, name: entry.name)
-        if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
         return entry
     }
 
@@ -159,7 +158,6 @@ extension Container {
     func addHoldingChanges<Service>(_ entry: ServiceEntry<Service>) -> ServiceEntry<Service> {
         let outerThread = hierarchy.lockForChange(Service.self)
         insert(entry, as: Service.self, name: entry.name)
-        if !state.behaviors.isEmpty { tellBehaviors(about: Service.self, registeredAs: entry, name: entry.name) }
         hierarchy.unlockAfterChange(outerThread)
         return entry
     }
@@ -170,20 +168,21 @@ extension Container {
         onContainer(registering: "register(\(Service.self).self)") { $0.add(entry) }
     }
 
-    /// Puts `entry` in the table under the key of `Key` and `name`, telling no behavior: the entry
-    /// is finished first, and the behaviors are told after, since a behavior is application code
-    /// and may copy or resolve the registration it is told about. `Key` is its own service type or
-    /// a type forwarded to it; a registration is keyed by the static `Service`, not
-    /// `entry.serviceType` (the metatype value passed, which may be a subclass): the fast path
+    /// Puts `entry` in the table under the key of `Key` and `name`, then tells this container's
+    /// behaviors that `type` resolves through it: the entry is finished first, since a behavior is
+    /// application code and may copy or resolve the registration it is told about. `Key` is its
+    /// own service type or a type forwarded to it; a registration is keyed by the static `Service`,
+    /// not `entry.serviceType` (the metatype value passed, which may be a subclass): the fast path
     /// returns the cell's contents as the key's type. The slot keeps the entry's cell for the
     /// inlined hit where `Key` is the entry's own service type (a type forwarded to its own
     /// registration under another name).
     @inlinable @inline(__always)
-    func insert<Key, Service>(_ entry: ServiceEntry<Service>, as _: Key.Type, name: String?) {
+    func insert<Key, Service>(_ entry: ServiceEntry<Service>, as type: Key.Type, name: String?) {
         hierarchy.assertUserCodeMayRun("a registration")
         let key = ServiceKey(service: Key.self, arguments: entry.argumentsKey, name: name)
         services.insert(entry, for: key, directCell: entry.directCell(forKeyOf: Key.self))
         if parent != nil { noteChildRegistration(key, of: entry) }
+        if !state.behaviors.isEmpty { tellBehaviors(about: type, registeredAs: entry, name: name) }
     }
 
     /// Tells this container's behaviors that `type` under `name` resolves through `entry` (a

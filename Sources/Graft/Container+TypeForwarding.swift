@@ -22,9 +22,8 @@ extension Container {
                 entry.link.hierarchy === container.hierarchy,
                 "Graft: forward(\(Forwarded.self).self, to:) with a registration of \(Service.self) made in another "
                     + "container hierarchy; forward it in the container it was registered in, or one of its children")
-            container.insert(entry, as: Forwarded.self, name: name)
-            // The behaviors are told about the registration the application forwarded.
-            container.tellBehaviors(about: type, registeredAs: entry, name: name)
+            // The behaviors are told about the type the application forwarded.
+            container.insert(entry, as: type, name: name)
         }
     }
 }
