@@ -45,15 +45,7 @@ extension Container {
         factory: @escaping (Resolver, repeat each Argument) -> Service
     ) -> ServiceEntry<Service> {
         let key = argumentsKey(repeat (each Argument).self)
-        let readArguments: (Resolver, UnsafeRawPointer) -> Service = { resolver, arguments in
-            // The resolution path passes a pointer to exactly this tuple type: the key includes it.
-            // The placeholder address stands only for a tuple of zero size, which is never read.
-            assert(
-                arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
-                "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
-            let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
-            return factory(resolver, repeat each values)
-        }
+        let readArguments: (Resolver, UnsafeRawPointer) -> Service = { callFactory(factory, $0, $1) }
         // An empty pack (generic code can make one) keys as "no arguments", which the path
         // resolves without an argument pointer: such a factory is a plain one.
         let isPlain = key == noArgumentsKey
@@ -99,15 +91,7 @@ extension Container {
                 serviceType: serviceType, argumentsType: (any Resolver, repeat each Argument).self,
                 argumentsKey: argumentsKey(repeat (each Argument).self), name: name, container: self,
                 argumentTypeNames: { typeNames(repeat (each Argument).self) },
-                throwingFactory: { resolver, arguments in
-                    // As for a factory that cannot throw: the path passes a pointer to exactly this
-                    // tuple type (the placeholder address only for a tuple of zero size).
-                    assert(
-                        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
-                        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
-                    let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
-                    return try factory(resolver, repeat each values)
-                }))
+                throwingFactory: { try callFactory(factory, $0, $1) }))
     }
 
     /// Runs `registrations` under one hold of the hierarchy's mutex, and returns its result: what
@@ -204,4 +188,18 @@ extension Container {
                 key: key, argumentTypeNames: entry.argumentTypeNames,
                 lineage: selfAndAncestors.map(ObjectIdentifier.init)))
     }
+}
+
+/// Calls `factory` with the argument tuple at `arguments`. The resolution path passes a pointer to
+/// exactly this tuple type (the registration's key includes it), and the placeholder address only
+/// for a tuple of zero size, which is never read.
+@inlinable @inline(__always)
+func callFactory<Service, each Argument>(
+    _ factory: (Resolver, repeat each Argument) throws -> Service, _ resolver: Resolver, _ arguments: UnsafeRawPointer
+) rethrows -> Service {
+    assert(
+        arguments != zeroSizedArguments || MemoryLayout<(repeat each Argument)>.size == 0,
+        "Graft: no argument tuple passed to a factory that takes \((repeat each Argument).self)")
+    let values = arguments.assumingMemoryBound(to: (repeat each Argument).self).pointee
+    return try factory(resolver, repeat each values)
 }
