@@ -80,11 +80,10 @@ enum GraftScope {
     /// Binds the scope of a test case whose traits (its suites' included) are `traits`.
     static func run(traits: [any Trait], _ function: @Sendable () async throws -> Void) async throws {
         try await $isBound.withValue(true) {
-            if let resolver = traits.last(where: { $0 is ResolverTrait }) as? ResolverTrait {
-                try await withResolver(resolver.makeResolver()) { try await overridden(traits, function) }
-            } else {
-                try await overridden(traits, function)
+            guard let resolver = traits.last(where: { $0 is ResolverTrait }) as? ResolverTrait else {
+                return try await overridden(traits, function)
             }
+            try await withResolver(resolver.makeResolver()) { try await overridden(traits, function) }
         }
     }
 
