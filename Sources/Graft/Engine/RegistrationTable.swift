@@ -151,9 +151,9 @@ final class RegistrationTable {
         // either the key or the empty slot where it goes.
         // At most 3/4 full: see `checkInvariants`. Wrapping arithmetic: the counts are far from overflow.
         if (count &+ 1) &* 4 > capacity &* 3 { grow() }
+        if !buffers.collections.isEmpty { buffers.collections = [:] }
         let (index, isOccupied) = probe(for: key, hash: hash)
         if isOccupied { return replace(at: index, with: entry, directCell: directCell) }
-        if !buffers.collections.isEmpty { buffers.collections = [:] }
         hashes[index] = hash
         (slots + index).initialize(to: Slot(key: key, entry: entry, directCell: directCell))
         orders[index] = buffers.nextOrder
@@ -166,7 +166,6 @@ final class RegistrationTable {
     /// key, the usual one, keeps its registers.
     @inline(never)
     private func replace(at index: Int, with entry: AnyServiceEntry, directCell: InstanceCell?) {
-        if !buffers.collections.isEmpty { buffers.collections = [:] }
         let replaced = exchange(&slots[index].entry, entry)
         slots[index].directCell = directCell
         endChange()
@@ -305,14 +304,9 @@ final class RegistrationTable {
         let own =
             buffers.collections[key]
             ?? {
-                var found: [(order: Int, name: String?)] = []
-                for index in 0..<capacity
-                where hashes[index] != 0 && slots[index].key.service == service
-                    && slots[index].key.arguments == arguments
-                {
-                    found.append((orders[index], slots[index].key.name))
-                }
-                let ordered = found.sorted { $0.order < $1.order }.map(\.name)
+                let ordered = (0..<capacity).filter {
+                    hashes[$0] != 0 && slots[$0].key.service == service && slots[$0].key.arguments == arguments
+                }.sorted { orders[$0] < orders[$1] }.map { slots[$0].key.name }
                 buffers.collections[key] = ordered
                 return ordered
             }()
