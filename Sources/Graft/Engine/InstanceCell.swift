@@ -283,10 +283,6 @@ struct InstanceCell {
     /// Empties the cell and frees its memory if it has memory of its own (an inline cell's goes
     /// with its entry); the values it still held are released after that.
     func deallocate<Service>(_ type: Service.Type) {
-        guard hasInstance || graphSlotIsOccupied else {  // the common case: nothing to release
-            freeMemory(type)
-            return
-        }
         var held: [Any] = []
         if hasInstance { held.append(moveInstance(type)) }
         if graphSlotIsOccupied { held.append(takeGraphSlot(type)) }
