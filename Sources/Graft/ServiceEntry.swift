@@ -301,7 +301,6 @@ public final class ServiceEntry<Service> {
 
     /// The instance kept by `.container`; only while `hasInstance`.
     var instance: Service { cell.instance(as: Service.self) }
-    func setInstance(_ made: Service) { cell.setInstance(made) }
 
     /// The current graph's instance; only while `hasGraphInstance`.
     var graphInstance: Service { cell.graphInstance(as: Service.self) }

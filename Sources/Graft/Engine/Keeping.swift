@@ -58,22 +58,20 @@ extension ServiceEntry {
             guard scopeKind == .weak else { return }
             weakInstance = WeakStorage.referenceOrNil(made)
             keptGeneration &+= 1
-            hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         case .container:
-            setInstance(made)
+            cell.setInstance(made)
             keptGeneration &+= 1
-            hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         case .custom:
             storage?.setInstance(made, inGraph: hierarchy.resolution.currentGraph)
+            // Noted with the generation it was kept in, not a new one: a storage keeps an instance
+            // per graph, so a keep in another graph (a nested `withObjectGraph`) leaves this graph's
+            // instance to this request's rollback; only a reset (or a storage set since) moves it on.
             if !cell.isListedInGraph {
                 cell.isListedInGraph = true
                 hierarchy.resolution.holdGraphInstance(self, cell: cell)
             }
-            // The generation it was kept in, not a new one: a storage keeps an instance per graph,
-            // so a keep in another graph (a nested `withObjectGraph`) leaves this graph's instance
-            // to this request's rollback; only a reset (or a storage set since) moves it on.
-            hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
         }
+        hierarchy.resolution.keptNewInstance(self, generation: keptGeneration)
     }
 
     /// The instance `.weak` shares, if still alive. Out of line: its `as?` needs an
