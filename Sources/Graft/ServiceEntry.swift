@@ -245,8 +245,7 @@ public final class ServiceEntry<Service> {
     /// storage for this entry.
     @usableFromInline
     func setCustomDefaultScope(_ scope: ObjectScopeProtocol) {
-        madeExtras.state.customScope = scope
-        storage = scope.makeStorage()
+        setScope(scope, keptAs: (.custom, scope.makeStorage()))
     }
 
     /// Writes to the cell which construction the inlinable path may run itself (see
