@@ -58,17 +58,6 @@ public final class ObjectScope: ObjectScopeProtocol, CustomStringConvertible, @u
         self.kind = kind
     }
 
-    /// The built-in scope of `kind`, which is not `.custom`: each built-in kind is one static's.
-    static func builtIn(_ kind: Kind) -> ObjectScope {
-        switch kind {
-        case .transient: transient
-        case .graph: graph
-        case .container: container
-        case .weak: weak
-        case .custom: preconditionFailure("ObjectScope: a custom scope has no built-in instance")
-        }
-    }
-
     /// How an entry in `scope` keeps instances: a built-in kind, or a custom scope's new storage.
     static func storage(for scope: ObjectScopeProtocol) -> (Kind, InstanceStorage?) {
         if let builtIn = scope as? ObjectScope, builtIn.kind != .custom { return (builtIn.kind, nil) }

@@ -107,7 +107,13 @@ public final class ServiceEntry<Service> {
     /// stored but named by its kind: an entry in one retains and releases no scope. A custom
     /// scope, which few registrations use, is kept in the extras.
     @usableFromInline var scope: ObjectScopeProtocol {
-        state.setKind == .custom ? extras!.state.customScope! : ObjectScope.builtIn(state.setKind)
+        switch state.setKind {
+        case .transient: ObjectScope.transient
+        case .graph: ObjectScope.graph
+        case .container: ObjectScope.container
+        case .weak: ObjectScope.weak
+        case .custom: extras!.state.customScope!
+        }
     }
     @inlinable var instanceCount: Int {
         @inline(__always) get { state.instanceCount }
