@@ -127,11 +127,8 @@ public final class ServiceEntry<Service> {
     /// path keeps its instances (``scopeKind``, and a custom scope's ``storage``, which the cell
     /// notes), and the plan derived from them, all at once, so none of them can disagree.
     func setScope(_ scope: ObjectScopeProtocol, keptAs kept: (kind: ObjectScope.Kind, storage: InstanceStorage?)) {
-        if kept.kind == .custom {
-            madeExtras.state.customScope = scope
-        } else if extras != nil {
-            madeExtras.state.customScope = nil  // a built-in kind's scope is that kind's static
-        }
+        // A built-in kind's scope is that kind's static: stored only to clear a custom one.
+        if kept.kind == .custom || extras != nil { madeExtras.state.customScope = kept.kind == .custom ? scope : nil }
         state.setKind = kept.kind
         setKeeping(kept.kind, storage: kept.storage)
     }
