@@ -14,7 +14,7 @@
 /// - **A failure is not kept.** For an optional service whose registered service failed, the access
 ///   is `nil`, logged as `resolve` logs it, and the next access resolves again; any other failure
 ///   stops the program with the policy's message. A value is kept only as
-///   ``keeping(since:in:isNone:)`` allows.
+///   ``keeping(_:since:)`` allows.
 /// - **The captured resolver goes once a value is kept**: a singleton holding an `@Injected` would
 ///   otherwise keep its own container alive (container, entry, singleton, component, resolver).
 /// - **The unbound placeholder stops.** A wrapper made where no resolver was bound captured a
@@ -125,7 +125,7 @@ final class FirstAccess<Service> {
         }.get()
     }
 
-    /// Keeps `value` unless ``keeping(since:in:isNone:)`` says not to, then lets the
+    /// Keeps `value` unless ``keeping(_:since:)`` says not to, then lets the
     /// resolver go. Under the policy's isolation, with nothing kept yet.
     ///
     /// Invariant (the fields are unchecked in release builds): no user code runs inside a store to
@@ -223,10 +223,26 @@ final class FirstAccess<Service> {
         stopAfterFailure(error, policy)
     }
 
-    /// See ``keeping(since:in:isNone:)``.
+    /// What a first access may keep of what it made: nothing of what a validation made (it lives in
+    /// the validation's graph only), nor the `nil` of an optional service whose resolution failed (a
+    /// failure recorded in the hierarchy since `start`). So `nil` is kept only for a service that is
+    /// not registered, and a failure is tried again on the next access. A value whose request
+    /// resolved a main-actor registration (itself, or one its factories asked for) is kept for the
+    /// main actor only. Under the hierarchy's mutex, or on the one thread a plain container is used
+    /// from.
+    ///
+    /// A value kept inside a factory (a `Lazy` read there) is handed out for good, so what the requests
+    /// in flight made up to now is final: the value may be an instance one of them kept (a singleton
+    /// it found made) or hold one, and a later failure of those requests must not take it back.
     @usableFromInline
     func keeping(_ value: KeptValue<Service>, since start: AccessStart) -> Keeping {
-        Graft.keeping(since: start, in: hierarchy, isNone: isNone(value.value))
+        if _slowPath(hierarchy.diagnostics.entriesNeedChecks) {
+            return keepingWithChecks(since: start, in: hierarchy, isNone: isNone(value.value))
+        }
+        // The value is looked at only after a failure.
+        guard start.word == hierarchy.resolution.errorCount || !isNone(value.value) else { return .nothing }
+        hierarchy.resolution.fixWhatRequestsMade()
+        return .forAnyThread
     }
 
     @usableFromInline @inline(never)
@@ -256,6 +272,7 @@ final class FirstAccess<Service> {
                 + "resolver bound, so it can never resolve (an optional one would stay nil). "
                 + ResolverBinding.howToBind)
     }
+
 }
 
 extension FirstAccess: CustomReflectable {
@@ -331,7 +348,7 @@ final class KeptValue<Service>: @unchecked Sendable {  // immutable; `Service` c
 }
 
 /// What the hierarchy had recorded when a first access began, for
-/// ``keeping(since:in:isNone:)`` to tell what its request did: the failures recorded
+/// ``keeping(_:since:)`` to tell what its request did: the failures recorded
 /// (``ResolutionState/errorCount``) and the main-actor registrations resolved
 /// (``ResolutionState/mainActorResolutions``). One word, the count of failures in its low half and
 /// that of main-actor resolutions in its high half, compared a half at a time (so each count wraps
@@ -349,19 +366,9 @@ struct AccessStart {
     init(recordedIn hierarchy: SharedState) {
         word = hierarchy.resolution.mainActorResolutions &<< 32 | hierarchy.resolution.errorCount & 0xFFFF_FFFF
     }
-
-    /// Whether failures were recorded since, in a hierarchy with no main-actor registration.
-    @inlinable
-    func failuresRecorded(whenThereAre count: Int) -> Bool { count != word }
-
-    /// Whether failures were recorded, and main-actor registrations resolved, since `start`.
-    func changes(since start: AccessStart) -> (failed: Bool, resolvedMainActor: Bool) {
-        let changed = word ^ start.word
-        return (changed & 0xFFFF_FFFF != 0, changed &>> 32 != 0)
-    }
 }
 
-/// What a first access keeps of what it made (``keeping(since:in:isNone:)``).
+/// What a first access keeps of what it made (``keeping(_:since:)``).
 @usableFromInline
 enum Keeping {
     /// Nothing: the next access resolves again.
@@ -373,37 +380,17 @@ enum Keeping {
     case forTheMainActor
 }
 
-/// What a first access may keep of what it made: nothing of what a validation made (it lives in
-/// the validation's graph only), nor the `nil` of an optional service whose resolution failed (a
-/// failure recorded in `hierarchy` since there were `failures`). So `nil` is kept only for a
-/// service that is not registered, and a failure is tried again on the next access. A value whose
-/// request resolved a main-actor registration (itself, or one its factories asked for) is kept for
-/// the main actor only. Under the hierarchy's mutex, or on the
-/// one thread a plain container is used from.
-///
-/// A value kept inside a factory (a `Lazy` read there) is handed out for good, so what the requests
-/// in flight made up to now is final: the value may be an instance one of them kept (a singleton
-/// it found made) or hold one, and a later failure of those requests must not take it back.
-func keeping(since start: AccessStart, in hierarchy: SharedState, isNone: @autoclosure () -> Bool) -> Keeping {
-    if _slowPath(hierarchy.diagnostics.entriesNeedChecks) {
-        return keepingWithChecks(since: start, in: hierarchy, isNone: isNone())
-    }
-    // The value is looked at only after a failure.
-    guard !start.failuresRecorded(whenThereAre: hierarchy.resolution.errorCount) || !isNone() else { return .nothing }
-    hierarchy.resolution.fixWhatRequestsMade()
-    return .forAnyThread
-}
-
-/// ``keeping(since:in:isNone:)`` in a hierarchy that validates or has main-actor registrations.
+/// ``keeping(_:since:)`` in a hierarchy that validates or has main-actor registrations.
 @inline(never)
 private func keepingWithChecks(
     since start: AccessStart, in hierarchy: SharedState, isNone: @autoclosure () -> Bool
 ) -> Keeping {
     if hierarchy.diagnostics.isValidating { return .nothing }
-    let (failed, forTheMainActor) = AccessStart(recordedIn: hierarchy).changes(since: start)
-    guard !failed || !isNone() else { return .nothing }
+    // The failures in the low half, the main-actor resolutions in the high half.
+    let changed = AccessStart(recordedIn: hierarchy).word ^ start.word
+    guard changed & 0xFFFF_FFFF == 0 || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
-    return forTheMainActor ? .forTheMainActor : .forAnyThread
+    return changed &>> 32 != 0 ? .forTheMainActor : .forAnyThread
 }
 
 /// Whether `value` is the `nil` of an optional type.
