@@ -338,12 +338,10 @@ extension ServiceEntry {
     ///   `initCompleted` made one), which is then the result.
     @inline(__always)
     func settle(_ made: Service, in hierarchy: SharedState, resolver: Resolver) -> Bool {
-        if scopeKind == .transient {  // keeps nothing: no call to ask or keep
-            if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
-            return false
+        if scopeKind != .transient {  // a transient keeps nothing: no call to ask or keep
+            if isKeepingAnInstance(in: hierarchy) { return true }
+            keep(made, in: hierarchy)
         }
-        if isKeepingAnInstance(in: hierarchy) { return true }
-        keep(made, in: hierarchy)
         if hasInitCompletedActions { runInitCompleted(made, in: hierarchy, resolver: resolver) }
         return false
     }
