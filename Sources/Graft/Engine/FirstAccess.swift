@@ -198,10 +198,19 @@ final class FirstAccess<Service> {
     }
 
     /// ``enter(wrapper:)`` in a hierarchy that validates, has main-actor registrations, or is the
-    /// unbound placeholder's.
+    /// unbound placeholder's. Out of line, so the first access's fast path saves no registers for
+    /// making the placeholder's message.
+    ///
+    /// A wrapper that captured the empty placeholder can never resolve anything, so even an optional
+    /// service would be `nil` for good. That is a setup mistake, said once, with the fix.
     @inline(never)
     private func enterWithChecks(wrapper: StaticString) -> AccessStart {
-        if hierarchy.isUnboundPlaceholder { stopUnbound(wrapper: wrapper) }
+        if hierarchy.isUnboundPlaceholder {
+            stop(
+                "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)): the object holding it was made with no "
+                    + "resolver bound, so it can never resolve (an optional one would stay nil). "
+                    + ResolverBinding.howToBind)
+        }
         return AccessStart(recordedIn: hierarchy)
     }
 
@@ -260,17 +269,6 @@ final class FirstAccess<Service> {
     @usableFromInline
     func stopAfterFailure<Policy: FirstAccessPolicy>(_ error: ResolutionError, _ policy: Policy) -> Never {
         stop("Graft: \(policy.failedAccess(name: name)): \(error.descriptionWithoutPrefix)")
-    }
-
-    /// The wrapper captured the empty placeholder, which can never resolve anything, so even an
-    /// optional service would be `nil` for good. That is a setup mistake, said once, with the fix.
-    /// Out of line, so the first access's fast path saves no registers for making the message.
-    @inline(never)
-    private func stopUnbound(wrapper: StaticString) -> Never {
-        stop(
-            "Graft: @\(wrapper) \(serviceLabel(Service.self, name: name)): the object holding it was made with no "
-                + "resolver bound, so it can never resolve (an optional one would stay nil). "
-                + ResolverBinding.howToBind)
     }
 
 }
