@@ -108,8 +108,7 @@ final class FirstAccess<Service> {
             return made
         } catch {
             if let kept { return kept.value }
-            if let absent = absentAfterFailure(error) { return absent }  // not kept: the next access tries again
-            stopAfterFailure(error, policy)
+            return valueAfterFailure(error, policy)  // not kept: the next access tries again
         }
     }
 
@@ -228,8 +227,7 @@ final class FirstAccess<Service> {
         let label = serviceLabel((Service.self as? any OptionalValue.Type)?.wrappedType ?? Service.self, name: name)
         let refusal = RefusedResolution.offMainActor(label)
         let error = ResolutionError(refusal.reason, path: [label], message: refusal.description)
-        if let absent = absentAfterFailure(error) { return absent }
-        stopAfterFailure(error, policy)
+        return valueAfterFailure(error, policy)
     }
 
     /// What a first access may keep of what it made: nothing of what a validation made (it lives in
@@ -259,15 +257,12 @@ final class FirstAccess<Service> {
         withExtendedLifetime(resolver) {}
     }
 
-    /// For an optional service whose registered service failed: `nil`, and the failure logged, as
-    /// `resolve` logs it. `nil` (stop) otherwise.
+    /// An access that failed with `error`: for an optional service whose registered service failed,
+    /// `nil`, and the failure logged, as `resolve` logs it; any other failure stops with the
+    /// policy's message.
     @usableFromInline
-    func absentAfterFailure(_ error: ResolutionError) -> Service? {
-        hierarchy.absentAfterFailure(of: Service.self, error)
-    }
-
-    @usableFromInline
-    func stopAfterFailure<Policy: FirstAccessPolicy>(_ error: ResolutionError, _ policy: Policy) -> Never {
+    func valueAfterFailure<Policy: FirstAccessPolicy>(_ error: ResolutionError, _ policy: Policy) -> Service {
+        if let absent = hierarchy.absentAfterFailure(of: Service.self, error) { return absent }
         stop("Graft: \(policy.failedAccess(name: name)): \(error.descriptionWithoutPrefix)")
     }
 
