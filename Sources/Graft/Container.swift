@@ -111,11 +111,10 @@ public class Container {
     public final func removeAll() {
         onContainer(changing: "removeAll()") { container in
             // The records go first: a `deinit` the removal runs may register again, and is noted.
+            // The change holds the mutex that guards them.
             if container.parent != nil {
-                container.hierarchy.mutex.withLock {
-                    container.hierarchy.diagnostics.childRegistrations.forget(
-                        [ObjectIdentifier(container)], services: container.services.serviceTypes)
-                }
+                container.hierarchy.diagnostics.childRegistrations.forget(
+                    [ObjectIdentifier(container)], services: container.services.serviceTypes)
             }
             container.hierarchy.keepEntriesWhileResolving(container.services)
             container.services.replaceAll(with: [])
