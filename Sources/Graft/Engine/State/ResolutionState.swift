@@ -310,18 +310,14 @@ struct ResolutionState {
     /// with it, unless it is the whole request's and the request is nested in a running factory:
     /// then the request around it fails too, up to the one the application started. A failure set
     /// aside when it started comes back (or, handing on a whole request's failure, is dropped).
+    /// Then it ends as one that succeeded: after a rollback, with nothing left to keep.
     mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
         let handsOn = hasFailed && failureEndsRequest && stack.count > 0
         let setAside = request.suspendsFailure ? suspendedFailures.removeLast() : nil
         let end: RequestEnd = (failure, handsOn ? setAside : failure)
         if !handsOn { failure = setAside }
-        depth -= 1
-        if end.failure == nil {
-            kept.take(from: request.keptMark, into: &teardown)
-        } else {
-            rollBack(request, into: &teardown)
-        }
-        if depth == 0 { endGraph(into: &teardown) }
+        if end.failure != nil { rollBack(request, into: &teardown) }
+        endSucceededRequest(request, into: &teardown)
         return end
     }
 
