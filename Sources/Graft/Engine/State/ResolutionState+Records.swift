@@ -15,10 +15,7 @@ extension ResolutionState {
     }
 
     /// Where a construction nested in a factory started: what it makes from there on is its own.
-    struct Marks {
-        let kept: Int
-        let graph: Int
-    }
+    typealias Marks = (kept: Int, graph: Int)
 
     /// What the end of a failed request (or of one that set a failure aside) leaves its caller to do.
     /// `failure`: the failure that ended the request (`nil`: it succeeded), for the caller to

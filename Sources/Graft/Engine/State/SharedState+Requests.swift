@@ -50,7 +50,7 @@ extension SharedState {
 
     /// Where a construction nested in a factory starts: what it makes from there on is its own.
     var marks: ResolutionState.Marks {
-        ResolutionState.Marks(kept: resolution.kept.list.count, graph: resolution.graph.members.count)
+        (resolution.kept.list.count, resolution.graph.members.count)
     }
 
     static func label(_ entry: AnyServiceEntry) -> String {
