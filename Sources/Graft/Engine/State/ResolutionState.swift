@@ -244,10 +244,7 @@ struct ResolutionState {
     /// records the thread. Returns `false` when another thread's requests are in flight.
     @inline(__always)
     mutating func claimRequests(for thread: UInt) -> Bool {
-        if depth == 0 {
-            requestThread = thread
-            return true
-        }
+        if depth == 0 { requestThread = thread }
         return requestThread == thread
     }
 
