@@ -123,8 +123,8 @@ extension SharedState {
 
     func endRequestInGeneral(_ request: ResolutionState.Request) -> Bool {
         if resolution.mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
-        if resolution.hasFailed || request.suspendsFailure { return endRequestChangingFailure(request) }
         if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
+        if resolution.hasFailed || request.suspendsFailure { return endRequestChangingFailure(request) }
         var teardown = resolution.startTeardown()
         uncheckedSection { resolution.endSucceededRequest(request, into: &teardown) }
         finish(&teardown)
@@ -136,11 +136,7 @@ extension SharedState {
     /// succeeds carries none of it.
     @inline(never)
     func endRequestChangingFailure(_ request: ResolutionState.Request) -> Bool {
-        if resolution.hasFailed {
-            reportFailureOfEndingRequest()
-        } else if _slowPath(diagnostics.isValidating) {
-            noteKeptForValidation(from: request.keptMark)  // a validation's requests keep nothing
-        }
+        if resolution.hasFailed { reportFailureOfEndingRequest() }
         var teardown = resolution.startTeardown()
         let end = uncheckedSection { resolution.endRequestChangingFailure(request, into: &teardown) }
         finish(&teardown, recordingAgain: end.failure)
@@ -165,11 +161,11 @@ extension SharedState {
         if frameCount == 0 && !handsFailureToCaller && !diagnostics.isValidating { Container.printUnhandled(failure) }
     }
 
-    /// What the validation's requests keep it drops at its end: noted before the request that
-    /// succeeded makes it final.
+    /// What the validation's requests keep it drops at its end: noted before the request makes it
+    /// final (a request that failed keeps nothing).
     @inline(never)
     func noteKeptForValidation(from mark: Int) {
-        diagnostics.validation?.kept += resolution.kept.list.dropFirst(mark)
+        if !resolution.hasFailed { diagnostics.validation?.kept += resolution.kept.list.dropFirst(mark) }
     }
 
     /// Releases ``ResolutionState/lastError`` once no call is left to read it: the outermost resolution has ended
