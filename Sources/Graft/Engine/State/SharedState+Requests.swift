@@ -180,13 +180,8 @@ extension SharedState {
         if resolution.depth == 0 && (resolution.quietLevel == -1 || !aCallMayRead) && resolution.lastError != nil
             && !diagnostics.isValidating
         {
-            forgetLastError()
+            Self.release(uncheckedSection { resolution.forgetLastError() })
         }
-    }
-
-    @inline(never)
-    private func forgetLastError() {
-        Self.release(uncheckedSection { resolution.forgetLastError() })
     }
 
     // MARK: Nested failures
