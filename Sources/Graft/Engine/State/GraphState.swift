@@ -19,11 +19,6 @@ struct GraphState {
     private(set) var records: [GraphIdentifier: GraphRecord] = [:]
     private var sweepThreshold = 64
     private var spareMembers: [GraphMember] = []
-    #if DEBUG
-        /// Debug builds: the entries members hold, counted by ``hold(_:cell:)`` and
-        /// ``countReleasedEntries(_:)``; never negative, and zero when the hierarchy ends.
-        private(set) var retainedEntries = 0
-    #endif
 
     /// The identifier, made now if no one asked for it yet.
     var current: GraphIdentifier {
@@ -58,9 +53,6 @@ struct GraphState {
     @inline(__always)
     mutating func hold(_ entry: AnyServiceEntry, cell: InstanceCell) {
         _ = Unmanaged<AnyObject>.passUnretained(entry).retain()  // the member's: see `GraphMember`
-        #if DEBUG
-            retainedEntries += 1
-        #endif
         members.append(GraphMember(entry: entry, cell: cell))
     }
 
@@ -89,16 +81,6 @@ struct GraphState {
     mutating func relist(_ member: GraphMember) {
         member.cell.isListedInGraph = true
         members.append(member)
-    }
-
-    /// Counts, in debug builds, the entries of `count` members about to be released
-    /// (``GraphMember/releaseEntries(of:)``). Runs no user code.
-    @inline(__always)
-    mutating func countReleasedEntries(_ count: Int) {
-        #if DEBUG
-            retainedEntries -= count
-            assert(retainedEntries >= 0, "GraphState: a member's entry released twice")
-        #endif
     }
 
     /// Keeps the emptied buffer of a teardown, for the next one.
@@ -168,13 +150,13 @@ struct GraphState {
 /// exactly one list (a graph's, one set aside, or a teardown's) from its `hold` to its release;
 /// a move between lists removes it from the first. The cell, inside the entry's memory or owned
 /// by it, lives as long. Debug builds count the entries held and check the count never goes
-/// negative and is zero when the hierarchy ends.
+/// negative and is zero when the hierarchy ends (``ResolutionState/retainedEntries``).
 struct GraphMember {
     unowned(unsafe) let entry: AnyServiceEntry
     let cell: InstanceCell
 
     /// Gives back the entries of members taken off every list (a teardown's, once their values
-    /// are released, and counted by ``GraphState/countReleasedEntries(_:)``), and empties
+    /// are released, and counted by ``ResolutionState/countReleasedEntries(_:)``), and empties
     /// `members`. An entry's release may run user code (its factory's captures), as an
     /// instance's does: not inside a transition of the hierarchy's state.
     static func releaseEntries(of members: inout [GraphMember]) {

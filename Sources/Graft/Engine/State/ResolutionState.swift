@@ -113,6 +113,12 @@ struct ResolutionState {
     /// user code nested in the request (another first access, another main-actor registration)
     /// cannot hide it. Only in a hierarchy with main-actor registrations.
     private(set) var mainActorResolutions = 0
+    #if DEBUG
+        /// Debug builds: the entries the graph's members hold, counted by
+        /// ``holdGraphInstance(_:cell:)`` and ``countReleasedEntries(_:)``; never negative, and zero
+        /// when the hierarchy ends.
+        private(set) var retainedEntries = 0
+    #endif
 
     /// Escaped graphs remembered now (for tests: bounded by the instances still alive).
     var rememberedGraphCount: Int { graph.records.count }
@@ -134,12 +140,19 @@ struct ResolutionState {
     @inline(__always)
     mutating func holdGraphInstance(_ entry: AnyServiceEntry, cell: InstanceCell) {
         graph.hold(entry, cell: cell)
+        #if DEBUG
+            retainedEntries += 1
+        #endif
     }
 
-    /// A teardown's members are about to give back their entries (debug builds count them).
+    /// A teardown's members are about to give back their entries (``GraphMember/releaseEntries(of:)``):
+    /// debug builds count them. Runs no user code.
     @inline(__always)
     mutating func countReleasedEntries(_ count: Int) {
-        graph.countReleasedEntries(count)
+        #if DEBUG
+            retainedEntries -= count
+            assert(retainedEntries >= 0, "GraphState: a member's entry released twice")
+        #endif
     }
 
     /// A construction kept a new instance beyond the graph.

@@ -69,7 +69,7 @@ final class SharedState {
 
     deinit {
         #if DEBUG
-            assert(resolution.graph.retainedEntries == 0, "SharedState: a graph member's entry was never released")
+            assert(resolution.retainedEntries == 0, "SharedState: a graph member's entry was never released")
         #endif
         resolution.stack.deallocate()
     }
