@@ -231,9 +231,8 @@ extension SharedState {
     /// Logs the failures handed to factories that returned since (those whose call was deeper
     /// than the frames running now): each factory handled its failure and went on.
     func logHandledFailures() {
-        let level = frameCount
-        let handled = handedFailures.filter { $0.level > level }
-        handedFailures.removeAll { $0.level > level }
+        let handled = handedFailures.filter { $0.level > frameCount }
+        handedFailures.removeAll { $0.level > frameCount }
         for (error, _) in handled { log { error.description } }
     }
 
