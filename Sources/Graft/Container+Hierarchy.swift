@@ -17,13 +17,13 @@ extension Container {
 
     @usableFromInline
     func slotInAncestors(for key: ServiceKey, hash: Int) -> UnsafeMutablePointer<RegistrationTable.Slot>? {
-        guard let first = parent else { return nil }
-        // Unretained: `parent` is a constant strong reference, so while this container is alive
-        // (its caller holds it) every ancestor is too, and the walk runs no user code that could
-        // change that. Retaining each level for the walk was most of a miss's cost.
-        var level = Unmanaged.passUnretained(first)
+        // Unretained: `parent` (never `nil` here: `slot(for:)` calls this only with one) is a
+        // constant strong reference, so while this container is alive (its caller holds it) every
+        // ancestor is too, and the walk runs no user code that could change that. Retaining each
+        // level for the walk was most of a miss's cost.
+        var level = Unmanaged.passUnretained(parent!)
         #if DEBUG
-            var held: Container? = first  // the same walk by strong references, which ARC keeps alive
+            var held = parent  // the same walk by strong references, which ARC keeps alive
         #endif
         while true {
             #if DEBUG
