@@ -362,16 +362,18 @@ struct ResolutionState {
         exchange(&failure, suspendedFailures.removeLast())
     }
 
-    /// A construction nested in a running factory failed with a failure a factory may handle: what
-    /// it made since `marks` is taken back into `teardown`, in every scope, and the request in
-    /// flight goes on unfailed. Returns the failure, for the caller to record again after the
-    /// teardown and release; `nil` if there is none to confine (a whole request's failure never is).
-    mutating func confineFailure(from marks: Marks, into teardown: inout Teardown) -> ResolutionError? {
-        guard !failureEndsRequest, failure != nil else { return nil }
+    /// A construction nested in a running factory failed with a failure a factory may handle: the
+    /// request in flight goes on unfailed, and what the construction made since `marks` is taken
+    /// back, in every scope. Returns the failure, for the caller to record again after the
+    /// teardown and release, and that teardown; `nil` if there is none to confine (a whole
+    /// request's failure never is: the request ends with it).
+    mutating func confineFailure(from marks: Marks) -> (failure: ResolutionError, teardown: Teardown)? {
+        guard !failureEndsRequest, let failure = exchange(&failure, nil) else { return nil }
+        var teardown = startTeardown()
         if marks.kept < kept.list.count || marks.graph < graph.members.count {
             rollBack(Request(keptMark: marks.kept, graphMark: marks.graph, suspendsFailure: false), into: &teardown)
         }
-        return exchange(&failure, nil)
+        return (failure, teardown)
     }
 
     /// Records `error` as the latest failure and returns the one it replaces, for the caller to

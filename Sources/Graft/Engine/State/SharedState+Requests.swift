@@ -193,22 +193,19 @@ extension SharedState {
     /// recorded for `require`, is logged once (now if its call logs, else when the request ends
     /// unless a factory throws it on), and the request in flight goes on unfailed.
     func confineFailure(of entry: AnyServiceEntry, from marks: ResolutionState.Marks) {
-        // A failure of the whole request is never confined: the request ends with it.
-        guard !resolution.failureEndsRequest, let failure = resolution.failure else { return }
+        guard var confined = uncheckedSection({ resolution.confineFailure(from: marks) }) else { return }
         if _slowPath(diagnostics.isValidating), let outer = resolution.innermostEntry {
-            diagnostics.validation?.observeHandledFailure(failure, of: entry, by: outer)
+            diagnostics.validation?.observeHandledFailure(confined.failure, of: entry, by: outer)
         }
-        if !failure.isLogged {
+        if !confined.failure.isLogged {
             // Its call hands it to its caller (a `require` in a factory): if the factory catches
             // it, it is logged when the request ends; if it throws it on, that failure is logged
             // where it ends.
-            handedFailures.append((failure, frameCount))
+            handedFailures.append((confined.failure, frameCount))
             resolution.expectGeneralEnd()
         }
-        var teardown = resolution.startTeardown()
-        let ended = uncheckedSection { resolution.confineFailure(from: marks, into: &teardown) }
-        finish(&teardown, recordingAgain: ended)
-        Self.release(ended)
+        finish(&confined.teardown, recordingAgain: confined.failure)
+        Self.release(confined.failure)
     }
 
     /// Finishes the teardown of a request that ended with `failure`, if any: the teardown releases
