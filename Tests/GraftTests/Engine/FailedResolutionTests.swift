@@ -129,3 +129,43 @@ private final class GraphKeyedStorage: InstanceStorage, @unchecked Sendable {  /
         #expect(lazy.value?.instance === container.resolve(Singleton.self))
     }
 }
+
+/// A request that fails as a whole (a cycle through an `Optional`) drops the singletons it made,
+/// also when the instance its factory made anyway resolves from its `deinit`: that resolution,
+/// inside the failed request, hands the failure back instead of ending it.
+@Suite struct RequestStartedInAFailedRequestTests {
+    private final class Part {}
+    private final class Whole {
+        let part: Part?
+        var onDeinit: (() -> Void)?
+        init(_ part: Part?) { self.part = part }
+        deinit { onDeinit?() }
+    }
+    private final class Probe {}
+
+    @Test(arguments: [false, true])
+    func aSingletonMadeByACycledRequestIsDroppedWhenADeinitResolvesInsideIt(customScope: Bool) {
+        let scope = customScope ? ObjectScope(storageFactory: PermanentStorage.init) : ObjectScope.container
+        let container = Container()
+        container.register(Probe.self) { _ in Probe() }.inObjectScope(.transient)
+        container.register(Part.self) { _ in Part() }.inObjectScope(scope)
+        weak var madePart: Part?
+        let probed = Counter()
+        container.register(Whole.self) { [unowned container] r in
+            let whole = Whole(r.resolve(Part.self))
+            madePart = whole.part
+            _ = r.resolve(Whole.self)  // a cycle through an Optional: the whole request fails
+            whole.onDeinit = {
+                _ = container.resolve(Probe.self)
+                probed.increment()
+            }
+            return whole
+        }.inObjectScope(scope)
+
+        #expect(container.resolve(Whole.self) == nil)
+        #expect(probed.value == 1)
+        #expect(madePart == nil, "the failed request kept the singleton it made")
+        #expect(container.hierarchy.resolution.depth == 0)
+        #expect(container.resolve(Probe.self) != nil)
+    }
+}

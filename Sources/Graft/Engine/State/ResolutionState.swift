@@ -78,6 +78,10 @@ struct ResolutionState {
     /// Failures of enclosing requests, set aside while a request of their own runs (a `Lazy`
     /// resolved inside a failing factory).
     private var suspendedFailures: [ResolutionError] = []
+    /// The depths of the requests in flight that started inside a request that had failed as a
+    /// whole (as where a `deinit` that request ran resolves): each starts failed and hands that
+    /// failure back when it ends, whether or not a factory is running.
+    private var requestsStartedFailed: [Int] = []
     /// The latest failure recorded (a request that failed, or a resolution that returned `nil`
     /// for a reason other than a missing registration), and a count of them: `require` compares
     /// the count before and after its resolution to know whether the failure is its own.
@@ -310,6 +314,7 @@ struct ResolutionState {
     /// `nil`: most requests, which then copy no optional error.
     @inline(__always)
     mutating func endSucceededRequest(_ request: Request, into teardown: inout Teardown) {
+        assert(requestsStartedFailed.last ?? 0 < depth, "ResolutionState: a request that started failed succeeded")
         depth -= 1
         kept.take(from: request.keptMark, into: &teardown)
         if depth == 0 { endGraph(into: &teardown) }
@@ -317,12 +322,15 @@ struct ResolutionState {
 
     /// A request that failed, or set a failure aside, ends (its failure reported by the caller
     /// already). One that failed takes back what it made, in every scope, and its failure ends
-    /// with it, unless it is the whole request's and the request is nested in a running factory:
-    /// then the request around it fails too, up to the one the application started. A failure set
+    /// with it, unless it is the whole request's and the request is nested in a running factory or
+    /// started with it (``noteRequestStartsFailed()``): then the request around it fails too, up to
+    /// the one the application started. A failure set
     /// aside when it started comes back (or, handing on a whole request's failure, is dropped).
     /// Then it ends as one that succeeded: after a rollback, with nothing left to keep.
     mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
-        let handsOn = hasFailed && failureEndsRequest && stack.count > 0
+        let startedFailed = requestsStartedFailed.last == depth
+        if startedFailed { requestsStartedFailed.removeLast() }
+        let handsOn = hasFailed && failureEndsRequest && (stack.count > 0 || startedFailed)
         let setAside = request.suspendsFailure ? suspendedFailures.removeLast() : nil
         let end: RequestEnd = (failure, handsOn ? setAside : failure)
         if !handsOn { failure = setAside }
@@ -354,6 +362,13 @@ struct ResolutionState {
         suspendedFailures.append(failure)
         self.failure = nil  // a copy is on the list: releases nothing
         return true
+    }
+
+    /// A request about to start inherits the failure in flight, a whole request's, which
+    /// ``setFailureAside()`` does not set aside: it ends handing that failure back.
+    mutating func noteRequestStartsFailed() {
+        assert(hasFailed && failureEndsRequest, "ResolutionState: a request inherits no failure")
+        requestsStartedFailed.append(depth + 1)
     }
 
     /// Gives back the failure ``setFailureAside()`` set aside; returns the one it replaces, for

@@ -98,7 +98,16 @@ extension SharedState {
     func beginRequest(resolving label: @autoclosure () -> String) -> ResolutionState.Request {
         claimRequests(resolving: label())
         assertUserCodeMayRun("a resolution")
-        return resolution.startRequest(suspendingFailure: resolution.hasFailed && setFailureAside())
+        return resolution.startRequest(suspendingFailure: resolution.hasFailed && setFailureAsideForRequest())
+    }
+
+    /// ``setFailureAside()`` for a request about to start; a whole request's failure, which is not
+    /// set aside, the request inherits (``ResolutionState/noteRequestStartsFailed()``).
+    @inline(never)
+    private func setFailureAsideForRequest() -> Bool {
+        if setFailureAside() { return true }
+        resolution.noteRequestStartsFailed()
+        return false
     }
 
     /// Whether the request ending now is the application's, succeeded, and made nothing to keep
