@@ -7,6 +7,12 @@ private final class UPReport {
     init(_ ledger: UPLedger?) { self.ledger = ledger }
 }
 private struct UPLedgerUnavailable: Error {}
+private final class UPProbe {}
+private final class UPResolvingInDeinit {
+    let onDeinit: () -> Void
+    init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}
 
 /// What `Container.printsUnhandledFailures` writes to standard error when no logging function is
 /// set: a failure that reached the request the application started, and nothing else. Each case
@@ -29,6 +35,16 @@ private struct UPLedgerUnavailable: Error {}
             switch shape {
             case .factoryThrew, .turnedOff: _ = container.resolve(UPLedger.self)
             case .cycle: _ = container.resolve(UPReport.self, name: "cycle")
+            case .cycleWhoseDroppedInstanceResolves:
+                // The instance the failed request drops resolves in its `deinit`, inside that request.
+                let scope = ObjectScope(storageFactory: PermanentStorage.init)
+                container.register(UPProbe.self) { _ in UPProbe() }
+                container.register(UPResolvingInDeinit.self) { [unowned container] r in
+                    let made = UPResolvingInDeinit { _ = container.resolve(UPProbe.self) }
+                    _ = r.resolve(UPResolvingInDeinit.self)
+                    return made
+                }.inObjectScope(scope)
+                _ = container.resolve(UPResolvingInDeinit.self)
             case .notRegistered: _ = container.resolve(UPReport.self, name: "missing")
             case .handledByAFactory: _ = container.resolve(UPReport.self)
             case .thrownByRequire: _ = try? container.require(UPLedger.self)
@@ -38,7 +54,8 @@ private struct UPLedgerUnavailable: Error {}
     }
 
     enum Shape: CaseIterable, Sendable, Codable {
-        case factoryThrew, cycle, notRegistered, handledByAFactory, thrownByRequire, turnedOff
+        case factoryThrew, cycle, cycleWhoseDroppedInstanceResolves, notRegistered, handledByAFactory, thrownByRequire
+        case turnedOff
     }
 
     @Test func aFactoryThatThrewIsPrinted() async throws {
@@ -47,8 +64,9 @@ private struct UPLedgerUnavailable: Error {}
         #expect(printed.contains("Container.printsUnhandledFailures = false"))
     }
 
-    @Test func aCycleIsPrintedOnce() async throws {
-        let printed = try await Self.printed(.cycle)
+    @Test(arguments: [Shape.cycle, .cycleWhoseDroppedInstanceResolves])
+    func aCycleIsPrintedOnce(_ shape: Shape) async throws {
+        let printed = try await Self.printed(shape)
         #expect(printed.contains("circular dependency"))
         #expect(printed.components(separatedBy: "circular dependency").count == 2)
     }

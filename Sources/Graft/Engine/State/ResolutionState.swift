@@ -283,7 +283,8 @@ struct ResolutionState {
     @inline(__always)
     mutating func startPlainRequest() {
         assert(
-            depth == 0 && stack.count == 0 && kept.list.isEmpty && graph.members.isEmpty && failure == nil,
+            depth == 0 && stack.count == 0 && kept.list.isEmpty && graph.members.isEmpty && failure == nil
+                && requestsStartedFailed.isEmpty,
             "ResolutionState: a plain request started inside another")
         depth = 1
     }
@@ -328,9 +329,8 @@ struct ResolutionState {
     /// aside when it started comes back (or, handing on a whole request's failure, is dropped).
     /// Then it ends as one that succeeded: after a rollback, with nothing left to keep.
     mutating func endRequestChangingFailure(_ request: Request, into teardown: inout Teardown) -> RequestEnd {
-        let startedFailed = requestsStartedFailed.last == depth
-        if startedFailed { requestsStartedFailed.removeLast() }
-        let handsOn = hasFailed && failureEndsRequest && (stack.count > 0 || startedFailed)
+        let handsOn = endingRequestHandsFailureOn
+        if requestsStartedFailed.last == depth { requestsStartedFailed.removeLast() }
         let setAside = request.suspendsFailure ? suspendedFailures.removeLast() : nil
         let end: RequestEnd = (failure, handsOn ? setAside : failure)
         if !handsOn { failure = setAside }
@@ -362,6 +362,13 @@ struct ResolutionState {
         suspendedFailures.append(failure)
         self.failure = nil  // a copy is on the list: releases nothing
         return true
+    }
+
+    /// Whether the request ending now hands its failure on to the request around it: a whole
+    /// request's failure, in a request nested in a running factory or started with that failure
+    /// (``noteRequestStartsFailed()``).
+    var endingRequestHandsFailureOn: Bool {
+        hasFailed && failureEndsRequest && (stack.count > 0 || requestsStartedFailed.last == depth)
     }
 
     /// A request about to start inherits the failure in flight, a whole request's, which

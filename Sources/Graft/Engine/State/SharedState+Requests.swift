@@ -162,10 +162,10 @@ extension SharedState {
     func reportFailureOfEndingRequest() {
         guard let failure = resolution.failure else { return }
         logFailure()
-        // A whole request's failure that this request, nested in a factory, hands on was recorded
-        // where it was met: recorded again, it would read as this request's own to the wrapper
-        // that opened it, which was refused for it.
-        if resolution.failureEndsRequest && frameCount > 0 { return }
+        // A whole request's failure that this request hands on was recorded where it was met (and
+        // is printed by the request that ends with it): recorded again, it would read as this
+        // request's own to the wrapper that opened it, which was refused for it.
+        if resolution.endingRequestHandsFailureOn { return }
         record(failure)
         if frameCount == 0 && !handsFailureToCaller && !diagnostics.isValidating { Container.printUnhandled(failure) }
     }
