@@ -943,6 +943,10 @@ public struct ReferenceModel {
             if !elements.isEmpty { endsSeveralGraphs = true }
             let element = MRequest(
                 type: request.type, name: name.flatMap { MName(rawValue: $0) }, args: .none, wrapper: .plain)
+            // The registration the element's key leads to as it is resolved: what its own factory
+            // removes does not change what failed.
+            let key = ModelKey(type: request.type, name: name, args: .none)
+            let resolved = lookup(key, from: container)
             let value = try resolveTop(
                 container: container, request: element, graph: graph, topLevelGraph: nil, offMain: offMain)
             guard case .node(let made) = value else {
@@ -953,10 +957,9 @@ public struct ReferenceModel {
                 // The failure names the registration the element's key leads to, its service and
                 // name; when the instance it made is of another type (a forward), the type asked
                 // for with that registration's name (as `require` names it).
-                // A key no longer registered (a factory removed it) fails as a missing registration,
-                // named as asked for.
-                let key = ModelKey(type: request.type, name: name, args: .none)
-                guard let entry = lookup(key, from: container) else {
+                // A key no longer registered (an earlier element's factory removed it) fails as a
+                // missing registration, named as asked for.
+                guard let entry = resolved else {
                     let asked = name.flatMap { MName(rawValue: $0) }?.canonical
                     return [.thrown(collectionElementName(request.type, asked))]
                 }
@@ -1341,15 +1344,17 @@ public struct ReferenceModel {
         keep(made, in: entry, &context)
         if !registration.completions.isEmpty {
             context.frames.append((entry, true))
+            // Each action stores what its resolutions returned, `nil` once the request has failed:
+            // a wrapper read meanwhile may have kept the instance, and shows them.
             for completion in registration.completions {
                 for request in completion {
                     let value = try resolve(request, &context)
-                    if context.failed { return .none }
                     nodes[made].fields.append(value)
                     retain(value)
                 }
             }
             context.frames.removeLast()
+            if context.failed { return .none }
         }
         let result = try cast(made, as: type, entry: entry)
         // A transient instance of another type than the forwarded one asked for dies right here.
