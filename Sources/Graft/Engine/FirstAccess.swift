@@ -28,12 +28,12 @@
 final class FirstAccess<Service> {
     /// Whose mutex guards the first access, and whose failures are counted.
     @usableFromInline let hierarchy: SharedState
-    // `resolver` and `kept` are guarded as the policy's ``FirstAccessIsolation`` says. They are
-    // read by inlinable code in other modules, where each access to a class's stored property
-    // would otherwise be checked dynamically for exclusivity (a large share of a first access); debug builds
-    // keep the checks. Written only by `keep(_:since:)`, which runs no user code inside a
-    // store. Two fields rather than one struct of both: grouped, an `@Injected` object made and
-    // read once costs more.
+    // `resolver`, `kept` and `mainActorKept` are guarded as the policy's ``FirstAccessIsolation``
+    // says. They are read by inlinable code in other modules, where each access to a class's
+    // stored property would otherwise be checked dynamically for exclusivity (a large share of a
+    // first access); debug builds keep the checks. Written only by `keep(_:since:)` and
+    // `valueKeptMeanwhile(since:)`, which run no user code inside a store. Fields of their own
+    // rather than one struct: grouped, an `@Injected` object made and read once costs more.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         /// The resolver `@Injected` or `@MainInjected` captured, held until a value is kept; `nil`
         /// for `Lazy` and `Provider`, which reach their container through a link that does not
@@ -101,13 +101,13 @@ final class FirstAccess<Service> {
             let made = try policy.resolve(through: resolver, for: self)
             // User code run by that resolution (a factory, a `deinit` at its end) may have read this
             // wrapper and kept a value: that first one is everyone's, and `made` is released on return.
-            if let kept { return kept.value }
+            if kept != nil { return valueKeptMeanwhile(since: start) }
             if let held = mainActorKept { return held.value }  // kept on this thread: the main actor
             // Allocated here, specialized (see the type's comment).
             if Policy.keeps { keep(KeptValue(made), since: start) }
             return made
         } catch {
-            if let kept { return kept.value }
+            if kept != nil { return valueKeptMeanwhile(since: start) }
             return valueAfterFailure(error, policy)  // not kept: the next access tries again
         }
     }
@@ -252,6 +252,21 @@ final class FirstAccess<Service> {
         return .forAnyThread
     }
 
+    /// The value a nested access kept for any thread while this access, begun at `start`, resolved.
+    /// It is everyone's; but if this access's request resolved a main-actor registration, which the
+    /// nested request need not have met (it may have found an instance kept), the value is handed to
+    /// the main actor only, as this access would have kept it. Moving it releases nothing, so no user
+    /// code runs inside the stores (the invariant of ``keep(_:since:)``).
+    @usableFromInline @inline(never)
+    func valueKeptMeanwhile(since start: AccessStart) -> Service {
+        if hierarchy.diagnostics.entriesNeedChecks, start.mainActorResolved(in: hierarchy) {
+            assert(mainActorKept == nil, "FirstAccess: a value is kept already; storing another would release it")
+            mainActorKept = kept
+            kept = nil
+        }
+        return (kept ?? mainActorKept).unsafelyUnwrapped.value
+    }
+
     @usableFromInline @inline(never)
     static func release(_ resolver: __owned SynchronizedResolver?) {
         withExtendedLifetime(resolver) {}
@@ -359,6 +374,11 @@ struct AccessStart {
     init(recordedIn hierarchy: SharedState) {
         word = hierarchy.resolution.mainActorResolutions &<< 32 | hierarchy.resolution.errorCount & 0xFFFF_FFFF
     }
+
+    /// Whether a main-actor registration has resolved in `hierarchy` since.
+    func mainActorResolved(in hierarchy: SharedState) -> Bool {
+        (AccessStart(recordedIn: hierarchy).word ^ word) &>> 32 != 0
+    }
 }
 
 /// What a first access keeps of what it made (``keeping(_:since:)``).
@@ -383,7 +403,7 @@ private func keepingWithChecks(
     let changed = AccessStart(recordedIn: hierarchy).word ^ start.word
     guard changed & 0xFFFF_FFFF == 0 || !isNone() else { return .nothing }
     hierarchy.resolution.fixWhatRequestsMade()
-    return changed &>> 32 != 0 ? .forTheMainActor : .forAnyThread
+    return start.mainActorResolved(in: hierarchy) ? .forTheMainActor : .forAnyThread
 }
 
 /// Whether `value` is the `nil` of an optional type.

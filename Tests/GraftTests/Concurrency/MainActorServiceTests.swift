@@ -309,6 +309,37 @@ private func makeContainer(counting made: Made) -> Container {
         #expect(fromThread.object == nil, "a value holding a main-actor Panel handed to a thread")
     }
 
+    fileprivate final class ReadsOnDeinit {
+        let read: () -> Void
+        init(_ read: @escaping () -> Void) { self.read = read }
+        deinit { read() }
+    }
+    fileprivate final class SeenByNestedRead: @unchecked Sendable {  // touched on the main actor only
+        var owner: PanelOwner?
+    }
+
+    /// A first read whose request resolved a main-actor registration keeps its value for the main
+    /// actor only, also when a `deinit` at the end of that request read the wrapper again and kept
+    /// the value first: that nested read found the `.weak` instance kept, so its own request met no
+    /// main-actor registration.
+    @MainActor @Test func aValueANestedReadKeptIsRefusedOffTheMainActorWhenTheFirstReadResolvedAMainActorOne() async {
+        let container = Container()
+        let view = container.synchronize()
+        let holder = withResolver(view) { OwnerHolder() }
+        let seen = SeenByNestedRead()
+        container.registerMain(Panel.self) { _ in Panel() }.inObjectScope(.weak)
+        container.register(ReadsOnDeinit.self) { _ in ReadsOnDeinit { seen.owner = holder.owner } }
+        container.register(PanelOwner.self) { r in
+            _ = r.resolve(ReadsOnDeinit.self)
+            return PanelOwner(r.resolve(Panel.self)!)
+        }.inObjectScope(.weak)
+        let owner = holder.owner
+        #expect(owner != nil && seen.owner === owner, "the nested read kept another value")
+        let fromThread = await onNewThread { HandedBack(holder.owner) }
+        #expect(fromThread.object == nil, "a value holding a main-actor Panel handed to a thread")
+        #expect(holder.owner === owner, "the kept value changed")
+    }
+
     /// A forwarded main-actor entry is reachable from its forwarded key and from the main-actor
     /// registrations: validation checks it once and accepts it.
     @Test
