@@ -254,6 +254,42 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(log.messages(mentioning: "Sprocket").isEmpty)
     }
 
+    fileprivate final class ResolvesOnDeinit {
+        let resolve: () -> Void
+        init(_ resolve: @escaping () -> Void) { self.resolve = resolve }
+        deinit { resolve() }
+    }
+    fileprivate final class Holding { init(_ unused: ResolvesOnDeinit?) {} }
+
+    /// A resolution that user code starts while a top-level `require` runs (a `deinit` of a
+    /// graph-scoped instance released as the request ends) is a call of its own: its failure is
+    /// logged as any `resolve`'s, though it starts at the frame count of the `require`, whose own
+    /// failure is thrown. The same for a `require` in a factory whose construction fails: the
+    /// graph-scoped instance it made is dropped, and its `deinit` resolves at that frame count.
+    @Test(arguments: ["require", "resolve", "a factory's failed require"])
+    func aResolutionADeinitStartsDuringARequireLogsItsFailure(top: String) {
+        let log = LogCapture()
+        let container = Container()
+        container.register(ResolvesOnDeinit.self) { _ in
+            ResolvesOnDeinit { [weak container] in _ = container?.resolve(Stray.self) }
+        }
+        container.register(Holding.self) { r in
+            _ = r.resolve(ResolvesOnDeinit.self)
+            if top == "a factory's failed require" { throw Jammed() }
+            return Holding(nil)
+        }
+        container.register(Door.self) { r in Door((try? r.require(Holding.self)).map { _ in Hinge() }) }
+        let made: AnyObject? = log.capturing {
+            switch top {
+            case "require": return try? container.require(Holding.self)
+            case "resolve": return container.resolve(Holding.self)
+            default: return container.resolve(Door.self)
+            }
+        }
+        #expect(made != nil)
+        #expect(log.messages(mentioning: "no registration of Stray").count == 1)
+    }
+
     /// A failure that a factory caught from `require` is handled: the outer `resolve` returns the
     /// factory's instance, and the failure is logged, once.
     @Test func caughtRequireFailureIsLoggedOnceAndTheOuterResolutionStands() {

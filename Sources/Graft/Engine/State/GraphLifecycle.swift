@@ -10,6 +10,10 @@ extension SharedState {
     /// hierarchy consistent, and may resolve, register or remove.
     /// (`inout`: a copy would share the arrays, and emptying a shared array allocates a new one.)
     func finish(_ teardown: inout ResolutionState.Teardown) {
+        // Nothing released here is part of the call at this frame count: a `require` (or `Lazy`)
+        // that hands its failure to its caller does not take theirs for its own.
+        let quietCall = resolution.suspendQuietCall()
+        defer { resolution.endQuietCall(quietCall) }
         for index in teardown.members.indices {
             // A class instance in a cell whose entry has no custom storage: released here, with no
             // call into the entry (the common case); otherwise through the entry.

@@ -445,6 +445,14 @@ struct ResolutionState {
         quietLevel = outer
     }
 
+    /// User code starts that is no part of the call at the current frame count (a `deinit` a
+    /// teardown runs, a custom storage told): a resolution it makes is a call of its own, which
+    /// logs its failure, even at the level of a call that hands its failure to its caller.
+    /// Returns that call's level, for ``endQuietCall(_:)``.
+    mutating func suspendQuietCall() -> Int {
+        exchange(&quietLevel, -1)
+    }
+
     // MARK: Teardown
 
     /// An empty teardown, with the buffers kept from the last one.
