@@ -260,13 +260,16 @@ private final class Door { init(_ hinge: Hinge?) {} }
         deinit { resolve() }
     }
     fileprivate final class Holding { init(_ unused: ResolvesOnDeinit?) {} }
+    fileprivate protocol NotImplemented {}
 
     /// A resolution that user code starts while a top-level `require` runs (a `deinit` of a
     /// graph-scoped instance released as the request ends) is a call of its own: its failure is
     /// logged as any `resolve`'s, though it starts at the frame count of the `require`, whose own
     /// failure is thrown. The same for a `require` in a factory whose construction fails: the
-    /// graph-scoped instance it made is dropped, and its `deinit` resolves at that frame count.
-    @Test(arguments: ["require", "resolve", "a factory's failed require"])
+    /// graph-scoped instance it made is dropped, and its `deinit` resolves at that frame count; and
+    /// for a `require` of a type a transient registration was forwarded to, whose instance is not
+    /// one: the instance is dropped there too.
+    @Test(arguments: ["require", "resolve", "a factory's failed require", "a forward to a type not implemented"])
     func aResolutionADeinitStartsDuringARequireLogsItsFailure(top: String) {
         let log = LogCapture()
         let container = Container()
@@ -279,11 +282,17 @@ private final class Door { init(_ hinge: Hinge?) {} }
             return Holding(nil)
         }
         container.register(Door.self) { r in Door((try? r.require(Holding.self)).map { _ in Hinge() }) }
+        container.register(ResolvesOnDeinit.self, name: "forwarded") { _ in
+            ResolvesOnDeinit { [weak container] in _ = container?.resolve(Stray.self) }
+        }.inObjectScope(.transient).implements(NotImplemented.self, name: "forwarded")
         let made: AnyObject? = log.capturing {
             switch top {
             case "require": return try? container.require(Holding.self)
             case "resolve": return container.resolve(Holding.self)
-            default: return container.resolve(Door.self)
+            case "a factory's failed require": return container.resolve(Door.self)
+            default:
+                #expect(throws: ResolutionError.self) { try container.require(NotImplemented.self, name: "forwarded") }
+                return container
             }
         }
         #expect(made != nil)

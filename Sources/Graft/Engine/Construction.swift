@@ -122,6 +122,7 @@ extension ServiceEntry {
                 + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
         container.hierarchy.record(error)
         container.hierarchy.logMiss { error.description }
+        container.hierarchy.releaseOutsideCall(consume instance)
         throw ResolutionFailed()
     }
 

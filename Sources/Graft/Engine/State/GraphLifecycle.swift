@@ -49,6 +49,16 @@ extension SharedState {
         resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
 
+    /// Releases `value`, which the library drops at the frame count of the call in flight (an
+    /// instance of another type than the one it was forwarded to): as in ``finish(_:)``, a
+    /// resolution its `deinit` makes is no part of that call.
+    @inline(never)
+    func releaseOutsideCall(_ value: consuming Any) {
+        let quietCall = resolution.suspendQuietCall()
+        _ = consume value
+        resolution.endQuietCall(quietCall)
+    }
+
     // MARK: Graphs
 
     /// Resolves inside `identifier`'s graph, setting aside the graph in flight (if another)
