@@ -101,13 +101,12 @@ final class FirstAccess<Service> {
             let made = try policy.resolve(through: resolver, for: self)
             // User code run by that resolution (a factory, a `deinit` at its end) may have read this
             // wrapper and kept a value: that first one is everyone's, and `made` is released on return.
-            if kept != nil { return valueKeptMeanwhile(since: start) }
-            if let held = mainActorKept { return held.value }  // kept on this thread: the main actor
+            if kept != nil || mainActorKept != nil { return valueKeptMeanwhile(since: start) }
             // Allocated here, specialized (see the type's comment).
             if Policy.keeps { keep(KeptValue(made), since: start) }
             return made
         } catch {
-            if kept != nil { return valueKeptMeanwhile(since: start) }
+            if kept != nil || mainActorKept != nil { return valueKeptMeanwhile(since: start, after: error) }
             return valueAfterFailure(error, policy)  // not kept: the next access tries again
         }
     }
@@ -252,14 +251,17 @@ final class FirstAccess<Service> {
         return .forAnyThread
     }
 
-    /// The value a nested access kept for any thread while this access, begun at `start`, resolved.
-    /// It is everyone's; but if this access's request resolved a main-actor registration, which the
-    /// nested request need not have met (it may have found an instance kept), the value is handed to
-    /// the main actor only, as this access would have kept it. Moving it releases nothing, so no user
-    /// code runs inside the stores (the invariant of ``keep(_:since:)``).
+    /// The value a nested access kept while this access, begun at `start`, resolved (and failed
+    /// with `failure`, logged as `resolve` logs it, if it did). It is everyone's; but if this
+    /// access's request resolved a main-actor registration, which the nested request need not have
+    /// met (it may have found an instance kept), a value kept for any thread is handed to the main
+    /// actor only, as this access would have kept it. (One kept for the main actor was kept on this
+    /// thread: the main actor.) Moving it releases nothing, so no user code runs inside the stores
+    /// (the invariant of ``keep(_:since:)``).
     @usableFromInline @inline(never)
-    func valueKeptMeanwhile(since start: AccessStart) -> Service {
-        if hierarchy.diagnostics.entriesNeedChecks, start.mainActorResolved(in: hierarchy) {
+    func valueKeptMeanwhile(since start: AccessStart, after failure: ResolutionError? = nil) -> Service {
+        if let failure { hierarchy.logFailureAnswered(failure) }
+        if kept != nil, hierarchy.diagnostics.entriesNeedChecks, start.mainActorResolved(in: hierarchy) {
             assert(mainActorKept == nil, "FirstAccess: a value is kept already; storing another would release it")
             mainActorKept = kept
             kept = nil

@@ -340,6 +340,41 @@ private func makeContainer(counting made: Made) -> Container {
         #expect(holder.owner === owner, "the kept value changed")
     }
 
+    fileprivate struct Jammed: Error {}
+    fileprivate final class Once: @unchecked Sendable {  // touched on the main actor only
+        private var left = 1
+        func take() -> Bool { exchange(&left, 0) == 1 }
+    }
+
+    /// A first read that fails after a `deinit` at the end of its request read the wrapper again and
+    /// kept a value returns that value, kept for whom the nested read kept it (the main actor, when
+    /// the nested read resolved a main-actor registration), and its own failure is logged once.
+    @MainActor @Test(arguments: [false, true])
+    func aFirstReadThatFailsReturnsTheValueANestedReadKept(nestedResolvesAMainActorOne: Bool) async {
+        let log = LogCapture()
+        let container = Container()
+        let view = container.synchronize()
+        let holder = withResolver(view) { OwnerHolder() }
+        let seen = SeenByNestedRead()
+        let fails = Once()
+        let reads = Once()
+        container.registerMain(Panel.self) { _ in Panel() }
+        container.register(ReadsOnDeinit.self) { _ in ReadsOnDeinit { if reads.take() { seen.owner = holder.owner } } }
+        container.register(PanelOwner.self) { r in
+            _ = r.resolve(ReadsOnDeinit.self)
+            let panel = nestedResolvesAMainActorOne ? r.resolve(Panel.self)! : MainActor.assumeIsolated { Panel() }
+            let owner = PanelOwner(panel)
+            if fails.take() { throw Jammed() }
+            return owner
+        }
+        let first = log.capturing { holder.owner }
+        #expect(seen.owner != nil && first === seen.owner, "the first read did not return the value kept")
+        #expect(log.messages(mentioning: "threw Jammed()").count == 1, "the first read's failure is logged once")
+        let fromThread = await onNewThread { HandedBack(holder.owner) }
+        #expect((fromThread.object == nil) == nestedResolvesAMainActorOne)
+        #expect(holder.owner === first, "the kept value changed")
+    }
+
     /// A forwarded main-actor entry is reachable from its forwarded key and from the main-actor
     /// registrations: validation checks it once and accepts it.
     @Test

@@ -288,13 +288,19 @@ extension SharedState {
     /// failure itself.
     func absentAfterFailure<Service>(of _: Service.Type, _ error: ResolutionError) -> Service? {
         guard let absent = absentValue(of: Service.self) else { return nil }
-        // Logged unless it is the failure of the request in flight, whose end logs it.
+        logFailureAnswered(error)
+        return absent
+    }
+
+    /// Logs `error`, the failure of a call that answers user code without it (an optional's `nil`,
+    /// a value a nested first access kept), as `resolve` logs it: unless it is the failure of the
+    /// request in flight, whose end logs it.
+    func logFailureAnswered(_ error: ResolutionError) {
         withLock {
             if let failure = resolution.failure, Self.isSame(failure, error) { return }
             takeBackHandedFailure(error)  // logged here, not again when the request ends
             log { error.description }
         }
-        return absent
     }
 
     /// Marks the resolution in flight as failed: a request returns `nil` and keeps nothing it
