@@ -261,6 +261,15 @@ private final class Door { init(_ hinge: Hinge?) {} }
     }
     fileprivate final class Holding { init(_ unused: ResolvesOnDeinit?) {} }
     fileprivate protocol NotImplemented {}
+    /// A custom scope's storage that never answers an instance and keeps the last one given,
+    /// releasing the one before.
+    fileprivate final class KeepsTheLast: InstanceStorage {
+        private var held: Any?
+        var instance: Any? {
+            get { nil }
+            set { withExtendedLifetime(exchange(&held, newValue)) {} }
+        }
+    }
 
     /// A resolution that user code starts while a top-level `require` runs (a `deinit` of a
     /// graph-scoped instance released as the request ends) is a call of its own: its failure is
@@ -268,8 +277,12 @@ private final class Door { init(_ hinge: Hinge?) {} }
     /// failure is thrown. The same for a `require` in a factory whose construction fails: the
     /// graph-scoped instance it made is dropped, and its `deinit` resolves at that frame count; and
     /// for a `require` of a type a transient registration was forwarded to, whose instance is not
-    /// one: the instance is dropped there too.
-    @Test(arguments: ["require", "resolve", "a factory's failed require", "a forward to a type not implemented"])
+    /// one: the instance is dropped there too; and for a custom scope's storage that releases the
+    /// instance it held when it is given the new one.
+    @Test(arguments: [
+        "require", "resolve", "a factory's failed require", "a forward to a type not implemented",
+        "a custom storage replacing its instance",
+    ])
     func aResolutionADeinitStartsDuringARequireLogsItsFailure(top: String) {
         let log = LogCapture()
         let container = Container()
@@ -285,7 +298,13 @@ private final class Door { init(_ hinge: Hinge?) {} }
         container.register(ResolvesOnDeinit.self, name: "forwarded") { _ in
             ResolvesOnDeinit { [weak container] in _ = container?.resolve(Stray.self) }
         }.inObjectScope(.transient).implements(NotImplemented.self, name: "forwarded")
+        container.register(ResolvesOnDeinit.self, name: "stored") { _ in
+            ResolvesOnDeinit { [weak container] in _ = container?.resolve(Stray.self) }
+        }.inObjectScope(ObjectScope(storageFactory: KeepsTheLast.init))
+        let replacing = top == "a custom storage replacing its instance"
+        if replacing { _ = container.resolve(ResolvesOnDeinit.self, name: "stored") }
         let made: AnyObject? = log.capturing {
+            if replacing { return try? container.require(ResolvesOnDeinit.self, name: "stored") }
             switch top {
             case "require": return try? container.require(Holding.self)
             case "resolve": return container.resolve(Holding.self)

@@ -28,7 +28,8 @@ extension ServiceEntry {
     /// What the custom storage holds for the current graph; for an async entry, which has no
     /// storage, what its registration has built.
     private func storedValue(in hierarchy: SharedState) -> Any? {
-        asyncRegistration?.builtValue ?? storage?.instance(inGraph: hierarchy.resolution.currentGraph)
+        asyncRegistration?.builtValue
+            ?? hierarchy.outsideCall { storage?.instance(inGraph: hierarchy.resolution.currentGraph) }
     }
 
     /// The instance the scope holds; only after ``isKeepingAnInstance(in:)`` said there is one.
@@ -62,7 +63,7 @@ extension ServiceEntry {
             cell.setInstance(made)
             keptGeneration &+= 1
         case .custom:
-            storage?.setInstance(made, inGraph: hierarchy.resolution.currentGraph)
+            hierarchy.outsideCall { storage?.setInstance(made, inGraph: hierarchy.resolution.currentGraph) }
             // Noted with the generation it was kept in, not a new one: a storage keeps an instance
             // per graph, so a keep in another graph (a nested `withObjectGraph`) leaves this graph's
             // instance to this request's rollback; only a reset (or a storage set since) moves it on.

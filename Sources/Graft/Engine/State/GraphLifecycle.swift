@@ -49,9 +49,18 @@ extension SharedState {
         resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
 
+    /// Runs `body`, user code the library runs at the frame count of the call in flight but no
+    /// part of it (a custom scope's storage): as in ``finish(_:)``, a resolution it makes logs its
+    /// failure even where that call hands its own to its caller.
+    func outsideCall<T>(_ body: () -> T) -> T {
+        let quietCall = resolution.suspendQuietCall()
+        defer { resolution.endQuietCall(quietCall) }
+        return body()
+    }
+
     /// Releases `value`, which the library drops at the frame count of the call in flight (an
-    /// instance of another type than the one it was forwarded to): as in ``finish(_:)``, a
-    /// resolution its `deinit` makes is no part of that call.
+    /// instance of another type than the one it was forwarded to), as ``outsideCall(_:)`` runs
+    /// user code: its `deinit` is no part of that call.
     @inline(never)
     func releaseOutsideCall(_ value: consuming Any) {
         let quietCall = resolution.suspendQuietCall()
