@@ -178,6 +178,10 @@ struct ModelImplements<T>: ModelTypeVisitor {
         let interpreter: ContainerInterpreter
         init(_ interpreter: ContainerInterpreter) { self.interpreter = interpreter }
     }
+
+    /// The name a `deinit` asks `ModelProbe` under, which nothing registers: every such `resolve`
+    /// is a miss, which Graft logs once, whatever call the `deinit` runs inside.
+    let unregisteredProbeName = "never registered"
 #endif
 
 public final class ContainerInterpreter {
@@ -192,6 +196,15 @@ public final class ContainerInterpreter {
     /// What `deinit` actions read during the current step, observed after the step's own.
     private var deinitLog: [RawObservation] = []
     private var deinitActionRunning = false
+    #if !INTERPRET_SWINJECT
+        /// The misses a `.resolveProbe` `deinit` made on the program's thread during the current
+        /// step, and the messages logged for them (counted by the logging function bound there).
+        private var probeMisses = 0
+        /// Whether `.resolveProbe` `deinit`s also make a miss, and each step checks it was logged.
+        private var checksProbeMisses = false
+        private let probeMissesLogged = LoggedMisses()
+        private let programThread = pthread_self()
+    #endif
     private var slotsAtStepStart = 0
     /// What the current `access` step reads (for `deinit`s that read it too).
     private var readThisStep: InterpreterField?
@@ -278,15 +291,35 @@ public final class ContainerInterpreter {
                 let registerAgain: @Sendable (String) -> Void = { _ in target.interpreter.registerAgainOnLog() }
                 return Container.withLoggingFunction(registerAgain) { interpreter.perform(program.steps) }
             }
+            // Opt-in (`GRAFT_MODEL_LOGS=1`): a miss a `deinit` makes while Graft releases an instance
+            // whose construction failed, at the frame count of a `require` or a first access, is
+            // still not logged, and the check finds it in the default programs.
+            guard getenv("GRAFT_MODEL_LOGS").map({ String(cString: $0) }) == "1" else {
+                return interpreter.perform(program.steps)
+            }
+            let logged = interpreter.probeMissesLogged
+            interpreter.checksProbeMisses = true
+            let countMisses: @Sendable (String) -> Void = { if $0.contains(unregisteredProbeName) { logged.add() } }
+            return Container.withLoggingFunction(countMisses) { interpreter.perform(program.steps) }
+        #else
+            return interpreter.perform(program.steps)
         #endif
-        return interpreter.perform(program.steps)
     }
 
+    /// With `checksProbeMisses`, a step in which a `deinit`'s miss was not logged once adds an
+    /// `invalid` observation, which no model trace has.
     private func perform(_ steps: [MStep]) -> (trace: Trace, abortedAt: Int?) {
         var raw: [[RawObservation]] = []
         for (index, step) in steps.enumerated() {
             slotsAtStepStart = slots.count
-            let observed = perform(step)
+            var observed = perform(step)
+            #if !INTERPRET_SWINJECT
+                let logged = probeMissesLogged.take()
+                if checksProbeMisses && logged != probeMisses {
+                    observed.append(.invalid("deinits' misses: \(probeMisses), logged \(logged)"))
+                }
+                probeMisses = 0
+            #endif
             raw.append(observed + deinitLog)
             deinitLog = []
             readThisStep = nil
@@ -888,7 +921,16 @@ public final class ContainerInterpreter {
         switch deinitAction {
         case .none: onDeinit = nil
         case .resolveProbe:
-            onDeinit = { [weak self] in _ = self?.containers[container]?.resolve(ModelProbe.self) }
+            onDeinit = { [weak self] in
+                guard let self, let target = containers[container] else { return }
+                _ = target.resolve(ModelProbe.self)
+                #if !INTERPRET_SWINJECT
+                    // On the program's thread, where the step's logging function is bound.
+                    guard checksProbeMisses, pthread_equal(pthread_self(), programThread) != 0 else { return }
+                    probeMisses += 1
+                    _ = target.resolve(ModelProbe.self, name: unregisteredProbeName)
+                #endif
+            }
         case .registerScratch:
             onDeinit = { [weak self] in
                 guard let self, let target = containers[container] else { return }
@@ -1213,3 +1255,15 @@ public final class ContainerInterpreter {
 
 /// What a factory that throws after its dependencies throws.
 struct ModelFactoryFailure: Error {}
+
+#if !INTERPRET_SWINJECT
+    /// A count the logging function adds to, from the program's thread.
+    final class LoggedMisses: @unchecked Sendable {  // touched only by the program's thread
+        private var count = 0
+        func add() { count += 1 }
+        func take() -> Int {
+            defer { count = 0 }
+            return count
+        }
+    }
+#endif
