@@ -261,6 +261,7 @@ private final class Door { init(_ hinge: Hinge?) {} }
     }
     fileprivate final class Holding { init(_ unused: ResolvesOnDeinit?) {} }
     fileprivate protocol NotImplemented {}
+    fileprivate final class Caught { var error: ResolutionError? }
     /// A custom scope's storage that never answers an instance and keeps the last one given,
     /// releasing the one before.
     fileprivate final class KeepsTheLast: InstanceStorage {
@@ -316,6 +317,31 @@ private final class Door { init(_ hinge: Hinge?) {} }
         }
         #expect(made != nil)
         #expect(log.messages(mentioning: "no registration of Stray").count == 1)
+    }
+
+    /// A `require` of a type a transient registration was forwarded to, whose instance is not one,
+    /// throws that wrong type, also when the dropped instance's `deinit` resolves a service whose
+    /// factory throws: at the top level and in a factory that catches it.
+    @Test(arguments: [false, true])
+    func aRequireOfAForwardNotImplementedThrowsItsOwnFailureWhateverTheDeinitResolves(inAFactory: Bool) {
+        let container = Container()
+        container.register(Gadget.self) { _ in throw Jammed() }
+        container.register(ResolvesOnDeinit.self) { _ in
+            ResolvesOnDeinit { [weak container] in _ = container?.resolve(Gadget.self) }
+        }.inObjectScope(.transient).implements(NotImplemented.self)
+        let caught = Caught()
+        container.register(Badge.self) { r in
+            do { _ = try r.require(NotImplemented.self) } catch { caught.error = error as? ResolutionError }
+            return Badge()
+        }
+        if inAFactory {
+            #expect(container.resolve(Badge.self) != nil)
+        } else {
+            do { _ = try container.require(NotImplemented.self) } catch { caught.error = error }
+        }
+        var isWrongType = false
+        if case .wrongType = caught.error?.reason { isWrongType = true }
+        #expect(isWrongType, "\(caught.error?.message ?? "nothing thrown")")
     }
 
     /// A failure that a factory caught from `require` is handled: the outer `resolve` returns the

@@ -122,7 +122,7 @@ extension ServiceEntry {
                 + "its factory made, of type \(type(of: instance)), is not a \(Requested.self).")
         container.hierarchy.record(error)
         container.hierarchy.logMiss { error.description }
-        container.hierarchy.releaseOutsideCall(consume instance)
+        container.hierarchy.releaseOutsideCall(consume instance, recordingAgain: error)
         throw ResolutionFailed()
     }
 

@@ -60,12 +60,12 @@ extension SharedState {
 
     /// Releases `value`, which the library drops at the frame count of the call in flight (an
     /// instance of another type than the one it was forwarded to), as ``outsideCall(_:)`` runs
-    /// user code: its `deinit` is no part of that call.
+    /// user code: its `deinit` is no part of that call, which then reads its own `failure`.
     @inline(never)
-    func releaseOutsideCall(_ value: consuming Any) {
-        let quietCall = resolution.suspendQuietCall()
-        _ = consume value
-        resolution.endQuietCall(quietCall)
+    func releaseOutsideCall(_ value: consuming Any, recordingAgain failure: ResolutionError) {
+        var held: Any? = consume value
+        recordingAgain(failure) { outsideCall { held = nil } }
+        _ = held
     }
 
     // MARK: Graphs

@@ -222,8 +222,14 @@ extension SharedState {
     /// theirs that succeeded) forget the last one, so that failure is recorded again after them,
     /// and the `require` (or `Lazy`) waiting on it reads its own failure, not one of theirs, nor none.
     private func finish(_ teardown: inout ResolutionState.Teardown, recordingAgain failure: ResolutionError?) {
+        recordingAgain(failure) { finish(&teardown) }
+    }
+
+    /// Runs `body`, user code that may record failures of its own or forget the last one, then
+    /// records `failure` again if it did: the call waiting on `failure` reads it, not one of theirs.
+    func recordingAgain(_ failure: ResolutionError?, after body: () -> Void) {
         let errors = resolution.errorCount
-        finish(&teardown)
+        body()
         if resolution.errorCount != errors || resolution.lastError == nil, let failure { record(failure) }
     }
 
