@@ -32,7 +32,7 @@ final class FirstAccess<Service> {
     // says. They are read by inlinable code in other modules, where each access to a class's
     // stored property would otherwise be checked dynamically for exclusivity (a large share of a
     // first access); debug builds keep the checks. Written only by `keep(_:since:)` and
-    // `valueKeptMeanwhile(since:)`, which run no user code inside a store. Fields of their own
+    // `valueKeptMeanwhile(since:after:)`, which run no user code inside a store. Fields of their own
     // rather than one struct: grouped, an `@Injected` object made and read once costs more.
     #if DEBUG  // dynamic exclusivity checks in debug builds: the invariant check on every access
         /// The resolver `@Injected` or `@MainInjected` captured, held until a value is kept; `nil`
