@@ -319,6 +319,56 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(log.messages(mentioning: "no registration of Stray").count == 1)
     }
 
+    fileprivate final class Partner { var other: ResolvesOnDeinit? }
+    fileprivate final class Loop { init(_ unused: ResolvesOnDeinit?) {} }
+
+    /// An instance Graft drops at the frame count of a `require` runs its `deinit` outside that
+    /// call: a miss it makes is logged, once, and the `require` throws its own failure, not one
+    /// the `deinit` met. The instance of a factory whose request a cycle below it failed, at the top
+    /// level or through a `require` in a factory; and the instance a factory made after an
+    /// `initCompleted` action resolved the same graph-scoped service again (the graph keeps that one).
+    @Test(arguments: ["a cycle fails the request", "a factory's require", "an instance the graph had already"])
+    func anInstanceDroppedAtARequiresFrameCountRunsItsDeinitOutsideTheCall(shape: String) {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Gadget.self) { _ in throw Jammed() }
+        container.register(ResolvesOnDeinit.self) { r in
+            _ = r.resolve(Loop.self)
+            return ResolvesOnDeinit { [weak container] in
+                _ = container?.resolve(Stray.self)
+                _ = container?.resolve(Gadget.self)
+            }
+        }
+        container.register(Loop.self) { r in Loop(r.resolve(ResolvesOnDeinit.self)) }
+        let deinits = Counter()
+        container.register(ResolvesOnDeinit.self, name: "twice") { r in
+            _ = r.resolve(Partner.self)
+            return ResolvesOnDeinit { [weak container] in
+                deinits.increment()
+                _ = container?.resolve(Stray.self)
+            }
+        }
+        container.register(Partner.self) { _ in Partner() }
+            .initCompleted { r, partner in partner.other = r.resolve(ResolvesOnDeinit.self, name: "twice") }
+        container.register(Door.self) { r in Door((try? r.require(ResolvesOnDeinit.self)).map { _ in Hinge() }) }
+        var thrown: ResolutionError?
+        log.capturing {
+            switch shape {
+            case "a cycle fails the request":
+                do { _ = try container.require(ResolvesOnDeinit.self) } catch { thrown = error as? ResolutionError }
+            case "a factory's require": #expect(container.resolve(Door.self) == nil)
+            default: #expect((try? container.require(ResolvesOnDeinit.self, name: "twice")) != nil)
+            }
+        }
+        #expect(log.messages(mentioning: "no registration of Stray").count == (shape.hasSuffix("already") ? 2 : 1))
+        #expect(deinits.value == (shape.hasSuffix("already") ? 2 : 0))
+        if shape == "a cycle fails the request" {
+            var isCycle = false
+            if case .circularDependency = thrown?.reason { isCycle = true }
+            #expect(isCycle, "\(thrown?.message ?? "nothing thrown")")
+        }
+    }
+
     /// A `require` of a type a transient registration was forwarded to, whose instance is not one,
     /// throws that wrong type, also when the dropped instance's `deinit` resolves a service whose
     /// factory throws: at the top level and in a factory that catches it.

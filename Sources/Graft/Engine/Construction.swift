@@ -25,12 +25,13 @@ enum ConstructionEnd {
     /// The request failed: the resolution fails.
     case failed
     /// The scope kept another instance while the factory ran (a circular resolution through an
-    /// `initCompleted` action): return that one, with ``ServiceEntry/finishWithKeptInstance(in:request:)``.
+    /// `initCompleted` action): return that one, with ``ServiceEntry/finishWithKeptInstance(dropping:in:request:)``.
     case kept
 
     /// The resolution's result for this end: `made`, a failure, or the instance the scope kept,
-    /// read from `entry` (``ServiceEntry/finishWithKeptInstance(in:request:)``), which is only
-    /// evaluated then.
+    /// read from `entry` (``ServiceEntry/finishWithKeptInstance(dropping:in:request:)``), which is
+    /// only evaluated then. A `made` that is not the result is dropped past the call
+    /// (``SharedState/dropPastCall(_:)``).
     @inlinable @inline(__always)
     func result<Service>(
         _ made: Service, keptBy entry: @autoclosure () -> ServiceEntry<Service>, in hierarchy: SharedState,
@@ -38,8 +39,10 @@ enum ConstructionEnd {
     ) throws(ResolutionFailed) -> Service {
         switch self {
         case .made: return made
-        case .failed: throw ResolutionFailed()
-        case .kept: return try entry().finishWithKeptInstance(in: hierarchy, request: request)
+        case .failed:
+            hierarchy.dropPastCall(made)
+            throw ResolutionFailed()
+        case .kept: return try entry().finishWithKeptInstance(dropping: made, in: hierarchy, request: request)
         }
     }
 }
@@ -262,7 +265,7 @@ extension ServiceEntry {
             hierarchy.resolution.holdGraphInstance(self, cell: cell)
         } else if settle(made, in: hierarchy, resolver: resolver) {
             // A kept instance is read before the request ends (ending it may end the graph): the
-            // caller does both with ``finishWithKeptInstance(in:request:)``.
+            // caller does both with ``finishWithKeptInstance(dropping:in:request:)``.
             return .kept
         }
         // The request is read last (an autoclosure): read before the calls above, a planned
@@ -369,13 +372,19 @@ extension ServiceEntry {
     }
 
     /// After ``finishConstruction(_:outerFrame:request:in:resolver:keepsGraphInline:)`` said `.kept`: the kept
-    /// instance, and the request ended.
+    /// instance, and the request ended; `made` (and the kept instance, if the request failed at its
+    /// end) dropped past the call (``SharedState/dropPastCall(_:)``).
     @inline(never) @usableFromInline
     func finishWithKeptInstance(
-        in hierarchy: SharedState, request: ResolutionState.Request?
+        dropping made: Service, in hierarchy: SharedState, request: ResolutionState.Request?
     ) throws(ResolutionFailed) -> Service {
         let kept = Result { () throws(ResolutionFailed) -> Service in try keptInstance(in: hierarchy) }
-        if let request, !hierarchy.endRequest(request) { throw ResolutionFailed() }
+        let ended = request.map(hierarchy.endRequest) ?? true
+        hierarchy.dropPastCall(made)
+        guard ended else {
+            hierarchy.dropPastCall(kept)
+            throw ResolutionFailed()
+        }
         return try kept.get()
     }
 

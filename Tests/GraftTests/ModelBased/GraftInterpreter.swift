@@ -291,12 +291,6 @@ public final class ContainerInterpreter {
                 let registerAgain: @Sendable (String) -> Void = { _ in target.interpreter.registerAgainOnLog() }
                 return Container.withLoggingFunction(registerAgain) { interpreter.perform(program.steps) }
             }
-            // Opt-in (`GRAFT_MODEL_LOGS=1`): a miss a `deinit` makes while Graft releases an instance
-            // whose construction failed, at the frame count of a `require` or a first access, is
-            // still not logged, and the check finds it in the default programs.
-            guard getenv("GRAFT_MODEL_LOGS").map({ String(cString: $0) }) == "1" else {
-                return interpreter.perform(program.steps)
-            }
             let logged = interpreter.probeMissesLogged
             interpreter.checksProbeMisses = true
             let countMisses: @Sendable (String) -> Void = { if $0.contains(unregisteredProbeName) { logged.add() } }

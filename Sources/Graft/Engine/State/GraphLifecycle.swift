@@ -41,6 +41,13 @@ extension SharedState {
             assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
             return resolution.settleGeneralEnd(listsMayHoldValues: false)
         }
+        releaseLaterReleases()
+    }
+
+    /// Releases what waits for the outermost resolution's end, if it has ended, and recomputes
+    /// the hint from the lists.
+    @inline(__always)
+    func releaseLaterReleases() {
         // Released by the outermost resolution only: by then nothing of this one is in flight.
         while resolution.depth == 0 && !laterReleases.isEmpty {
             withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
@@ -66,6 +73,24 @@ extension SharedState {
         var held: Any? = consume value
         recordingAgain(failure) { outsideCall { held = nil } }
         _ = held
+    }
+
+    /// Drops `instance`, which a construction made for the call in flight and which is not its
+    /// result (the construction failed, or its scope kept another instance meanwhile). If that call
+    /// hands its failure to its caller, the instance is kept past it: released when it ends
+    /// (``releasePastCall()``) or, inside a resolution, when the outermost one does. Its `deinit`
+    /// is no part of the call; run at the call's frame count, a resolution it makes would go
+    /// unlogged, or its failure be taken for the call's own.
+    @inline(never) @usableFromInline
+    func dropPastCall<Instance>(_ instance: Instance) {
+        if handsFailureToCaller { releaseLater(instance) }
+    }
+
+    /// A call that hands its failure to its caller ends, at the top level: what was dropped past it
+    /// is released, as ``outsideCall(_:)`` runs user code, and the call then reads its own failure.
+    @inline(never)
+    func releasePastCall() {
+        recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
     }
 
     // MARK: Graphs

@@ -290,6 +290,7 @@ final class SharedState {
 
     @usableFromInline
     func endCallHandingFailureToCaller(_ outer: Int) {
+        if _slowPath(resolution.mayHaveLaterReleases) && resolution.depth == 0 { releasePastCall() }
         resolution.endQuietCall(outer)
     }
 
