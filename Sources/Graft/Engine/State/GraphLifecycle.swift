@@ -88,7 +88,7 @@ extension SharedState {
 
     /// A call that hands its failure to its caller ends, at the top level: what was dropped past it
     /// is released, as ``outsideCall(_:)`` runs user code, and the call then reads its own failure.
-    @inline(never)
+    @inline(never) @usableFromInline
     func releasePastCall() {
         recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
     }

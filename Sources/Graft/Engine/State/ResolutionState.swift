@@ -97,7 +97,7 @@ struct ResolutionState {
     /// to test without a dynamic access check. Only a hint: a stale `true` sends a request down
     /// the general path, which reads the lists themselves; but never `false` while either list
     /// holds a value (a teardown reads them only when it is set).
-    private(set) var mayHaveLaterReleases = false
+    @usableFromInline private(set) var mayHaveLaterReleases = false
     /// The last type resolved without a registration that is no wrapper Graft makes (`Optional`,
     /// `Lazy`, `Provider`): whether a type conforms is a lookup in the runtime's cache of a few
     /// hundred instructions, and a missing registration is often asked for again. (A type's
@@ -107,7 +107,7 @@ struct ResolutionState {
     /// logging it (`require` throws it, a `Lazy` or `Provider` stops with it, `validate()`
     /// reports it), or -1. A failure met by a call at another level, such as a factory's own
     /// `resolve` returning `nil`, is logged.
-    private(set) var quietLevel = -1
+    @usableFromInline private(set) var quietLevel = -1
     /// Set while instances are being moved out of cells, when no user code may run (written in
     /// every build, asserted on in debug builds).
     private(set) var isMovingOut = false
@@ -441,6 +441,7 @@ struct ResolutionState {
         exchange(&quietLevel, stack.count)
     }
 
+    @inlinable
     mutating func endQuietCall(_ outer: Int) {
         quietLevel = outer
     }

@@ -288,7 +288,9 @@ final class SharedState {
         resolution.beginQuietCall()
     }
 
-    @usableFromInline
+    /// Inlined into each caller, as the end of every `require`: a call there costs more than the
+    /// hint it tests.
+    @inlinable
     func endCallHandingFailureToCaller(_ outer: Int) {
         if _slowPath(resolution.mayHaveLaterReleases) && resolution.depth == 0 { releasePastCall() }
         resolution.endQuietCall(outer)
