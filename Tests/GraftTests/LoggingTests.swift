@@ -324,10 +324,14 @@ private final class Door { init(_ hinge: Hinge?) {} }
 
     /// An instance Graft drops at the frame count of a `require` runs its `deinit` outside that
     /// call: a miss it makes is logged, once, and the `require` throws its own failure, not one
-    /// the `deinit` met. The instance of a factory whose request a cycle below it failed, at the top
-    /// level or through a `require` in a factory; and the instance a factory made after an
-    /// `initCompleted` action resolved the same graph-scoped service again (the graph keeps that one).
-    @Test(arguments: ["a cycle fails the request", "a factory's require", "an instance the graph had already"])
+    /// the `deinit` met. The instance of a factory whose request a cycle below it failed, at the
+    /// top level, through a `require` in a factory or an `@Injected` first read; and the instance
+    /// a factory made after an `initCompleted` action resolved the same graph-scoped service again
+    /// (the graph keeps that one).
+    @Test(arguments: [
+        "a cycle fails the request", "a factory's require", "an instance the graph had already",
+        "an @Injected first read",
+    ])
     func anInstanceDroppedAtARequiresFrameCountRunsItsDeinitOutsideTheCall(shape: String) {
         let log = LogCapture()
         let container = Container()
@@ -357,6 +361,9 @@ private final class Door { init(_ hinge: Hinge?) {} }
             case "a cycle fails the request":
                 do { _ = try container.require(ResolvesOnDeinit.self) } catch { thrown = error as? ResolutionError }
             case "a factory's require": #expect(container.resolve(Door.self) == nil)
+            case "an @Injected first read":
+                final class Reader { @Injected var part: ResolvesOnDeinit? }
+                withResolver(container.synchronize()) { #expect(Reader().part == nil) }
             default: #expect((try? container.require(ResolvesOnDeinit.self, name: "twice")) != nil)
             }
         }
