@@ -39,8 +39,11 @@ final class SharedState {
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
-    /// Values displaced from a cell while a resolution runs (a finished graph's value, replaced
-    /// before its teardown released it), released when the outermost resolution ends.
+    /// Values held while a resolution runs and released when the outermost resolution ends: a
+    /// value displaced from a cell (a finished graph's, replaced before its teardown released it),
+    /// an entry whose factory runs when its table drops it, a failure a record replaced, and an
+    /// instance dropped past a call that hands its failure to its caller (``dropPastCall(_:)``,
+    /// released at that call's end when it is the outermost).
     ///
     /// Not `@exclusivity(unchecked)`, unlike ``resolution``: `finish` empties it and then releases
     /// what it held, and a `deinit` run by that release may read it again (a resolution, a graph
