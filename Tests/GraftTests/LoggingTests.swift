@@ -376,6 +376,36 @@ private final class Door { init(_ hinge: Hinge?) {} }
         }
     }
 
+    /// An instance dropped past a `require` is released when that `require` returns, wherever it
+    /// is made: at the top level, inside a `withObjectGraph` body (a scope is then open around it,
+    /// and nothing piles up until the body ends) and in a factory (whose request the cycle fails
+    /// as a whole: a second `require` there makes nothing).
+    @Test(arguments: ["top level", "withObjectGraph", "factory"])
+    func anInstanceDroppedPastARequireIsReleasedWhenTheRequireReturns(place: String) {
+        let container = Container()
+        let deinits = Counter()
+        container.register(ResolvesOnDeinit.self) { r in
+            _ = r.resolve(Loop.self)
+            return ResolvesOnDeinit { deinits.increment() }
+        }
+        container.register(Loop.self) { r in Loop(r.resolve(ResolvesOnDeinit.self)) }
+        let requireEach = { (r: Resolver, times: Int) in
+            for count in 1...times {
+                #expect((try? r.require(ResolvesOnDeinit.self)) == nil)
+                #expect(deinits.value == count)
+            }
+        }
+        container.register(Door.self) { r in
+            requireEach(r, 1)
+            return Door(nil)
+        }
+        switch place {
+        case "top level": requireEach(container, 3)
+        case "withObjectGraph": container.withObjectGraph(GraphIdentifier()) { requireEach($0, 3) }
+        default: #expect(container.resolve(Door.self) == nil)
+        }
+    }
+
     /// A `require` of a type a transient registration was forwarded to, whose instance is not one,
     /// throws that wrong type, also when the dropped instance's `deinit` resolves a service whose
     /// factory throws: at the top level and in a factory that catches it.

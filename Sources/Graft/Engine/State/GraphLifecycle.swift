@@ -38,22 +38,18 @@ extension SharedState {
         // is a call in optimized builds): every value put on one sets it, and only
         // `settleGeneralEnd` clears it, from the lists themselves.
         guard resolution.mayHaveLaterReleases else {
-            assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
+            assert(
+                laterReleases.isEmpty && handedFailures.isEmpty && droppedPastCalls.isEmpty,
+                "SharedState: a list holds values the hint missed")
             return resolution.settleGeneralEnd(listsMayHoldValues: false)
         }
-        releaseLaterReleases()
-    }
-
-    /// Releases what waits for the outermost resolution's end, if it has ended, and recomputes
-    /// the hint from the lists.
-    @inline(__always)
-    func releaseLaterReleases() {
         // Released by the outermost resolution only: by then nothing of this one is in flight.
         while resolution.depth == 0 && !laterReleases.isEmpty {
             withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
         // After every release: a `deinit` it ran may have put more on them.
-        resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
+        resolution.settleGeneralEnd(
+            listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty || !droppedPastCalls.isEmpty)
     }
 
     /// Runs `body`, user code the library runs at the frame count of the call in flight but no
@@ -77,20 +73,29 @@ extension SharedState {
 
     /// Drops `instance`, which a construction made for the call in flight and which is not its
     /// result (the construction failed, or its scope kept another instance meanwhile). If that call
-    /// hands its failure to its caller, the instance is kept past it: released when it ends
-    /// (``releasePastCall()``) or, inside a resolution, when the outermost one does. Its `deinit`
-    /// is no part of the call; run at the call's frame count, a resolution it makes would go
-    /// unlogged, or its failure be taken for the call's own.
+    /// hands its failure to its caller, the instance is kept until the call ends
+    /// (``releasePastCall()``): its `deinit` is no part of the call; run at the call's frame count,
+    /// a resolution it makes would go unlogged, or its failure be taken for the call's own.
     @inline(never) @usableFromInline
     func dropPastCall<Instance>(_ instance: Instance) {
-        if handsFailureToCaller { releaseLater(instance) }
+        guard handsFailureToCaller else { return }
+        droppedPastCalls.append(instance)
+        resolution.expectGeneralEnd()
     }
 
-    /// A call that hands its failure to its caller ends, at the top level: what was dropped past it
-    /// is released, as ``outsideCall(_:)`` runs user code, and the call then reads its own failure.
+    /// A call that hands its failure to its caller ends (the hint said a list may hold values):
+    /// what was dropped past it is released, as ``outsideCall(_:)`` runs user code, and the call
+    /// then reads its own failure.
     @inline(never) @usableFromInline
     func releasePastCall() {
-        recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
+        guard !droppedPastCalls.isEmpty else { return }
+        recordingAgain(resolution.lastError) {
+            outsideCall {
+                while !droppedPastCalls.isEmpty {
+                    withExtendedLifetime(exchange(&droppedPastCalls, [])) {}  // released once the list is empty
+                }
+            }
+        }
     }
 
     // MARK: Graphs
