@@ -376,12 +376,12 @@ private final class Door { init(_ hinge: Hinge?) {} }
         }
     }
 
-    /// An instance dropped past a `require` is released when that `require` returns, wherever it
-    /// is made: at the top level, inside a `withObjectGraph` body (a scope is then open around it,
-    /// and nothing piles up until the body ends) and in a factory (whose request the cycle fails
-    /// as a whole: a second `require` there makes nothing).
+    /// An instance dropped past a `require` at a request's base is released when that `require`
+    /// returns: at the top level, and inside a `withObjectGraph` body (a scope is then open around
+    /// it, and nothing piles up until the body ends). Dropped in a factory, it is released when the
+    /// outermost resolution ends, so that its `deinit` resolves as a request of its own.
     @Test(arguments: ["top level", "withObjectGraph", "factory"])
-    func anInstanceDroppedPastARequireIsReleasedWhenTheRequireReturns(place: String) {
+    func anInstanceDroppedPastARequireIsReleasedWhenTheRequireReturnsOrItsFactorysRequestEnds(place: String) {
         let container = Container()
         let deinits = Counter()
         container.register(ResolvesOnDeinit.self) { r in
@@ -389,20 +389,67 @@ private final class Door { init(_ hinge: Hinge?) {} }
             return ResolvesOnDeinit { deinits.increment() }
         }
         container.register(Loop.self) { r in Loop(r.resolve(ResolvesOnDeinit.self)) }
-        let requireEach = { (r: Resolver, times: Int) in
-            for count in 1...times {
+        let requireEach = { (r: Resolver) in
+            for count in 1...3 {
                 #expect((try? r.require(ResolvesOnDeinit.self)) == nil)
                 #expect(deinits.value == count)
             }
         }
         container.register(Door.self) { r in
-            requireEach(r, 1)
+            #expect((try? r.require(ResolvesOnDeinit.self)) == nil)
+            #expect(deinits.value == 0)
             return Door(nil)
         }
         switch place {
-        case "top level": requireEach(container, 3)
-        case "withObjectGraph": container.withObjectGraph(GraphIdentifier()) { requireEach($0, 3) }
-        default: #expect(container.resolve(Door.self) == nil)
+        case "top level": requireEach(container)
+        case "withObjectGraph": container.withObjectGraph(GraphIdentifier()) { requireEach($0) }
+        default:
+            #expect(container.resolve(Door.self) == nil)  // the cycle fails the whole request
+            #expect(deinits.value == 1)
+        }
+    }
+
+    fileprivate final class Dropped {
+        let onDeinit: () -> Void
+        init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+        deinit { onDeinit() }
+    }
+    fileprivate final class DroppedPartner { var other: Dropped? }
+    fileprivate final class Ping { init(_ unused: Pong?) {} }
+    fileprivate final class Pong { init(_ unused: Ping?) {} }
+
+    /// The `deinit` of an instance a factory's `require` dropped (the graph already held the one an
+    /// `initCompleted` action made meanwhile) is no part of that factory's resolution: a cycle it
+    /// meets fails only its own request, and a graph-scoped service it resolves is not the
+    /// factory's graph's.
+    @Test(arguments: ["a cycle", "a graph-scoped service"])
+    func theDeinitOfAnInstanceAFactorysRequireDroppedResolvesAsARequestOfItsOwn(resolving: String) {
+        let container = Container()
+        final class Seen { var gadget, factorysGadget: Gadget? }
+        let seen = Seen()
+        container.register(Dropped.self) { [weak container] r in
+            _ = r.resolve(DroppedPartner.self)
+            return Dropped {
+                if resolving == "a cycle" {
+                    _ = container?.resolve(Ping.self)
+                } else if seen.gadget == nil {
+                    seen.gadget = container?.resolve(Gadget.self)
+                }
+            }
+        }
+        container.register(DroppedPartner.self) { _ in DroppedPartner() }
+            .initCompleted { r, partner in partner.other = r.resolve(Dropped.self) }
+        container.register(Ping.self) { r in Ping(r.resolve(Pong.self)) }
+        container.register(Pong.self) { r in Pong(r.resolve(Ping.self)) }
+        container.register(Gadget.self) { _ in Gadget() }
+        container.register(Badge.self) { r in
+            #expect((try? r.require(Dropped.self)) != nil)
+            seen.factorysGadget = r.resolve(Gadget.self)
+            return Badge()
+        }
+        #expect((try? container.require(Badge.self)) != nil)
+        if resolving == "a graph-scoped service" {
+            #expect(seen.gadget != nil && seen.factorysGadget != nil && seen.gadget !== seen.factorysGadget)
         }
     }
 

@@ -73,22 +73,26 @@ extension SharedState {
 
     /// Drops `instance`, which a construction made for the call in flight and which is not its
     /// result (the construction failed, or its scope kept another instance meanwhile). If that call
-    /// hands its failure to its caller, the instance is kept until the call ends
-    /// (``releasePastCall()``): its `deinit` is no part of the call; run at the call's frame count,
-    /// a resolution it makes would go unlogged, or its failure be taken for the call's own.
+    /// hands its failure to its caller, its `deinit` is no part of the call (run at the call's
+    /// frame count, a resolution it makes would go unlogged, or its failure be taken for the
+    /// call's own): the instance is kept until the call ends (``releasePastCall()``), or, if a
+    /// factory is running below the call, until the outermost resolution ends, so that what the
+    /// `deinit` resolves is a request of its own, not part of that factory's.
     @inline(never) @usableFromInline
     func dropPastCall<Instance>(_ instance: Instance) {
         guard handsFailureToCaller else { return }
+        guard isAtRequestBase else { return releaseLater(instance) }
         droppedPastCalls.append(instance)
         resolution.expectGeneralEnd()
     }
 
     /// A call that hands its failure to its caller ends (the hint said a list may hold values):
-    /// what was dropped past it is released, as ``outsideCall(_:)`` runs user code, and the call
-    /// then reads its own failure.
+    /// what was dropped past calls at a request's base is released, if no factory is running (a
+    /// `deinit` a teardown ran in between may end a call of its own inside a factory), as
+    /// ``outsideCall(_:)`` runs user code, and the call then reads its own failure.
     @inline(never) @usableFromInline
     func releasePastCall() {
-        guard !droppedPastCalls.isEmpty else { return }
+        guard isAtRequestBase, !droppedPastCalls.isEmpty else { return }
         recordingAgain(resolution.lastError) {
             outsideCall {
                 while !droppedPastCalls.isEmpty {
