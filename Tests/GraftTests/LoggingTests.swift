@@ -376,11 +376,12 @@ private final class Door { init(_ hinge: Hinge?) {} }
         }
     }
 
-    /// An instance dropped past a `require` at a request's base is released when that `require`
-    /// returns: at the top level, and inside a `withObjectGraph` body (a scope is then open around
-    /// it, and nothing piles up until the body ends). Dropped in a factory, it is released when the
-    /// outermost resolution ends, so that its `deinit` resolves as a request of its own.
-    @Test(arguments: ["top level", "withObjectGraph", "factory"])
+    /// An instance dropped past a `require` with no factory running is released when that
+    /// `require` returns: at the top level, and inside a `withObjectGraph` body (a scope is then
+    /// open around it, and nothing piles up until the body ends). Dropped in a factory, it is
+    /// released when the request running that factory ends, so that its `deinit` resolves as a
+    /// request of its own; inside a `withObjectGraph` body too.
+    @Test(arguments: ["top level", "withObjectGraph", "factory", "factory in withObjectGraph"])
     func anInstanceDroppedPastARequireIsReleasedWhenTheRequireReturnsOrItsFactorysRequestEnds(place: String) {
         let container = Container()
         let deinits = Counter()
@@ -403,9 +404,14 @@ private final class Door { init(_ hinge: Hinge?) {} }
         switch place {
         case "top level": requireEach(container)
         case "withObjectGraph": container.withObjectGraph(GraphIdentifier()) { requireEach($0) }
-        default:
+        case "factory":
             #expect(container.resolve(Door.self) == nil)  // the cycle fails the whole request
             #expect(deinits.value == 1)
+        default:
+            container.withObjectGraph(GraphIdentifier()) { r in
+                #expect(r.resolve(Door.self) == nil)
+                #expect(deinits.value == 1)
+            }
         }
     }
 

@@ -47,6 +47,7 @@ extension SharedState {
         while resolution.depth == 0 && !laterReleases.isEmpty {
             withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
+        releaseDroppedPastCalls()
         // After every release: a `deinit` it ran may have put more on them.
         resolution.settleGeneralEnd(
             listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty || !droppedPastCalls.isEmpty)
@@ -75,30 +76,30 @@ extension SharedState {
     /// result (the construction failed, or its scope kept another instance meanwhile). If that call
     /// hands its failure to its caller, its `deinit` is no part of the call (run at the call's
     /// frame count, a resolution it makes would go unlogged, or its failure be taken for the
-    /// call's own): the instance is kept until the call ends (``releasePastCall()``), or, if a
-    /// factory is running below the call, until the outermost resolution ends, so that what the
-    /// `deinit` resolves is a request of its own, not part of that factory's.
+    /// call's own), nor of a factory running below it (a resolution it makes would join that
+    /// factory's request): the instance is kept until no factory runs, at the call's end
+    /// (``releasePastCall()``) or at the end of the request that runs the factory (``finish(_:)``).
     @inline(never) @usableFromInline
     func dropPastCall<Instance>(_ instance: Instance) {
         guard handsFailureToCaller else { return }
-        guard isAtRequestBase else { return releaseLater(instance) }
         droppedPastCalls.append(instance)
         resolution.expectGeneralEnd()
     }
 
     /// A call that hands its failure to its caller ends (the hint said a list may hold values):
-    /// what was dropped past calls at a request's base is released, if no factory is running (a
-    /// `deinit` a teardown ran in between may end a call of its own inside a factory), as
-    /// ``outsideCall(_:)`` runs user code, and the call then reads its own failure.
+    /// with no factory running, what was dropped past calls is released, as ``outsideCall(_:)``
+    /// runs user code, and the call then reads its own failure.
     @inline(never) @usableFromInline
     func releasePastCall() {
-        guard isAtRequestBase, !droppedPastCalls.isEmpty else { return }
-        recordingAgain(resolution.lastError) {
-            outsideCall {
-                while !droppedPastCalls.isEmpty {
-                    withExtendedLifetime(exchange(&droppedPastCalls, [])) {}  // released once the list is empty
-                }
-            }
+        guard frameCount == 0, !droppedPastCalls.isEmpty else { return }
+        recordingAgain(resolution.lastError) { outsideCall { releaseDroppedPastCalls() } }
+    }
+
+    /// Releases what was dropped past calls, if no factory is running.
+    @inline(__always)
+    private func releaseDroppedPastCalls() {
+        while frameCount == 0 && !droppedPastCalls.isEmpty {
+            withExtendedLifetime(exchange(&droppedPastCalls, [])) {}  // released once the list is empty
         }
     }
 

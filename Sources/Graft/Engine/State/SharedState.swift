@@ -41,8 +41,7 @@ final class SharedState {
     private(set) var isUnboundPlaceholder = false
     /// Values held while a resolution runs and released when the outermost resolution ends: a
     /// value displaced from a cell (a finished graph's, replaced before its teardown released it),
-    /// an entry whose factory runs when its table drops it, a failure a record replaced, an
-    /// instance dropped past a call inside a factory (``dropPastCall(_:)``).
+    /// an entry whose factory runs when its table drops it, a failure a record replaced.
     ///
     /// Not `@exclusivity(unchecked)`, unlike ``resolution``: `finish` empties it and then releases
     /// what it held, and a `deinit` run by that release may read it again (a resolution, a graph
@@ -57,8 +56,8 @@ final class SharedState {
     /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
-    /// Instances dropped past a call that hands its failure to its caller at a request's base
-    /// (``dropPastCall(_:)``), released when that call ends. Touched on those paths only, so its accesses keep their
+    /// Instances dropped past a call that hands its failure to its caller (``dropPastCall(_:)``),
+    /// released once no factory runs: when that call ends, or the request running the factory. Touched on those paths only, so its accesses keep their
     /// dynamic checks (a `deinit` its release runs may add to it).
     var droppedPastCalls: [Any] = []
 
