@@ -95,9 +95,9 @@ struct ResolutionState {
     /// may be non-empty, and when a failure is recorded inside a request (``lastError``, which the
     /// request's end must forget once no call is left to read it). For the end of every request,
     /// and of every call that hands its failure to its caller, to test without a dynamic access
-    /// check. Only a hint: a stale `true` sends a request down
-    /// the general path, which reads the lists themselves; but never `false` while either list
-    /// holds a value (a teardown reads them only when it is set).
+    /// check. Only a hint: a stale `true` sends a request down the general path, which reads the
+    /// lists themselves; but never `false` while a list holds a value (a teardown reads them only
+    /// when it is set).
     @usableFromInline private(set) var mayHaveLaterReleases = false
     /// The last type resolved without a registration that is no wrapper Graft makes (`Optional`,
     /// `Lazy`, `Provider`): whether a type conforms is a lookup in the runtime's cache of a few

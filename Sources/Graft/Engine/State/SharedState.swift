@@ -57,8 +57,9 @@ final class SharedState {
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
     /// Instances dropped past a call that hands its failure to its caller (``dropPastCall(_:)``),
-    /// released once no factory runs: when that call ends, or the request running the factory. Touched on those paths only, so its accesses keep their
-    /// dynamic checks (a `deinit` its release runs may add to it).
+    /// released once no factory runs: when that call ends, or the request running the factory.
+    /// Touched on those paths only, so its accesses keep their dynamic checks (a `deinit` its
+    /// release runs may add to it).
     var droppedPastCalls: [Any] = []
 
     /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
