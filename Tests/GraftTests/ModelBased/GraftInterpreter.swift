@@ -291,8 +291,7 @@ public final class ContainerInterpreter {
                 let registerAgain: @Sendable (String) -> Void = { _ in target.interpreter.registerAgainOnLog() }
                 return Container.withLoggingFunction(registerAgain) { interpreter.perform(program.steps) }
             }
-            // On unless `GRAFT_MODEL_LOGS=0`, which the sanitizer runs set: they run these programs
-            // as before the check, beside the suite's time-bounded asynchronous waits.
+            // On unless `GRAFT_MODEL_LOGS=0` (scripts/asan.sh sets it for its 20,000 programs).
             guard getenv("GRAFT_MODEL_LOGS").map({ String(cString: $0) }) != "0" else {
                 return interpreter.perform(program.steps)
             }
