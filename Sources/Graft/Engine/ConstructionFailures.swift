@@ -67,8 +67,8 @@ extension ServiceEntry {
 
     /// A refused construction is about to run user code (the logging function, the end of the
     /// request it opened), which may drop this entry (a registration over it, `removeAll`) while
-    /// the planned path borrows it: the hierarchy keeps it until the outermost request ends, as
-    /// it keeps an entry whose factory runs. (Needed where no frame of this entry is pushed, as at
+    /// the planned path borrows it: the hierarchy keeps it until no factory runs and no failed
+    /// request is ending (``SharedState/releaseLater(_:)``), as it keeps an entry whose factory runs. (Needed where no frame of this entry is pushed, as at
     /// the depth limit or a refusal of a failed request; in a cycle, its running factory's frame
     /// makes a table hand it over anyway. A cycle met by a construction that opened a request is
     /// handed over twice: kept twice, each released once.)

@@ -172,8 +172,8 @@ extension Container {
     /// The entry unretained. The invariant: the slot's table holds the entry when the request
     /// begins, and no release of it is the last until the request ends. While a resolution runs,
     /// a table drops an entry when a registration replaces it or `removeAll` empties the table,
-    /// and both hand an entry whose factory is running to the hierarchy, which releases it when
-    /// the outermost request ends (``SharedState/dropEntry(_:)``); so does a refused construction
+    /// and both hand an entry whose factory is running to the hierarchy, which releases it once
+    /// no factory runs (``SharedState/dropEntry(_:)``); so does a refused construction
     /// before the user code its refusal runs. The table's container is this one or an ancestor,
     /// which the caller's reference keeps alive. No value of a type built on `Service` (an enum, an
     /// `Optional`): unspecialized, each would ask the runtime for its metadata.

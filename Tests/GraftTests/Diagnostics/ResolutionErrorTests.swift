@@ -306,4 +306,30 @@ private func requireError<Service>(_ body: () throws -> Service) -> ResolutionEr
         for _ in 0..<1_000 { _ = container.resolve((any Greeter).self) }
         #expect(laterReleaseCount(container.hierarchy) == 0)
     }
+
+    /// Failures inside one `withObjectGraph` body release what each kept for later (the error a
+    /// record replaced, an entry refused in a cycle) once its request or call ends, not when the
+    /// body ends: a long body that fails again and again holds nothing per failure.
+    @Test(arguments: [false, true]) func failuresInsideOneObjectGraphKeepNothingPastTheirRequests(cycle: Bool) {
+        let container = Container()
+        var released = 0
+        container.register(Model.self) { _ throws -> Model in throw DeinitError { released += 1 } }
+        container.register(Egg.self) { r in
+            _ = try r.require(Chicken.self); return Egg()
+        }
+        container.register(Chicken.self) { r in try Chicken(egg: r.require(Egg.self)) }
+        container.withObjectGraph(GraphIdentifier()) { r in
+            for round in 1...100 {
+                if cycle {
+                    #expect(r.resolve(Egg.self) == nil)
+                    #expect(throws: ResolutionError.self) { try r.require(Chicken.self) }
+                } else {
+                    #expect(r.resolve(Model.self) == nil)
+                    #expect(throws: ResolutionError.self) { try r.require(Model.self) }
+                    #expect(released >= 2 * round - 1)  // at most the last one is still recorded
+                }
+                #expect(laterReleaseCount(container.hierarchy) == 0)
+            }
+        }
+    }
 }

@@ -171,7 +171,7 @@ struct ModelImplements<T>: ModelTypeVisitor {
 }
 
 #if !INTERPRET_SWINJECT
-    /// The interpreter, for the logging function of ``ContainerInterpreter/run(_:registeringAgainOnLog:observeRoot:)``:
+    /// The interpreter, for the logging function of ``ContainerInterpreter/run(_:registeringAgainOnLog:betweenCalls:observeRoot:)``:
     /// `@unchecked Sendable` because that function is bound to the task running the program and
     /// called only from it, on its thread.
     private struct LoggingTarget: @unchecked Sendable {
@@ -206,6 +206,8 @@ public final class ContainerInterpreter {
         private let programThread = pthread_self()
     #endif
     private var slotsAtStepStart = 0
+    /// See ``run(_:registeringAgainOnLog:betweenCalls:observeRoot:)``.
+    private var betweenCalls: ((Container) -> String?)?
     /// What the current `access` step reads (for `deinit`s that read it too).
     private var readThisStep: InterpreterField?
     /// The interpreter is inside `register`, `registerMain` or `registerAsync`: a behavior told now
@@ -278,11 +280,17 @@ public final class ContainerInterpreter {
     /// it was registered in: a logging function may change registrations, whatever Graft is doing
     /// when it logs. The trace is then not the model's; what is left to check is that Graft
     /// survives it (no debug-build check stops) and frees what the program dropped.
+    ///
+    /// `betweenCalls` is asked, between two calls of a `withObjectGraph` body, what is wrong with
+    /// the container's state, if anything (the test target reads what the public API does not
+    /// show); what it says is an `invalid` observation of the step.
     public static func run(
         _ program: MProgram, registeringAgainOnLog: Bool = false,
+        betweenCalls: ((Container) -> String?)? = nil,
         observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void = { _, _ in }
     ) -> (trace: Trace, abortedAt: Int?) {
         let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
+        interpreter.betweenCalls = betweenCalls
         let live = interpreter.live
         observeRoot(interpreter.containers[0]!) { live.count }
         #if !INTERPRET_SWINJECT
@@ -429,6 +437,7 @@ public final class ContainerInterpreter {
                     let value = self.request(request, c)
                     slots.append(value)
                     observed += observe(value)
+                    if let wrong = betweenCalls?(c) { observed.append(.invalid(wrong)) }
                 }
                 return observed
             }

@@ -28,7 +28,9 @@ import Testing
         let modelled = ReferenceModel.run(program)
         weak var hierarchy: SharedState?
         var liveInstances: () -> Int = { 0 }
-        let actual = ContainerInterpreter.run(modelled.program, registeringAgainOnLog: registeringAgainOnLog) {
+        let actual = ContainerInterpreter.run(
+            modelled.program, registeringAgainOnLog: registeringAgainOnLog, betweenCalls: keptPastItsCall
+        ) {
             hierarchy = $0.hierarchy
             liveInstances = $1
         }.trace
@@ -48,6 +50,14 @@ import Testing
             modelled.program,
             describeDifference(program: modelled.program, expected: modelled.trace, actual: actual, at: index)
         )
+    }
+
+    /// Between two calls of a `withObjectGraph` body no factory runs: what the hierarchy kept
+    /// for later (an error a record replaced, an entry refused, an instance dropped past a call)
+    /// has been released, or a long body would pile it up until it ends.
+    static func keptPastItsCall(_ container: Container) -> String? {
+        let count = container.hierarchy.laterReleases.count
+        return count == 0 ? nil : "\(count) values kept for later between two calls of a withObjectGraph body"
     }
 
     /// On the main actor: programs register main-actor services and resolve them with the plain

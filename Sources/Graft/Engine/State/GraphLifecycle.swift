@@ -38,19 +38,12 @@ extension SharedState {
         // is a call in optimized builds): every value put on one sets it, and only
         // `settleGeneralEnd` clears it, from the lists themselves.
         guard resolution.mayHaveLaterReleases else {
-            assert(
-                laterReleases.isEmpty && handedFailures.isEmpty && droppedPastCalls.isEmpty,
-                "SharedState: a list holds values the hint missed")
+            assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
             return resolution.settleGeneralEnd(listsMayHoldValues: false)
         }
-        // Released by the outermost resolution only: by then nothing of this one is in flight.
-        while resolution.depth == 0 && !laterReleases.isEmpty {
-            withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
-        }
-        releaseDroppedPastCalls()
+        releaseLaterReleases()
         // After every release: a `deinit` it ran may have put more on them.
-        resolution.settleGeneralEnd(
-            listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty || !droppedPastCalls.isEmpty)
+        resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
 
     /// Runs `body`, user code the library runs at the frame count of the call in flight but no
@@ -77,29 +70,33 @@ extension SharedState {
     /// hands its failure to its caller, its `deinit` is no part of the call (run at the call's
     /// frame count, a resolution it makes would go unlogged, or its failure be taken for the
     /// call's own), nor of a factory running below it (a resolution it makes would join that
-    /// factory's request): the instance is kept until no factory runs, at the call's end
+    /// factory's request): it is released later (``releaseLater(_:)``), at the call's end
     /// (``releasePastCall()``) or at the end of the request that runs the factory (``finish(_:)``).
     @inline(never) @usableFromInline
     func dropPastCall<Instance>(_ instance: Instance) {
-        guard handsFailureToCaller else { return }
-        droppedPastCalls.append(instance)
-        resolution.expectGeneralEnd()
+        if handsFailureToCaller { releaseLater(instance) }
     }
 
     /// A call that hands its failure to its caller ends (the hint said a list may hold values):
-    /// with no factory running, what was dropped past calls is released, as ``outsideCall(_:)``
-    /// runs user code, and the call then reads its own failure.
+    /// what is released later is released now if it may be, as ``outsideCall(_:)`` runs user
+    /// code, and the call then reads its own failure.
     @inline(never) @usableFromInline
     func releasePastCall() {
-        guard frameCount == 0, !droppedPastCalls.isEmpty else { return }
-        recordingAgain(resolution.lastError) { outsideCall { releaseDroppedPastCalls() } }
+        guard mayReleaseLater, !laterReleases.isEmpty else { return }
+        recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
     }
 
-    /// Releases what was dropped past calls, if no factory is running.
+    /// Whether ``laterReleases`` may be released: no factory runs (a running factory's entry, and
+    /// the extras its call borrows, may be kept there), and no failed request is ending (a request
+    /// started inside it, refused for its failure, keeps its entry there while the planned path
+    /// borrows it). Then nothing on the list is borrowed, and the hierarchy is consistent.
+    var mayReleaseLater: Bool { frameCount == 0 && !resolution.hasFailed }
+
+    /// Releases ``laterReleases``, if it may be.
     @inline(__always)
-    private func releaseDroppedPastCalls() {
-        while frameCount == 0 && !droppedPastCalls.isEmpty {
-            withExtendedLifetime(exchange(&droppedPastCalls, [])) {}  // released once the list is empty
+    private func releaseLaterReleases() {
+        while mayReleaseLater && !laterReleases.isEmpty {
+            withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
     }
 

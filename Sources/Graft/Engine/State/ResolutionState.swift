@@ -90,10 +90,10 @@ struct ResolutionState {
     /// Buffers kept between resolutions so a graph's end allocates nothing.
     private var spareEntries: [AnyServiceEntry] = []
     private var spareValues: [Any] = []
-    /// Whether a request's end must take the general path: set when `laterReleases`,
-    /// `handedFailures` or `droppedPastCalls` (lists the hierarchy keeps with their dynamic checks)
-    /// may be non-empty, and when a failure is recorded inside a request (``lastError``, which the
-    /// request's end must forget once no call is left to read it). For the end of every request,
+    /// Whether a request's end must take the general path: set when `laterReleases` or
+    /// `handedFailures` (lists the hierarchy keeps with their dynamic checks) may be non-empty,
+    /// and when a failure is recorded inside a request (``lastError``, which the request's end
+    /// must forget once no call is left to read it). For the end of every request,
     /// and of every call that hands its failure to its caller, to test without a dynamic access
     /// check. Only a hint: a stale `true` sends a request down the general path, which reads the
     /// lists themselves; but never `false` while a list holds a value (a teardown reads them only
@@ -414,8 +414,8 @@ struct ResolutionState {
         exchange(&lastError, nil)
     }
 
-    /// The hierarchy put something on a list it keeps (`laterReleases`, `handedFailures`,
-    /// `droppedPastCalls`): the request's end must take the general path.
+    /// The hierarchy put something on a list it keeps (`laterReleases`, `handedFailures`): the
+    /// request's end must take the general path.
     mutating func expectGeneralEnd() {
         mayHaveLaterReleases = true
     }

@@ -320,15 +320,15 @@ extension SharedState {
     /// instance is of another type), for a `require` waiting on it.
     func record(_ error: ResolutionError) {
         // The error replaced may hold the last reference to a factory's error, whose `deinit` is
-        // user code that may fail a resolution of its own and come back here: released once the
-        // outermost resolution is consistent, never inside this store. Outside any resolution (a
+        // user code that may fail a resolution of its own and come back here: never released
+        // inside this store, nor while a factory runs (``releaseLater(_:)``). Otherwise (a
         // forwarded `.container` hit of the wrong type records with no request open), it is
         // released right after the store, through a call the optimizer cannot move the store past
-        // (parked for a resolution that never comes, such errors would pile up).
+        // (parked for a request that may never end, such errors would pile up).
         // A record made inside a request is forgotten when it ends (the transition sends its end
         // down the general path, where ``forgetLastErrorUnlessRead()`` runs).
         let replaced = uncheckedSection { resolution.record(error) }
-        if resolution.depth > 0, let replaced { releaseLater(replaced) } else { Self.release(replaced) }
+        if mayReleaseLater { Self.release(replaced) } else if let replaced { releaseLater(replaced) }
         forgetLastErrorUnlessRead()
     }
 
@@ -340,7 +340,7 @@ extension SharedState {
     }
 
     /// Releases an entry a table no longer holds (replaced by a registration, or `removeAll`):
-    /// now, or, while its factory runs, when the outermost resolution ends. The planned path runs
+    /// now, or, while its factory runs, once no factory runs (``releaseLater(_:)``). The planned path runs
     /// a factory holding its entry unretained, at the top level and nested
     /// (``Container/resolveTopLevel(_:cell:as:)``), so an entry whose factory is running must
     /// outlive the request; any other entry goes at once (a resolution that replaces
@@ -356,7 +356,8 @@ extension SharedState {
         if resolution.depth > 0 { for (_, entry) in table.registrations { dropEntry(entry) } }
     }
 
-    /// Keeps `value` until the outermost resolution ends, then releases it.
+    /// Keeps `value` until nothing in flight may borrow it (``mayReleaseLater``), then releases
+    /// it: at the end of a request or of a call that hands its failure to its caller.
     func releaseLater(_ value: Any) {
         laterReleases.append(value)
         resolution.expectGeneralEnd()

@@ -39,16 +39,19 @@ final class SharedState {
     /// Whether this is the hierarchy of the placeholder ``SynchronizedResolver/current`` gives
     /// where nothing is bound (set once, when the placeholder is made, before anyone reads it).
     private(set) var isUnboundPlaceholder = false
-    /// Values held while a resolution runs and released when the outermost resolution ends: a
-    /// value displaced from a cell (a finished graph's, replaced before its teardown released it),
-    /// an entry whose factory runs when its table drops it, a failure a record replaced.
+    /// Values held while a resolution runs and released once nothing in flight may borrow them
+    /// (``releaseLater(_:)``): a value displaced from a cell (a finished graph's, replaced before
+    /// its teardown released it), an entry whose factory runs when its table drops it, a failure a
+    /// record replaced, an instance dropped past a call that hands its failure to its caller
+    /// (``dropPastCall(_:)``).
     ///
     /// Not `@exclusivity(unchecked)`, unlike ``resolution``: `finish` empties it and then releases
     /// what it held, and a `deinit` run by that release may read it again (a resolution, a graph
     /// of its own). Unchecked, an optimized build may move the store of the empty array after the
     /// release: the nested `finish` would find the old list and release its values a second time
     /// (a double release, which `swift test -c release` shows). The dynamic access checks are calls
-    /// the optimizer cannot move a store across; this list is touched once per graph's end.
+    /// the optimizer cannot move a store across; the list is touched only where a hint says it
+    /// may hold values.
     var laterReleases: [Any] = []
     /// Failures of nested resolutions handed, unlogged, to a factory by a call that hands its
     /// failure to its caller (a `require` in a factory), with that call's frame count. A factory
@@ -56,11 +59,6 @@ final class SharedState {
     /// and are logged when the request ends (``logHandledFailures()``). Touched on failure paths
     /// only, so its accesses keep their dynamic checks.
     var handedFailures: [(error: ResolutionError, level: Int)] = []
-    /// Instances dropped past a call that hands its failure to its caller (``dropPastCall(_:)``),
-    /// released once no factory runs: when that call ends, or the request running the factory.
-    /// Touched on those paths only, so its accesses keep their dynamic checks (a `deinit` its
-    /// release runs may add to it).
-    var droppedPastCalls: [Any] = []
 
     /// Marks this as the placeholder's hierarchy; see ``isUnboundPlaceholder``.
     func markAsUnboundPlaceholder() {
