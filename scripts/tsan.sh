@@ -95,7 +95,7 @@ if [[ "${GRAFT_TSAN_SKIP_TESTS:-0}" != 1 ]]; then
     # threads at once on purpose, to see Graft stop the program with its message: ThreadSanitizer may
     # stop at that race first; and resident memory
     # measured over 100,000 dropped hierarchies, which the sanitizer's shadow memory inflates.
-    # 200 model-based programs, not 1,000 (scripts/asan.sh runs 20,000): under the sanitizer the
+    # 200 model-based programs, not 1,000 (scripts/release-tests.sh runs 20,000): under the sanitizer the
     # long synchronous tests hold the cooperative pool's threads for minutes, and the asynchronous
     # tests' 60-second bounds have run out while they did.
     GRAFT_MODEL_PROGRAMS=200 swift test --skip-build --sanitize=thread --scratch-path "$SCRATCH" \
