@@ -541,6 +541,73 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(!built)
     }
 
+    fileprivate struct Tagged: Error { let tag: String }
+    fileprivate final class FailsOnDeinit: Error, @unchecked Sendable {  // immutable; one thread
+        let onDeinit: () -> Void
+        init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+        deinit { onDeinit() }
+    }
+    fileprivate final class Seat {}
+    fileprivate final class Bench {}
+
+    /// A value the hierarchy releases past a call that hands its failure to its caller runs its
+    /// `deinit` outside that call, at the top level and inside a `withObjectGraph` body: a failure
+    /// the `deinit` meets is logged, and `require` throws (a `Lazy` logs) the call's own failure.
+    /// Two such values: the error a record replaced (a graph-scoped instance the failed request
+    /// dropped resolved a service whose error fails a resolution as it is released), and an entry
+    /// its own factory replaced (its factory's captures fail a resolution as they are released).
+    @Test(
+        arguments: ["a replaced error", "an entry its factory replaced"],
+        [
+            "require", "require in withObjectGraph", "Lazy", "Lazy in withObjectGraph",
+        ])
+    func aValueReleasedPastACallRunsItsDeinitOutsideIt(value: String, call: String) {
+        let log = LogCapture()
+        let container = Container()
+        container.register(Seat.self) { _ throws -> Seat in throw Tagged(tag: "seat") }
+        if value == "a replaced error" {
+            container.register(Bench.self) { [unowned container] _ throws -> Bench in
+                throw FailsOnDeinit { _ = container.resolve(Seat.self) }
+            }
+            container.register(Dropped.self) { [unowned container] _ in
+                Dropped { _ = container.resolve(Bench.self) }
+            }.inObjectScope(.graph)
+            container.register(Door.self) { r throws -> Door in
+                _ = r.resolve(Dropped.self)
+                throw Tagged(tag: "door")
+            }
+        } else {
+            let failsOnDeinit = { [unowned container] in Dropped { _ = container.resolve(Seat.self) } }
+            container.register(Door.self) { [unowned container, captured = failsOnDeinit()] _ throws -> Door in
+                withExtendedLifetime(captured) {}
+                container.register(Door.self) { _ in Door(nil) }
+                throw Tagged(tag: "door")
+            }
+        }
+        let run = { (r: Resolver) in
+            if call.hasPrefix("require") {
+                do {
+                    _ = try r.require(Door.self)
+                    Issue.record("require returned")
+                } catch {
+                    let message = (error as? ResolutionError)?.message ?? "\(error)"
+                    #expect(message.contains("tag: \"door\""), "\(message)")
+                }
+            } else {
+                #expect(r.resolve(Lazy<Door?>.self)?.instance == nil)
+            }
+        }
+        log.capturing {
+            if call.hasSuffix("withObjectGraph") {
+                container.withObjectGraph(GraphIdentifier()) { run($0) }
+            } else {
+                run(container)
+            }
+        }
+        #expect(log.messages(mentioning: "tag: \"seat\"").count == 1)
+        #expect(log.messages(mentioning: "tag: \"door\"").count == (call.hasPrefix("Lazy") ? 1 : 0))
+    }
+
     @Test func sinkDeliversMessagesToItsFunction() {
         let sink = LogSink()
         let received = Box<[String]>([])

@@ -115,5 +115,8 @@ extension ServiceEntry {
         } else if !hierarchy.isAtRequestBase {
             hierarchy.confineFailure(of: self, from: marks)
         }
+        // What the factory threw is the application's: the caller's `catch` may hold its last
+        // reference, released at this call's frame count, as an instance the construction made.
+        hierarchy.dropPastCall(thrown)
     }
 }

@@ -265,6 +265,9 @@ public final class ContainerInterpreter {
         let root = containers[0]!
         root.register(ModelProbe.self) { r in ModelProbe(part: r.resolve(ModelProbePart.self)) }
             .inObjectScope(.transient)
+        #if !INTERPRET_SWINJECT
+            root.register(ModelProbe.self, name: failingProbeName) { _ throws -> ModelProbe in throw ProbeFailure() }
+        #endif
         root.register(ModelProbePart.self) { _ in ModelProbePart() }
     }
 
@@ -884,6 +887,25 @@ public final class ContainerInterpreter {
         }
     }
 
+    #if !INTERPRET_SWINJECT
+        /// What the error of a factory that throws after its dependencies does when it is
+        /// released: on the program's thread, with the logging check on, what a `.resolveProbe`
+        /// `deinit` does, and a resolution that fails. Released where the hierarchy releases it
+        /// (the record that replaced it, a call's end), neither may be taken for a call's own:
+        /// the miss is logged once, and a `require` waiting then throws its own failure.
+        private func failureDeinit(in container: Int) -> (() -> Void)? {
+            guard checksProbeMisses else { return nil }
+            return { [weak self] in
+                guard let self, pthread_equal(pthread_self(), programThread) != 0,
+                    let target = containers[container]
+                else { return }
+                probeMisses += 1
+                _ = target.resolve(ModelProbe.self, name: unregisteredProbeName)
+                _ = target.resolve(ModelProbe.self, name: failingProbeName)
+            }
+        }
+    #endif
+
     /// The factory: its action, its dependencies, its instance. It throws (registered with a
     /// throwing factory) where `registration` says: once it resolved its dependencies
     /// (`throwsAfterDependencies`), or what `try r.requireAll` threw (`rethrowsCollectionFailure`:
@@ -912,7 +934,9 @@ public final class ContainerInterpreter {
                     fields.append(field)
                 }
             }
-            if registration.throwsAfterDependencies { throw ModelFactoryFailure() }
+            if registration.throwsAfterDependencies {
+                throw ModelFactoryFailure(onDeinit: failureDeinit(in: registration.container))
+            }
         #endif
         nextSerial += 1
         var onDeinit: (() -> Void)?
@@ -1067,7 +1091,15 @@ public final class ContainerInterpreter {
                     return .failure(failedElement(of: T.self, error), error)
                 }
             case .caughtRequire:
-                return object(try? require(T.self, name, request.args, r))
+                do {
+                    return object(try require(T.self, name, request.args, r))
+                } catch {
+                    // A `require` throws its own failure; the failing probe's, which only a
+                    // `deinit` resolves, shows where the model has `nil`.
+                    let path = (error as? ResolutionError)?.path ?? []
+                    guard path.contains(where: { $0.contains(failingProbeName) }) else { return .none }
+                    return .failure("a deinit's failure: \(path.joined(separator: " -> "))", error)
+                }
             case .optionalOperator:
                 let wrapped: T? = resolveWithOperator(T?.self, name, request.args, r)
                 return object(wrapped)
@@ -1260,8 +1292,18 @@ public final class ContainerInterpreter {
     }
 #endif
 
-/// What a factory that throws after its dependencies throws.
-struct ModelFactoryFailure: Error {}
+/// What the failing probe's factory throws.
+struct ProbeFailure: Error {}
+
+/// The name of a probe whose factory throws: a failure recorded and logged, which no step observes.
+let failingProbeName = "always fails"
+
+/// What a factory that throws after its dependencies throws, with what its `deinit` does.
+final class ModelFactoryFailure: Error, @unchecked Sendable {  // immutable
+    private let onDeinit: (() -> Void)?
+    init(onDeinit: (() -> Void)? = nil) { self.onDeinit = onDeinit }
+    deinit { onDeinit?() }
+}
 
 #if !INTERPRET_SWINJECT
     /// A count the logging function adds to, from the program's thread.

@@ -41,7 +41,16 @@ extension SharedState {
             assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
             return resolution.settleGeneralEnd(listsMayHoldValues: false)
         }
-        releaseLaterReleases()
+        finishLaterReleases(callHandsFailureToCaller: quietCall == frameCount)
+    }
+
+    /// The end of ``finish(_:)`` where a list may hold values. A call that hands its failure to
+    /// its caller releases them at its end (``releasePastCall()``): here, a value's last reference
+    /// may be one the call still holds (the planned path's, on an entry replaced while its factory
+    /// ran), released inside the call after this.
+    @inline(never)
+    private func finishLaterReleases(callHandsFailureToCaller: Bool) {
+        if !callHandsFailureToCaller { releaseLaterReleases() }
         // After every release: a `deinit` it ran may have put more on them.
         resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
@@ -79,11 +88,13 @@ extension SharedState {
 
     /// A call that hands its failure to its caller ends (the hint said a list may hold values):
     /// what is released later is released now if it may be, as ``outsideCall(_:)`` runs user
-    /// code, and the call then reads its own failure.
+    /// code, and the call then reads its own failure. Recording it again replaces the failure a
+    /// `deinit` recorded, which goes on the list (``record(_:)``): released in turn.
     @inline(never) @usableFromInline
     func releasePastCall() {
-        guard mayReleaseLater, !laterReleases.isEmpty else { return }
-        recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
+        while mayReleaseLater && !laterReleases.isEmpty {
+            recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
+        }
     }
 
     /// Whether ``laterReleases`` may be released: no factory runs (a running factory's entry, and

@@ -149,7 +149,7 @@ extension SharedState {
         var teardown = resolution.startTeardown()
         let end = uncheckedSection { resolution.endRequestChangingFailure(request, into: &teardown) }
         finish(&teardown, recordingAgain: end.failure)
-        Self.release(end.released)
+        release(end.released)
         forgetLastErrorUnlessRead(aCallMayRead: end.failure != nil)
         return end.failure == nil
     }
@@ -189,7 +189,7 @@ extension SharedState {
         if resolution.depth == 0 && (resolution.quietLevel == -1 || !aCallMayRead) && resolution.lastError != nil
             && !diagnostics.isValidating
         {
-            Self.release(uncheckedSection { resolution.forgetLastError() })
+            release(uncheckedSection { resolution.forgetLastError() })
         }
     }
 
@@ -214,7 +214,7 @@ extension SharedState {
             resolution.expectGeneralEnd()
         }
         finish(&confined.teardown, recordingAgain: confined.failure)
-        Self.release(confined.failure)
+        release(confined.failure)
     }
 
     /// Finishes the teardown of a request that ended with `failure`, if any: the teardown releases
@@ -237,15 +237,16 @@ extension SharedState {
     /// logged (or thrown) where the factory's own failure ends.
     func takeBackHandedFailure(_ error: ResolutionError) {
         guard let index = handedFailures.lastIndex(where: { Self.isSame($0.error, error) }) else { return }
-        withExtendedLifetime(handedFailures.remove(at: index)) {}  // released once the list is consistent
+        release(handedFailures.remove(at: index).error)  // released once the list is consistent
     }
 
     /// Logs the failures handed to factories that returned since (those whose call was deeper
     /// than the frames running now): each factory handled its failure and went on.
     func logHandledFailures() {
-        let handled = handedFailures.filter { $0.level > frameCount }
+        var handled = handedFailures.filter { $0.level > frameCount }
         handedFailures.removeAll { $0.level > frameCount }
         for (error, _) in handled { log { error.description } }
+        while let (error, _) = handled.popLast() { release(error) }
     }
 
     static func isSame(_ one: ResolutionError, _ other: ResolutionError) -> Bool {
@@ -284,7 +285,7 @@ extension SharedState {
     /// Gives back the failure ``setFailureAside()`` set aside, if it did; a failure of the
     /// resolution between them is recorded already (``record(_:)``) and is dropped here.
     func takeBackFailure(_ wasSetAside: Bool) {
-        if wasSetAside { Self.release(uncheckedSection { resolution.takeBackFailure() }) }
+        if wasSetAside { release(uncheckedSection { resolution.takeBackFailure() }) }
     }
 
     /// What a caller that gives its result to user code (a `Lazy`, a `Provider`, `@Injected`,
@@ -319,24 +320,25 @@ extension SharedState {
     /// Notes why a resolution returned `nil` without failing the request (a forwarded type whose
     /// instance is of another type), for a `require` waiting on it.
     func record(_ error: ResolutionError) {
-        // The error replaced may hold the last reference to a factory's error, whose `deinit` is
-        // user code that may fail a resolution of its own and come back here: never released
-        // inside this store, nor while a factory runs (``releaseLater(_:)``). Otherwise (a
-        // forwarded `.container` hit of the wrong type records with no request open), it is
-        // released right after the store, through a call the optimizer cannot move the store past
-        // (parked for a request that may never end, such errors would pile up).
+        // The error replaced may hold what a factory threw: released after the store, now or at
+        // the end of the request or call (``release(_:)``).
         // A record made inside a request is forgotten when it ends (the transition sends its end
         // down the general path, where ``forgetLastErrorUnlessRead()`` runs).
         let replaced = uncheckedSection { resolution.record(error) }
-        if mayReleaseLater { Self.release(replaced) } else if let replaced { releaseLater(replaced) }
+        release(replaced)
         forgetLastErrorUnlessRead()
     }
 
-    /// Releases what an unchecked section returned, through a call the optimizer cannot move the
-    /// section's stores past.
+    /// Releases `error`, which an unchecked section returned or a list gave up, through a call
+    /// the optimizer cannot move the section's stores past. It may hold the last reference to what
+    /// a factory threw, whose `deinit` is user code that may fail a resolution of its own: released
+    /// now only where that resolution is a request of its own (``mayReleaseLater``) and no call in
+    /// flight would take its failure for the call's own (a `require`, a `Lazy`, `validate()`);
+    /// else at the end of the request or of that call (``releaseLater(_:)``).
     @inline(never)
-    static func release(_ error: __owned ResolutionError?) {
-        withExtendedLifetime(error) {}
+    func release(_ error: __owned ResolutionError?) {
+        guard let error else { return }
+        if mayReleaseLater && !handsFailureToCaller { withExtendedLifetime(error) {} } else { releaseLater(error) }
     }
 
     /// Releases an entry a table no longer holds (replaced by a registration, or `removeAll`):
