@@ -796,8 +796,12 @@ public final class ContainerInterpreter {
         let wasRegistering = registering
         registering = true
         #if !INTERPRET_SWINJECT
+            // It holds what its error holds: released with the registration (replaced, even by
+            // its own factory, removed, or its container freed), it makes a miss and a failure.
+            let captured = ModelFactoryFailure(onDeinit: failureDeinit(in: registration.container))
             let fail: (Resolver) throws -> T = { [unowned self] r in
-                try self.make(registration, r) as! T  // swiftlint:disable:this force_cast
+                withExtendedLifetime(captured) {}
+                return try self.make(registration, r) as! T  // swiftlint:disable:this force_cast
             }
         #endif
         switch registration.args {
