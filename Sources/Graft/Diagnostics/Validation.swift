@@ -136,7 +136,9 @@ extension Container {
             }
         }
         failures += recorder.furtherFailures + zip(samples, sampled).filter { $1 == nil }.map(\.0.unmatchedFailure)
-        hierarchy.endCallHandingFailureToCaller(outer)
+        // The call ends: what undoing the validation releases below runs as no part of it. What
+        // the call released later waits until the hierarchy is itself again.
+        hierarchy.resolution.endQuietCall(outer)
         // Less the records of the children that ended meanwhile: what the factories registered in
         // children they captured is undone, as their tables are.
         hierarchy.mutex.withLock {
@@ -144,7 +146,6 @@ extension Container {
             hierarchy.diagnostics.childRegistrations.forget(recorder.endedChildren)
         }
         hierarchy.diagnostics.validation = nil
-        hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         for (entry, (scope, kind)) in zip(entries, scopes) where entry.scope === scope {
             entry.setKindWhileValidating(kind)  // unless a factory changed the scope meanwhile
         }
@@ -153,6 +154,11 @@ extension Container {
             entry.cell.resolutionCount = resolutions
             entry.instanceCount = instances
         }
+        // What the call released later (an error a factory threw, an instance it dropped) runs its
+        // `deinit` in the hierarchy as it was: what that resolves is the application's, kept and
+        // counted as any.
+        hierarchy.releasePastCall()
+        hierarchy.forgetLastErrorUnlessRead()  // read above: the report holds what it needs
         // What a scope kept anyway (an entry a factory gave its real scope meanwhile, one of a
         // container outside this one's ancestors that a factory captured) is dropped, so the
         // validation keeps nothing. Dropped after the counts are restored: a `deinit` run by a

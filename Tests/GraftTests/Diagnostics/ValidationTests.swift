@@ -442,6 +442,35 @@ private final class Calls { var count = 0 }
         #expect(seen.value?.registered == true)
     }
 
+    /// The `deinit` of what a factory threw, which `validate()` releases once its call ends, runs
+    /// in the container as it was before the validation: a singleton it resolves is kept, and is
+    /// the one the application resolves next, not a second one.
+    @Test func aDeinitOfAnErrorValidationDroppedKeepsTheSingletonItResolves() {
+        final class Settings {}
+        final class Screen {}
+        final class Jam: Error, @unchecked Sendable {  // immutable; one thread
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let container = Container()
+        let made = Counter()
+        container.register(Settings.self) { _ in
+            made.increment()
+            return Settings()
+        }.inObjectScope(.container)
+        let fromDeinit = Box<Settings?>(nil)
+        container.register(Screen.self) { [unowned container] r throws -> Screen in
+            _ = r.resolve(Screen.self)  // a cycle: the request fails, and what is thrown is dropped
+            throw Jam { fromDeinit.value = container.resolve(Settings.self) }
+        }
+        #expect(!container.validate().isValid)
+        let settings = fromDeinit.value
+        #expect(settings != nil)
+        #expect(container.resolve(Settings.self) === settings)
+        #expect(made.value == 2)  // the validation's own, dropped, and the deinit's
+    }
+
     /// A factory that resets a scope while `validate()` runs it drops nothing: the singletons kept
     /// before the validation, of that scope or a custom one, are the ones after it.
     @Test(arguments: [false, true])
