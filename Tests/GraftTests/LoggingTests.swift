@@ -608,6 +608,39 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(log.messages(mentioning: "tag: \"door\"").count == (call.hasPrefix("Lazy") ? 1 : 0))
     }
 
+    /// A logging function that resolves while Graft logs a failure a factory handled (at the end
+    /// of the request of a `require` or a `Lazy`) makes a resolution of its own: its failure is
+    /// logged, on a plain container as through a view.
+    @Test(arguments: [false, true], ["require", "Lazy"])
+    func aResolutionTheLoggingFunctionMakesLogsItsOwnFailure(throughView: Bool, call: String) {
+        nonisolated(unsafe) let container = Container()
+        container.register(Seat.self) { _ throws -> Seat in throw Tagged(tag: "seat") }
+        container.register(Bench.self) { _ throws -> Bench in throw Tagged(tag: "bench") }
+        container.register(Door.self) { r in
+            _ = try? r.require(Seat.self)
+            return Door(nil)
+        }
+        let resolver: Resolver = throughView ? container.synchronize() : container
+        let messages = Box<[String]>([])
+        nonisolated(unsafe) let state = (messages: messages, logging: Box(false))
+        let logAndResolve: @Sendable (String) -> Void = { message in
+            state.messages.value.append(message)
+            guard !state.logging.value else { return }
+            state.logging.value = true
+            _ = container.resolve(Bench.self)
+            state.logging.value = false
+        }
+        Container.withLoggingFunction(logAndResolve) {
+            if call == "require" {
+                #expect((try? resolver.require(Door.self)) != nil)
+            } else {
+                #expect(resolver.resolve(Lazy<Door>.self)?.instance != nil)
+            }
+        }
+        #expect(messages.value.filter { $0.contains("tag: \"seat\"") }.count == 1)
+        #expect(messages.value.filter { $0.contains("tag: \"bench\"") }.count == 1)
+    }
+
     @Test func sinkDeliversMessagesToItsFunction() {
         let sink = LogSink()
         let received = Box<[String]>([])

@@ -245,7 +245,9 @@ extension SharedState {
     func logHandledFailures() {
         var handled = handedFailures.filter { $0.level > frameCount }
         handedFailures.removeAll { $0.level > frameCount }
-        for (error, _) in handled { log { error.description } }
+        // The logging function is user code, no part of the call at this frame count: a failure
+        // of a resolution it makes is logged, not taken for that call's.
+        outsideCall { for (error, _) in handled { log { error.description } } }
         while let (error, _) = handled.popLast() { release(error) }
     }
 
