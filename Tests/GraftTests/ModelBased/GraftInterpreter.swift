@@ -203,6 +203,11 @@ public final class ContainerInterpreter {
         /// Whether `.resolveProbe` `deinit`s also make a miss, and each step checks it was logged.
         private var checksProbeMisses = false
         private let probeMissesLogged = LoggedMisses()
+        /// Resolutions of the root's probe that the logging function made, told of a factory's
+        /// failure, and that returned `nil`, in the current step; the probe is registered until
+        /// the root is emptied.
+        private var probesRefusedOnLog = 0
+        private var probeRegisteredInRoot = true
         private let programThread = pthread_self()
     #endif
     private var slotsAtStepStart = 0
@@ -311,6 +316,7 @@ public final class ContainerInterpreter {
             let target = LoggingTarget(interpreter)
             let countMisses: @Sendable (String) -> Void = { message in
                 if message.contains(unregisteredProbeName) { logged.add() } else { target.interpreter.missOnLog() }
+                if message.hasPrefix(factoryFailurePrefix) { target.interpreter.resolveProbeOnFactoryFailure() }
             }
             return Container.withLoggingFunction(countMisses) { interpreter.perform(program.steps) }
         #else
@@ -331,6 +337,10 @@ public final class ContainerInterpreter {
                     observed.append(.invalid("deinits' misses: \(probeMisses), logged \(logged)"))
                 }
                 probeMisses = 0
+                if probesRefusedOnLog > 0 {
+                    observed.append(.invalid("the logging function's probe refused: \(probesRefusedOnLog)"))
+                    probesRefusedOnLog = 0
+                }
             #endif
             raw.append(observed + deinitLog)
             deinitLog = []
@@ -358,6 +368,14 @@ public final class ContainerInterpreter {
             guard pthread_equal(pthread_self(), programThread) != 0, let root = containers[0] else { return }
             probeMisses += 1
             _ = root.resolve(ModelProbe.self, name: unregisteredProbeName)
+        }
+
+        /// Told that a factory threw, the logging function resolves the root's registered probe:
+        /// user code, no part of the request that failed, which must not refuse it.
+        fileprivate func resolveProbeOnFactoryFailure() {
+            guard pthread_equal(pthread_self(), programThread) != 0, probeRegisteredInRoot, let root = containers[0]
+            else { return }
+            if root.resolve(ModelProbe.self) == nil { probesRefusedOnLog += 1 }
         }
 
         private func registerAgainOnLog() {
@@ -392,6 +410,7 @@ public final class ContainerInterpreter {
 
         private func forgetRegistrations(of container: Int) {
             registrationByKey = registrationByKey.filter { $0.value.container != container }
+            if container == 0 { probeRegisteredInRoot = false }
         }
     #endif
 
@@ -1313,6 +1332,8 @@ struct ProbeFailure: Error {}
 
 /// The name of a probe whose factory throws: a failure recorded and logged, which no step observes.
 let failingProbeName = "always fails"
+/// How the message of a failure that a factory threw begins.
+let factoryFailurePrefix = "Graft: resolution failed: the factory of"
 
 /// What a factory that throws after its dependencies throws, with what its `deinit` does.
 final class ModelFactoryFailure: Error, @unchecked Sendable {  // immutable
