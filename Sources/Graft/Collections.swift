@@ -215,7 +215,7 @@ extension Container {
         let error = ResolutionError(
             .notRegistered, path: hierarchy.resolution.path + [label],
             message: "Graft: the collection of \(label) cannot be listed: " + why)
-        if logs { Container.log { error.description } }
+        if logs { hierarchy.log { error.description } }  // held while the view's mutex is
         return error
     }
 

@@ -742,7 +742,8 @@ private final class Absent {}
         if let result { print(String(decoding: result.standardErrorContent, as: UTF8.self)) }
     }
 
-    @Test func loggingFunctionRunsWithNoLockOfGraftsHeld() {
+    @Test(.serialized, arguments: ["resolve", "resolveAll of a wrapper"])
+    func loggingFunctionRunsWithNoLockOfGraftsHeld(call: String) {
         LogCapture.buildMessagesProcessWide()
         let first = Container()
         let firstHierarchy = UncheckedBox(first.hierarchy)
@@ -769,7 +770,11 @@ private final class Absent {}
             if taken.value { mutexFree.increment() }
             _ = secondView.resolve(Registered.self)  // and may resolve in another hierarchy
         }
-        #expect(firstView.resolve(NeverRegistered.self) == nil)
+        if call == "resolve" {
+            #expect(firstView.resolve(NeverRegistered.self) == nil)
+        } else {
+            #expect(firstView.resolveAll(Lazy<NeverRegistered>.self) == nil)
+        }
         #expect(mutexFree.value == 1)
     }
 }
