@@ -57,3 +57,28 @@ if [ -n "$found" ]; then
     exit 1
 fi
 echo "PASS: library sources: the resolution state's fields change only through its transitions"
+
+# - Messages go through the hierarchy: `SharedState.log` holds a message while the hierarchy's
+#   mutex is held and delivers it once released, so the logging function, user code, never runs
+#   under Graft's lock. `Container.log` delivers at once: it is called only in SharedState.swift,
+#   in Container+Logging.swift, and where no hierarchy is at hand (a line marked `no hierarchy`).
+found=$(python3 - <<'PY'
+import pathlib, re
+allowed = {"Sources/Graft/Engine/State/SharedState.swift", "Sources/Graft/Container+Logging.swift"}
+for path in sorted(pathlib.Path("Sources/Graft").rglob("*.swift")):
+    if str(path) in allowed:
+        continue
+    lines = path.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line).split("//", 1)[0]
+        marked = "no hierarchy" in line or number > 1 and "no hierarchy" in lines[number - 2]
+        if re.search(r"\bContainer\.log\s*[({]", code) and not marked:
+            print(f"{path}:{number}: {line.strip()}")
+PY
+)
+if [ -n "$found" ]; then
+    echo "$found"
+    echo "FAIL: library sources: Container.log called past the hierarchy: call hierarchy.log, which holds the message under the mutex"
+    exit 1
+fi
+echo "PASS: library sources: messages go through the hierarchy"

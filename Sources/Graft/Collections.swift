@@ -114,6 +114,7 @@ extension Resolver {
 
     @usableFromInline
     func foreignCollection<Service>(_ serviceType: Service.Type, _ argumentTypeNames: [String]) -> [Service]? {
+        // A resolver that is not Graft's: no hierarchy to hold the message.
         Container.log { foreignResolverCannotList(serviceType, argumentTypeNames: argumentTypeNames).description }
         return nil
     }
