@@ -208,6 +208,9 @@ public final class ContainerInterpreter {
         /// the root is emptied.
         private var probesRefusedOnLog = 0
         private var probeRegisteredInRoot = true
+        /// Messages the logging function got while the hierarchy's mutex was held, in the current step.
+        private var messagesUnderLock = 0
+        private var holdsMutex: ((Container) -> Bool)?
         private let programThread = pthread_self()
     #endif
     private var slotsAtStepStart = 0
@@ -291,14 +294,20 @@ public final class ContainerInterpreter {
     ///
     /// `betweenCalls` is asked, between two calls of a `withObjectGraph` body, what is wrong with
     /// the container's state, if anything (the test target reads what the public API does not
-    /// show); what it says is an `invalid` observation of the step.
+    /// show); what it says is an `invalid` observation of the step. `holdsMutex` is asked, as the
+    /// logging function is told of a message on the program's thread, whether Graft holds the
+    /// root's hierarchy's mutex there, other than on purpose (`validate()`); `true` is an
+    /// `invalid` observation of the step.
     public static func run(
         _ program: MProgram, registeringAgainOnLog: Bool = false,
-        betweenCalls: ((Container) -> String?)? = nil,
+        betweenCalls: ((Container) -> String?)? = nil, holdsMutex: ((Container) -> Bool)? = nil,
         observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void = { _, _ in }
     ) -> (trace: Trace, abortedAt: Int?) {
         let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
         interpreter.betweenCalls = betweenCalls
+        #if !INTERPRET_SWINJECT
+            interpreter.holdsMutex = holdsMutex
+        #endif
         let live = interpreter.live
         observeRoot(interpreter.containers[0]!) { live.count }
         #if !INTERPRET_SWINJECT
@@ -317,6 +326,7 @@ public final class ContainerInterpreter {
             let countMisses: @Sendable (String) -> Void = { message in
                 if message.contains(unregisteredProbeName) { logged.add() } else { target.interpreter.missOnLog() }
                 if message.hasPrefix(factoryFailurePrefix) { target.interpreter.resolveProbeOnFactoryFailure() }
+                target.interpreter.checkNoLockHeldOnLog()
             }
             return Container.withLoggingFunction(countMisses) { interpreter.perform(program.steps) }
         #else
@@ -340,6 +350,10 @@ public final class ContainerInterpreter {
                 if probesRefusedOnLog > 0 {
                     observed.append(.invalid("the logging function's probe refused: \(probesRefusedOnLog)"))
                     probesRefusedOnLog = 0
+                }
+                if messagesUnderLock > 0 {
+                    observed.append(.invalid("messages delivered under the mutex: \(messagesUnderLock)"))
+                    messagesUnderLock = 0
                 }
             #endif
             raw.append(observed + deinitLog)
@@ -372,6 +386,14 @@ public final class ContainerInterpreter {
 
         /// Told that a factory threw, the logging function resolves the root's registered probe:
         /// user code, no part of the request that failed, which must not refuse it.
+        /// Told of any message on the program's thread, the logging function checks that Graft
+        /// does not hold the hierarchy's mutex: it would run user code under it.
+        fileprivate func checkNoLockHeldOnLog() {
+            guard pthread_equal(pthread_self(), programThread) != 0, let root = containers[0], let holdsMutex
+            else { return }
+            if holdsMutex(root) { messagesUnderLock += 1 }
+        }
+
         fileprivate func resolveProbeOnFactoryFailure() {
             guard pthread_equal(pthread_self(), programThread) != 0, probeRegisteredInRoot, let root = containers[0]
             else { return }

@@ -28,8 +28,13 @@ import Testing
         let modelled = ReferenceModel.run(program)
         weak var hierarchy: SharedState?
         var liveInstances: () -> Int = { 0 }
+        // A copy `withOverrides` makes is a hierarchy of its own, which does not hold the mutex a
+        // factory of the program's runs under: its messages are delivered there.
+        let copiesContainers = modelled.program.render().contains("withOverrides")
+        let holdsMutex: ((Container) -> Bool)? = copiesContainers ? nil : { holdsMutexOutsideValidation($0) }
         let actual = ContainerInterpreter.run(
-            modelled.program, registeringAgainOnLog: registeringAgainOnLog, betweenCalls: keptPastItsCall
+            modelled.program, registeringAgainOnLog: registeringAgainOnLog, betweenCalls: keptPastItsCall,
+            holdsMutex: holdsMutex
         ) {
             hierarchy = $0.hierarchy
             liveInstances = $1
@@ -58,6 +63,12 @@ import Testing
     static func keptPastItsCall(_ container: Container) -> String? {
         let count = container.hierarchy.laterReleases.count
         return count == 0 ? nil : "\(count) values kept for later between two calls of a withObjectGraph body"
+    }
+
+    /// Whether Graft holds the hierarchy's mutex on this thread, other than while `validate()`
+    /// runs, which writes each failure at once on purpose.
+    static func holdsMutexOutsideValidation(_ container: Container) -> Bool {
+        container.hierarchy.calls.lockedCalls > 0 && !container.hierarchy.diagnostics.isValidating
     }
 
     /// On the main actor: programs register main-actor services and resolve them with the plain
