@@ -15,15 +15,14 @@ extension Container {
     ///
     /// By default messages go to standard error when the environment variable
     /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
-    /// Graft calls it holding no lock of the hierarchy that logs, so it may resolve: told that a
-    /// factory threw, from the same container too, once the failure is confined to the factory
-    /// that asked (or its request has ended), and before that factory gets `nil`. A cycle or the
-    /// depth limit on a plain container is logged while its request fails as a whole: a
-    /// resolution there gets what a scope holds already, and nothing made anew. A message of
-    /// another hierarchy (a copy `withOverrides` made, say) that a factory's resolution there
-    /// met, while that factory runs under a view's mutex, is delivered there, inside the factory.
-    /// Calls from different
-    /// hierarchies (or plain containers on different threads) may overlap, so a function that
+    /// Graft calls it holding no lock of the hierarchy that logs, so it may resolve. On a plain
+    /// container a failure is logged while the request that failed is still in flight, before
+    /// the factory that asked gets `nil` (a `!` there stops with its reason): a resolution there
+    /// is part of that request, and gets what a scope holds already, nothing made anew. Capture
+    /// a logger the function needs, or resolve it once before. A message of another hierarchy
+    /// (a copy `withOverrides` made, say) that a factory's resolution there met, while that
+    /// factory runs under a view's mutex, is delivered there, inside the factory. Calls from
+    /// different hierarchies (or plain containers on different threads) may overlap, so a function that
     /// keeps state guards it itself. While ``validate()`` runs, each failure is delivered at once,
     /// also to standard error, even under the hierarchy's mutex: a factory that force-unwraps
     /// it (`r.resolve(X.self)!`) stops the process right after.

@@ -641,39 +641,6 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(messages.value.filter { $0.contains("tag: \"bench\"") }.count == 1)
     }
 
-    /// A logging function told that a factory threw resolves what it needs (its logger, made on
-    /// first use) from the container: logged before the caller gets `nil`, once the failure is
-    /// confined to the factory that asked or its request has ended, so the resolution is no part
-    /// of the request that failed. The logger is made once and kept.
-    @Test(arguments: [false, true], ["resolve", "in a factory", "require in a factory", "Lazy"])
-    func aLoggingFunctionToldOfAFactoryFailureResolvesFromTheContainer(throughView: Bool, call: String) {
-        nonisolated(unsafe) let container = Container()
-        let made = Counter()
-        container.register(Bench.self) { _ in
-            made.increment()
-            return Bench()
-        }.inObjectScope(.container)
-        container.register(Seat.self) { _ throws -> Seat in throw Tagged(tag: "seat") }
-        container.register(Door.self) { r in
-            if call == "require in a factory" { _ = try? r.require(Seat.self) } else { _ = r.resolve(Seat.self) }
-            return Door(nil)
-        }
-        let resolver: Resolver = throughView ? container.synchronize() : container
-        let loggerFound = Box<[Bool]>([])
-        nonisolated(unsafe) let found = loggerFound
-        let log: @Sendable (String) -> Void = { _ in found.value.append(container.resolve(Bench.self) != nil) }
-        Container.withLoggingFunction(log) {
-            switch call {
-            case "resolve": #expect(resolver.resolve(Seat.self) == nil)
-            case "Lazy": #expect(resolver.resolve(Lazy<Door>.self)?.instance != nil)
-            default: #expect(resolver.resolve(Door.self) != nil)
-            }
-        }
-        #expect(loggerFound.value == [true])
-        #expect(made.value == 1)
-        #expect(container.resolve(Bench.self) != nil && made.value == 1)
-    }
-
     /// While a cycle is logged, the request has failed as a whole, and so has what the logging
     /// function resolves then: it gets what a scope holds already, nothing made anew.
     @Test func aLoggingFunctionToldOfACycleGetsOnlyWhatScopesHold() {

@@ -107,7 +107,7 @@ extension ServiceEntry {
                     message: "Graft: resolution failed: " + what))
         }
         // The factory's frame is still pushed: the call that ran it is one level up.
-        let unlogged = hierarchy.failureToLog(level: hierarchy.frameCount - 1)
+        hierarchy.logFailure(level: hierarchy.frameCount - 1)
         hierarchy.resolution.leaveFrame(self)
         factoryFrame = outerFrame
         if let request {
@@ -115,10 +115,6 @@ extension ServiceEntry {
         } else if !hierarchy.isAtRequestBase {
             hierarchy.confineFailure(of: self, from: marks)
         }
-        // Logged once the failure is confined or its request ended, before the caller gets `nil`
-        // (a `!` there stops the process): the logging function is user code, and what it resolves
-        // is then no part of the request that failed, which would refuse it.
-        if let unlogged { hierarchy.log { unlogged.description } }
         // What the factory threw is the application's: the caller's `catch` may hold its last
         // reference, released at this call's frame count, as an instance the construction made.
         hierarchy.dropPastCall(thrown)

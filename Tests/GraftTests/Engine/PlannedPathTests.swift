@@ -125,13 +125,11 @@ import Testing
 
     // A planned construction that opens a request of its own (in a `withObjectGraph` scope inside
     // a factory) is refused when the request around it has failed as a whole, and ends that
-    // request from its first half, where the entry is held unretained. The failures factories
-    // handled since are not logged there, while the whole request's failure is in flight (what
-    // the logging function resolves would be refused), but once the outermost request has ended:
-    // a logging function that registers over the refused entry then replaces an entry nothing
-    // borrows, released already, and resolves the new one.
+    // request from its first half, where the entry is held unretained. The end logs the failures
+    // factories handled since: a logging function that registers over the refused entry there must
+    // not free it.
 
-    @Test func theFailuresHandledBeforeARequestFailedAsAWholeAreLoggedOnceItEnds() {
+    @Test func aRequestEndThatReplacesTheRefusedEntryDoesNotFreeIt() {
         let container = Container()
         container.register(Part.self, name: "failing") { _ throws in throw PlanFailure() }.inObjectScope(.transient)
         container.register(Part.self, name: "handles") { r in
@@ -145,23 +143,9 @@ import Testing
             return Part("outer", [handled, cycle, refused])
         }
         .inObjectScope(.transient)
-        let probe = RefusalProbe(container)
-        probe.refused = container.register(Part.self, name: "refused") { _ in Part("refused") }
-            .inObjectScope(.transient)
-        let resolved = Box<[String?]>([])
-        nonisolated(unsafe) let shared = resolved
-        let log: @Sendable (String) -> Void = { message in
-            guard message.contains("(name: \"failing\")") else { return }
-            probe.container.register(Part.self, name: "refused") { _ in Part("new") }.inObjectScope(.transient)
-            probe.aliveWhileLogged.append(probe.refused != nil)
-            shared.value.append(probe.container.resolve(Part.self, name: "refused")?.label)
-        }
-        Container.withLoggingFunction(log) {
+        expectTheRefusedEntryOutlivesItsReplacement(in: container, named: "refused", whenLogging: "failing") {
             #expect(container.resolve(Part.self, name: "outer") == nil)
         }
-        #expect(probe.aliveWhileLogged == [false], "logged once, after the request ended: replaced, released")
-        #expect(resolved.value == ["new"])
-        #expect(container.resolve(Part.self, name: "refused")?.label == "new")
     }
 
     /// Registers a transient `Part` named `name` in `container`, then runs `request`, which must

@@ -203,11 +203,6 @@ public final class ContainerInterpreter {
         /// Whether `.resolveProbe` `deinit`s also make a miss, and each step checks it was logged.
         private var checksProbeMisses = false
         private let probeMissesLogged = LoggedMisses()
-        /// Resolutions of the root's probe that the logging function made, told of a factory's
-        /// failure, and that returned `nil`, in the current step; the probe is registered until
-        /// the root is emptied.
-        private var probesRefusedOnLog = 0
-        private var probeRegisteredInRoot = true
         /// Messages the logging function got while the hierarchy's mutex was held, in the current step.
         private var messagesUnderLock = 0
         private var holdsMutex: ((Container) -> Bool)?
@@ -325,7 +320,6 @@ public final class ContainerInterpreter {
             let target = LoggingTarget(interpreter)
             let countMisses: @Sendable (String) -> Void = { message in
                 if message.contains(unregisteredProbeName) { logged.add() } else { target.interpreter.missOnLog() }
-                if message.hasPrefix(factoryFailurePrefix) { target.interpreter.resolveProbeOnFactoryFailure() }
                 target.interpreter.checkNoLockHeldOnLog()
             }
             return Container.withLoggingFunction(countMisses) { interpreter.perform(program.steps) }
@@ -347,10 +341,6 @@ public final class ContainerInterpreter {
                     observed.append(.invalid("deinits' misses: \(probeMisses), logged \(logged)"))
                 }
                 probeMisses = 0
-                if probesRefusedOnLog > 0 {
-                    observed.append(.invalid("the logging function's probe refused: \(probesRefusedOnLog)"))
-                    probesRefusedOnLog = 0
-                }
                 if messagesUnderLock > 0 {
                     observed.append(.invalid("messages delivered under the mutex: \(messagesUnderLock)"))
                     messagesUnderLock = 0
@@ -384,20 +374,12 @@ public final class ContainerInterpreter {
             _ = root.resolve(ModelProbe.self, name: unregisteredProbeName)
         }
 
-        /// Told that a factory threw, the logging function resolves the root's registered probe:
-        /// user code, no part of the request that failed, which must not refuse it.
         /// Told of any message on the program's thread, the logging function checks that Graft
         /// does not hold the hierarchy's mutex: it would run user code under it.
         fileprivate func checkNoLockHeldOnLog() {
             guard pthread_equal(pthread_self(), programThread) != 0, let root = containers[0], let holdsMutex
             else { return }
             if holdsMutex(root) { messagesUnderLock += 1 }
-        }
-
-        fileprivate func resolveProbeOnFactoryFailure() {
-            guard pthread_equal(pthread_self(), programThread) != 0, probeRegisteredInRoot, let root = containers[0]
-            else { return }
-            if root.resolve(ModelProbe.self) == nil { probesRefusedOnLog += 1 }
         }
 
         private func registerAgainOnLog() {
@@ -432,7 +414,6 @@ public final class ContainerInterpreter {
 
         private func forgetRegistrations(of container: Int) {
             registrationByKey = registrationByKey.filter { $0.value.container != container }
-            if container == 0 { probeRegisteredInRoot = false }
         }
     #endif
 
@@ -1354,8 +1335,6 @@ struct ProbeFailure: Error {}
 
 /// The name of a probe whose factory throws: a failure recorded and logged, which no step observes.
 let failingProbeName = "always fails"
-/// How the message of a failure that a factory threw begins.
-let factoryFailurePrefix = "Graft: resolution failed: the factory of"
 
 /// What a factory that throws after its dependencies throws, with what its `deinit` does.
 final class ModelFactoryFailure: Error, @unchecked Sendable {  // immutable

@@ -131,9 +131,11 @@ extension SharedState {
     }
 
     func endRequestInGeneral(_ request: ResolutionState.Request) -> Bool {
-        if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
+        // Whether it failed first: the path of a request that succeeded does not start with the
+        // hint's test, which keeps the hint's load off it.
         if resolution.hasFailed || request.suspendsFailure { return endRequestChangingFailure(request) }
         if resolution.mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
+        if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
         var teardown = resolution.startTeardown()
         uncheckedSection { resolution.endSucceededRequest(request, into: &teardown) }
         finish(&teardown)
@@ -143,51 +145,33 @@ extension SharedState {
 
     /// Ends a request that failed, or set a failure aside. Out of line: the path of a request that
     /// succeeds carries none of it.
-    ///
-    /// What it logs (its failure, and those its factories handled) is logged once the request has
-    /// ended: the logging function is user code, and what it resolves is then no part of the
-    /// request that failed, which would refuse it (unless a failure set aside for the request is
-    /// in flight again).
     @inline(never)
     func endRequestChangingFailure(_ request: ResolutionState.Request) -> Bool {
-        let unlogged = resolution.hasFailed ? reportFailureOfEndingRequest() : nil
+        if resolution.mayHaveLaterReleases && !handedFailures.isEmpty { logHandledFailures() }
+        if _slowPath(diagnostics.isValidating) { noteKeptForValidation(from: request.keptMark) }
+        if resolution.hasFailed { reportFailureOfEndingRequest() }
         var teardown = resolution.startTeardown()
         let end = uncheckedSection { resolution.endRequestChangingFailure(request, into: &teardown) }
         finish(&teardown, recordingAgain: end.failure)
         release(end.released)
-        // Those its factories handled wait for the request around, if a failure is still in
-        // flight; its own is logged here either way.
-        let logsHandled = !resolution.hasFailed && !handedFailures.isEmpty
-        if logsHandled || unlogged != nil {
-            recordingAgain(end.failure) {
-                if logsHandled { logHandledFailures() }
-                if let unlogged { outsideCall { log { unlogged.description } } }
-            }
-        }
         forgetLastErrorUnlessRead(aCallMayRead: end.failure != nil)
         return end.failure == nil
     }
 
-    /// The request ending has failed: its failure is recorded for the `require` or `Lazy` that
-    /// waits on it, printed if it is the request the application started and its call returns
-    /// `nil`, and returned to be logged when the request has ended (unless a call logged it, or
-    /// hands it to its caller). A whole request's failure handed on to the request around it is
-    /// logged now: a factory there gets `nil`, and a `!` on it stops the process. Out of line: the
-    /// path of a request that succeeds carries none of it.
+    /// The request ending has failed: its failure is logged (unless a call logged it, or hands it
+    /// to its caller), recorded for the `require` or `Lazy` that waits on it, and printed if it is
+    /// the request the application started and its call returns `nil`. Out of line: the path of a
+    /// request that succeeds carries none of it.
     @inline(never)
-    func reportFailureOfEndingRequest() -> ResolutionError? {
-        guard let failure = resolution.failure else { return nil }
+    func reportFailureOfEndingRequest() {
+        guard let failure = resolution.failure else { return }
+        logFailure()
         // A whole request's failure that this request hands on was recorded where it was met (and
         // is printed by the request that ends with it): recorded again, it would read as this
         // request's own to the wrapper that opened it, which was refused for it.
-        if resolution.endingRequestHandsFailureOn {
-            logFailure()
-            return nil
-        }
-        let unlogged = failureToLog()
+        if resolution.endingRequestHandsFailureOn { return }
         record(failure)
         if frameCount == 0 && !handsFailureToCaller && !diagnostics.isValidating { Container.printUnhandled(failure) }
-        return unlogged
     }
 
     /// What the validation's requests keep it drops at its end: noted before the request makes it

@@ -310,16 +310,10 @@ final class SharedState {
     /// count; the current one by default) hands its failure to its caller: then the next call out
     /// that does not (a factory's `resolve`, the request's own) logs it, if any.
     func logFailure(level: Int? = nil) {
-        if let failure = failureToLog(level: level) { log { failure.description } }
-    }
-
-    /// The failure of the request in flight if ``logFailure(level:)`` would log it, marked logged:
-    /// for a caller that logs it once the failure no longer holds the request in flight.
-    func failureToLog(level: Int? = nil) -> ResolutionError? {
         guard (level ?? frameCount) != resolution.quietLevel, let failure = resolution.failure, !failure.isLogged
-        else { return nil }
+        else { return }
         uncheckedSection { resolution.markFailureLogged() }
-        return failure
+        log { failure.description }
     }
 
     /// While validating: `entry` is not made because the request it belongs to failed already
