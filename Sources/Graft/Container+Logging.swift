@@ -15,7 +15,10 @@ extension Container {
     ///
     /// By default messages go to standard error when the environment variable
     /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
-    /// Graft calls it holding no lock of the hierarchy that logs, so it may resolve. On a plain
+    /// Graft calls it holding no lock of the hierarchy that logs, so it may resolve. A failure of a
+    /// resolution it makes is logged to it in turn, once: one met inside that nested call goes to
+    /// standard error, so a function whose resolutions keep failing does not call itself without
+    /// end. On a plain
     /// container a failure is logged while the request that failed is still in flight, before
     /// the factory that asked gets `nil` (a `!` there stops with its reason): a resolution there
     /// is part of that request, and gets what a scope holds already, nothing made anew. Capture
@@ -323,8 +326,32 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     @inline(__always)
     func log(_ message: () -> String) {
         // Called once unlocked; built only if there is a function.
-        mutex.withLock { storedBindings > 0 ? Self.function(whileBound: storedFunction) : storedFunction }?(message())
+        let function = mutex.withLock {
+            storedBindings > 0 ? Self.function(whileBound: storedFunction) : storedFunction
+        }
+        if let function { Self.call(function, with: message()) }
     }
+
+    /// Calls `function` with `message`, unless this thread runs a logging function inside another
+    /// already: a message raised there (a resolution the function makes, failing as it is told of
+    /// its own failure) is written to standard error instead. A function whose resolutions keep
+    /// failing would otherwise call itself until the stack overflows.
+    @inline(never)
+    private static func call(_ function: Container.LoggingFunctionType, with message: String) {
+        let depth = Int(bitPattern: Platform.threadValue(depthKey))
+        guard depth < 2 else {
+            return Platform.writeToStandardError(
+                message + "\n(Graft wrote this here, not to the logging function: it was raised inside the logging "
+                    + "function while that ran for a failure of its own resolution, and Graft does not nest it deeper.)"
+            )
+        }
+        Platform.setThreadValue(depthKey, UnsafeMutableRawPointer(bitPattern: depth + 1))
+        defer { Platform.setThreadValue(depthKey, UnsafeMutableRawPointer(bitPattern: depth)) }
+        function(message)
+    }
+
+    /// How many logging functions run on the calling thread, one inside another.
+    private static let depthKey = Platform.makeThreadKey()
 
     /// The function of the running task while any task binds one, else `stored`. Out of line: the
     /// path of a failed resolution inlines ``log(_:)``.

@@ -128,7 +128,7 @@ extension Container {
         if isView { return addThroughView(entry) }
         // Under the hierarchy's mutex, as every change: the entry enters the table and the
         // behaviors hear of it under one hold. Inside an assembler's hold, nothing more to take.
-        guard Platform.heldChanges(changeMark.key) == changeMark.hierarchy else { return addHoldingChanges(entry) }
+        guard Platform.threadValue(changeMark.key) == changeMark.hierarchy else { return addHoldingChanges(entry) }
         #if DEBUG
             hierarchy.assertMarkedThreadHoldsChanges()
         #endif

@@ -745,3 +745,43 @@ private final class Absent {}
         #expect(mutexFree.value == 1)
     }
 }
+
+private final class NeverLogged {}
+
+/// A logging function whose own resolutions fail is told of its own failure once, not without end.
+@Suite struct LoggingFunctionRecursionTests {
+    enum Binding: String, CaseIterable, Codable, Sendable { case plain, view, task }
+
+    /// A logging function that resolves an unregistered type each time it runs, on a plain
+    /// container, through a view, and bound to a task: it is called for the failure it was told of
+    /// and for its own resolution's, and the failure of the resolution it makes then goes to
+    /// standard error. Before the bound, it called itself until the stack overflowed.
+    @Test(arguments: Binding.allCases)
+    func aLoggingFunctionWhoseResolutionsFailIsNotCalledWithoutEnd(_ binding: Binding) async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            [binding = binding as Binding] in
+            let container = Container()
+            nonisolated(unsafe) let resolver: Resolver = binding == .view ? container.synchronize() : container
+            nonisolated(unsafe) var calls = 0
+            let log: @Sendable (String) -> Void = { _ in
+                calls += 1
+                if calls > 10 { fatalError("the logging function was called \(calls) times") }
+                _ = resolver.resolve(NeverLogged.self)
+            }
+            if binding == .task {
+                Container.loggingFunction = nil
+                Container.withLoggingFunction(log) { _ = resolver.resolve(NeverLogged.self) }
+            } else {
+                Container.loggingFunction = log
+                _ = resolver.resolve(NeverLogged.self)
+            }
+            if calls != 2 { fatalError("the logging function was called \(calls) times, not 2") }
+            // The process keeps resolving as before.
+            container.register(NeverLogged.self) { _ in NeverLogged() }
+            if container.resolve(NeverLogged.self) == nil { fatalError("no resolution after the bound") }
+        }
+        let printed = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(printed.components(separatedBy: "no registration of NeverLogged").count == 2)
+        #expect(printed.contains("not to the logging function"))
+    }
+}

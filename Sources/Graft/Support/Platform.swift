@@ -70,24 +70,24 @@ enum Platform {
     /// A pthread thread-specific key.
     @usableFromInline typealias ThreadKey = pthread_key_t
 
-    /// The hierarchy whose changes the calling thread holds the mutex for
-    /// (``SharedState/withChange(_:call:batch:_:)``), as an opaque pointer, or `nil`: the value of `key`,
-    /// ``heldChangesKey``.
+    /// The calling thread's value of `key`: for ``heldChangesKey``, the hierarchy whose changes the
+    /// calling thread holds the mutex for (``SharedState/withChange(_:call:batch:_:)``), as an
+    /// opaque pointer, or `nil`.
     @inlinable @inline(__always)
-    static func heldChanges(_ key: ThreadKey) -> UnsafeMutableRawPointer? {
+    static func threadValue(_ key: ThreadKey) -> UnsafeMutableRawPointer? {
         pthread_getspecific(key)
     }
 
-    /// Sets the calling thread's value of `key` (``heldChanges(_:)`` reads that of ``heldChangesKey``).
+    /// Sets the calling thread's value of `key` (``threadValue(_:)`` reads it).
     static func setThreadValue(_ key: ThreadKey, _ value: UnsafeMutableRawPointer?) {
         precondition(pthread_setspecific(key, value) == 0, "pthread_setspecific failed")
     }
 
-    /// The pthread thread-specific key of ``heldChanges(_:)``, made once; each hierarchy keeps a
+    /// The pthread thread-specific key of the hierarchy whose changes a thread holds, made once; each hierarchy keeps a
     /// copy, read without the check of a global's initialization.
     static let heldChangesKey = makeThreadKey()
 
-    private static func makeThreadKey() -> ThreadKey {
+    static func makeThreadKey() -> ThreadKey {
         var made = pthread_key_t()
         precondition(pthread_key_create(&made, nil) == 0, "pthread_key_create failed")
         return made

@@ -123,7 +123,7 @@ import Testing
                 throw Refusal()
             }
         }
-        #expect(Platform.heldChanges(container.hierarchy.heldChangesKey) == nil)
+        #expect(Platform.threadValue(container.hierarchy.heldChangesKey) == nil)
         for name in ["from deinit", "nested", "before the throw"] {
             #expect(container.resolve(Service.self, name: name) != nil, "\(name)")
         }

@@ -217,7 +217,7 @@ final class SharedState {
         _ service: Any.Type? = nil, call: StaticString = "register", batch: Bool = false, _ body: () throws -> T
     ) rethrows -> T {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let outerMark = Platform.heldChanges(heldChangesKey)
+        let outerMark = Platform.threadValue(heldChangesKey)
         if outerMark == me {
             assertMarkedThreadHoldsChanges()
             return try body()
