@@ -1,3 +1,4 @@
+import GraftTesting
 import Testing
 
 @testable import Graft
@@ -555,3 +556,60 @@ enum EntryDrop: CaseIterable, CustomTestStringConvertible {
 }
 
 private final class Marker {}
+
+private final class DeinitProbe {}
+private struct DeinitProbeFailure: Error {}
+/// Resolves, when released, a type with no registration and one whose factory throws.
+private final class ResolvesWhenReleased: Error {
+    let resolve: () -> Void
+    init(_ resolve: @escaping () -> Void) { self.resolve = resolve }
+    deinit { resolve() }
+}
+
+@Suite(.capturedLog) struct ReleasesInsideARequireTests {
+    /// A `require` whose factory removes its own registration, makes a graph instance whose
+    /// `deinit` resolves and requires, and throws: the teardown's `deinit` starts requests and
+    /// calls of its own, which must not release what the `require` still borrows (the
+    /// registration, past its last reference in the table). Released there, the registration's captures ran their `deinit`
+    /// inside the `require`: its misses went unlogged, and the `require` threw their failure.
+    @Test(arguments: [false, true])
+    func aRequireThrowsItsOwnFailureWhenItsTeardownsDeinitsResolve(throughView: Bool) {
+        let log = LogCapture()
+        let container = Container()
+        let child = Container(parent: container)
+        container.register(DeinitProbe.self, name: "throws") { (_: Resolver) throws -> DeinitProbe in
+            throw DeinitProbeFailure()
+        }
+        func probes(_ from: Container) -> () -> Void {
+            { [unowned from] in
+                _ = try? from.require(DeinitProbe.self, name: "throws")  // a call of its own, which throws
+                _ = from.resolve(DeinitProbe.self)
+                _ = from.resolve(DeinitProbe.self, name: "throws")
+            }
+        }
+        container.register(ResolvesWhenReleased.self) { _ in ResolvesWhenReleased(probes(container)) }
+        do {
+            let captured = ResolvesWhenReleased(probes(child))
+            child.register(Part.self) { (r: Resolver) throws -> Part in
+                withExtendedLifetime(captured) {}
+                child.removeAll()
+                _ = r.resolve(ResolvesWhenReleased.self)
+                throw ResolvesWhenReleased(probes(child))
+            }
+        }
+        let resolver: Resolver = throughView ? child.synchronize() : child
+        var thrown: (path: [String], message: String)?
+        log.capturing {
+            // Only the error's text is kept: the error it holds is released inside the capture.
+            do { _ = try resolver.require(Part.self) } catch let error as ResolutionError {
+                thrown = (error.path, error.message)
+            } catch {}
+        }
+        #expect(thrown?.path == ["Part"])
+        #expect(thrown?.message.contains("the factory of Part threw") == true)
+        // Three `deinit`s (the graph's instance, the registration's captures, the factory's
+        // error) each log a miss and a failure of their own.
+        #expect(log.messages(mentioning: "no registration of DeinitProbe").count == 3)
+        #expect(log.messages(mentioning: "the factory of DeinitProbe (name: \"throws\") threw").count == 3)
+    }
+}

@@ -41,16 +41,17 @@ extension SharedState {
             assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
             return resolution.settleGeneralEnd(listsMayHoldValues: false)
         }
-        finishLaterReleases(callHandsFailureToCaller: quietCall == frameCount)
+        finishLaterReleases(mayRelease: quietCall == -1)
     }
 
-    /// The end of ``finish(_:)`` where a list may hold values. A call that hands its failure to
-    /// its caller releases them at its end (``releasePastCall()``): here, a value's last reference
-    /// may be one the call still holds (the planned path's, on an entry replaced while its factory
-    /// ran), released inside the call after this.
+    /// The end of ``finish(_:)`` where a list may hold values. Released only by a teardown that
+    /// no call encloses: a call that hands its failure to its caller releases them at its end
+    /// (``releasePastCall()``), as does user code the library runs (a `deinit` an enclosing
+    /// teardown released): a value's last reference may be one that call still holds (the
+    /// planned path's, on an entry replaced while its factory ran), released inside it after this.
     @inline(never)
-    private func finishLaterReleases(callHandsFailureToCaller: Bool) {
-        if !callHandsFailureToCaller { releaseLaterReleases() }
+    private func finishLaterReleases(mayRelease: Bool) {
+        if mayRelease { releaseLaterReleases() }
         // After every release: a `deinit` it ran may have put more on them.
         resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
@@ -92,6 +93,10 @@ extension SharedState {
     /// `deinit` recorded, which goes on the list (``record(_:)``): released in turn.
     @inline(never) @usableFromInline
     func releasePastCall() {
+        // Ended inside user code that a suspended call runs: the list is that call's.
+        guard resolution.quietLevel != ResolutionState.suspendedLevel else { return }
+        let ended = resolution.beginQuietCall()  // the call that ended, again, while its list goes
+        defer { resolution.endQuietCall(ended) }
         while mayReleaseLater && !laterReleases.isEmpty {
             recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
         }

@@ -450,10 +450,15 @@ struct ResolutionState {
     /// User code starts that is no part of the call at the current frame count (a `deinit` a
     /// teardown runs, a custom storage told): a resolution it makes is a call of its own, which
     /// logs its failure, even at the level of a call that hands its failure to its caller.
-    /// Returns that call's level, for ``endQuietCall(_:)``.
+    /// Returns that call's level, for ``endQuietCall(_:)``. Until then the level is
+    /// ``suspendedLevel``: a call made by that user code leaves to the call around it what that
+    /// call holds back, and may still borrow (``SharedState/releasePastCall()``).
     mutating func suspendQuietCall() -> Int {
-        exchange(&quietLevel, -1)
+        exchange(&quietLevel, Self.suspendedLevel)
     }
+
+    /// ``quietLevel`` while user code runs that is no part of the call in flight.
+    static let suspendedLevel = -2
 
     // MARK: Teardown
 

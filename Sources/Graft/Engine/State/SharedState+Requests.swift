@@ -190,7 +190,7 @@ extension SharedState {
     /// once read (``failure(since:)``).
     @inline(__always)
     func forgetLastErrorUnlessRead(aCallMayRead: Bool = true) {
-        if resolution.depth == 0 && (resolution.quietLevel == -1 || !aCallMayRead) && resolution.lastError != nil
+        if resolution.depth == 0 && (resolution.quietLevel < 0 || !aCallMayRead) && resolution.lastError != nil
             && !diagnostics.isValidating
         {
             release(uncheckedSection { resolution.forgetLastError() })

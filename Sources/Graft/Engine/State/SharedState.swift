@@ -296,8 +296,8 @@ final class SharedState {
     /// hint it tests.
     @inlinable
     func endCallHandingFailureToCaller(_ outer: Int) {
-        if _slowPath(resolution.mayHaveLaterReleases) { releasePastCall() }
         resolution.endQuietCall(outer)
+        if _slowPath(resolution.mayHaveLaterReleases) { releasePastCall() }
     }
 
     /// Logs a resolution that returns `nil` without failing the request (nothing registered, a
