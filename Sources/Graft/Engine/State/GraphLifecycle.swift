@@ -51,9 +51,14 @@ extension SharedState {
     /// planned path's, on an entry replaced while its factory ran), released inside it after this.
     @inline(never)
     private func finishLaterReleases(mayRelease: Bool) {
+        // Messages go out once no request is in flight, whatever call encloses the teardown: a
+        // logging function whose resolutions keep failing then calls itself (which the log sink
+        // bounds), instead of adding to a list an outer loop delivers without end.
+        deliverHeldMessages()
         if mayRelease { releaseLaterReleases() }
         // After every release: a `deinit` it ran may have put more on them.
-        resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
+        resolution.settleGeneralEnd(
+            listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty || !calls.heldMessages.isEmpty)
     }
 
     /// Runs `body`, user code the library runs at the frame count of the call in flight but no
@@ -97,7 +102,7 @@ extension SharedState {
         guard resolution.quietLevel != ResolutionState.suspendedLevel else { return }
         let ended = resolution.beginQuietCall()  // the call that ended, again, while its list goes
         defer { resolution.endQuietCall(ended) }
-        while mayReleaseLater && !laterReleases.isEmpty {
+        while mayReleaseLater && (!laterReleases.isEmpty || mayDeliverHeldMessages) {
             recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
         }
     }
@@ -108,10 +113,12 @@ extension SharedState {
     /// borrows it). Then nothing on the list is borrowed, and the hierarchy is consistent.
     var mayReleaseLater: Bool { frameCount == 0 && !resolution.hasFailed }
 
-    /// Releases ``laterReleases``, if it may be.
+    /// Releases ``laterReleases`` and delivers the held messages, if they may be, until neither
+    /// holds anything: a `deinit` or logging function each runs may add to them.
     @inline(__always)
     private func releaseLaterReleases() {
-        while mayReleaseLater && !laterReleases.isEmpty {
+        while mayReleaseLater && (!laterReleases.isEmpty || mayDeliverHeldMessages) {
+            deliverHeldMessages()
             withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
     }
