@@ -15,14 +15,15 @@ extension Container {
     ///
     /// By default messages go to standard error when the environment variable
     /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
-    /// Graft calls it holding no lock of the hierarchy that logs, and once no request of that
-    /// hierarchy is in flight (at the end of the outermost resolution or call that met the
-    /// failure), so it may resolve: what it resolves is a request of its own, and changes no
-    /// answer of the resolution that logged. So a factory's `!` on a `nil` stops before the
-    /// function hears why; the default function (`GRAFT_LOGGING_ENABLED=1`), which only writes,
-    /// is told at once on a plain container. A failure of a resolution the function makes is
-    /// logged to it in turn, once: one met inside that nested call goes to standard error, so a
-    /// function whose resolutions keep failing does not call itself without end. A message of another hierarchy
+    /// Graft calls it holding no lock of the hierarchy that logs, so it may resolve. A failure of a
+    /// resolution it makes is logged to it in turn, once: one met inside that nested call goes to
+    /// standard error, so a function whose resolutions keep failing does not call itself without
+    /// end. On a plain container a failure is logged while the request that met it is still in
+    /// flight, before the factory that asked gets `nil` (a `!` there stops with its reason): a
+    /// resolution the function makes there is part of that request. A service the request is
+    /// making is a cycle there, which fails the request, and what it makes is dropped if the
+    /// request fails (a singleton made again later). Capture a logger the function needs, or
+    /// resolve it once before any resolution that may log. A message of another hierarchy
     /// (a copy `withOverrides` made, say) that a factory's resolution there met, while that
     /// factory runs under a view's mutex, is delivered there, inside the factory. Calls from
     /// different hierarchies (or plain containers on different threads) may overlap, so a function that
@@ -116,11 +117,9 @@ extension Container {
         logSink.mutex.withLock { logSink.storedFunction != nil || logSink.storedBindings > 0 }
     }
 
-    /// Whether every message goes to the default logging function, which writes to standard
-    /// error (`GRAFT_LOGGING_ENABLED=1`), and no task binds one of its own.
-    static var logsToStandardError: Bool {
-        logSink.mutex.withLock { logSink.storedFunctionWritesToStandardError && logSink.storedBindings == 0 }
-    }
+    /// Whether the logging function is the default one, writing to standard error
+    /// (`GRAFT_LOGGING_ENABLED=1`).
+    static var logsToStandardError: Bool { logSink.mutex.withLock { logSink.storedFunctionWritesToStandardError } }
 
     /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
     static func deliver(_ messages: [String]) { for message in messages { log { message } } }

@@ -641,10 +641,9 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(messages.value.filter { $0.contains("tag: \"bench\"") }.count == 1)
     }
 
-    /// On a plain container the logging function is told of a failure once the request that
-    /// failed has ended: what it resolves then is a request of its own, which makes what it needs
-    /// (a cycle's message included, whose request failed as a whole).
-    @Test func aLoggingFunctionToldOfACycleResolvesAsARequestOfItsOwn() {
+    /// While a cycle is logged, the request has failed as a whole, and so has what the logging
+    /// function resolves then: it gets what a scope holds already, nothing made anew.
+    @Test func aLoggingFunctionToldOfACycleGetsOnlyWhatScopesHold() {
         nonisolated(unsafe) let container = Container()
         container.register(Bench.self) { _ in Bench() }.inObjectScope(.container)
         container.register(Seat.self) { _ in Seat() }
@@ -653,6 +652,7 @@ private final class Door { init(_ hinge: Hinge?) {} }
             _ = r.resolve(Door.self)
             return Hinge()
         }
+        _ = container.resolve(Bench.self)
         let found = Box<[String]>([])
         nonisolated(unsafe) let shared = found
         let log: @Sendable (String) -> Void = { _ in
@@ -661,69 +661,7 @@ private final class Door { init(_ hinge: Hinge?) {} }
         Container.withLoggingFunction(log) {
             #expect(container.resolve(Door.self) == nil)
         }
-        #expect(found.value == ["true true"])
-    }
-
-    /// A logging function that resolves a `.container` logger, first made by a request that logs
-    /// (a missing optional dependency, a factory that throws after the logger is made): the
-    /// request goes on as it would with no logging function, and the logger is made once. Told
-    /// inside the request, the function's resolution was part of it: the logger's own request
-    /// failed as a cycle for good, or the logger was dropped with the failed request and made
-    /// again.
-    @Test(arguments: [false, true])
-    func aLoggingFunctionThatResolvesALoggerChangesNoAnswer(factoryThrows: Bool) {
-        final class Destination {}
-        final class AppLogger { init(_ destination: Destination?) {} }
-        final class Service {}
-        nonisolated(unsafe) let container = Container()
-        let made = Counter()
-        container.register(AppLogger.self) { r in
-            made.increment()
-            return AppLogger(r.resolve(Destination.self))
-        }.inObjectScope(.container)
-        container.register(Service.self) { (r: Resolver) throws -> Service in
-            _ = r.resolve(Unregistered.self)
-            if factoryThrows { throw Jammed() }
-            return Service()
-        }
-        let loggers = Box<[AppLogger?]>([])
-        nonisolated(unsafe) let shared = loggers
-        let log: @Sendable (String) -> Void = { _ in shared.value.append(container.resolve(AppLogger.self)) }
-        Container.withLoggingFunction(log) {
-            if factoryThrows {
-                #expect(container.resolve(Service.self) == nil)
-                #expect(container.resolve(AppLogger.self) != nil)
-            } else {
-                #expect(container.resolve(AppLogger.self) != nil)
-                #expect(container.resolve(Service.self) != nil)
-            }
-        }
-        #expect(made.value == 1)
-        #expect(!loggers.value.isEmpty && loggers.value.allSatisfy { $0 != nil && $0 === loggers.value[0] })
-    }
-
-    /// A failure of the logging function's own `require`, which it catches, is its own: not
-    /// logged as a failure the request's factory handled.
-    @Test func aRequireTheLoggingFunctionCatchesIsNotLoggedAsTheFactorys() {
-        final class Service {}
-        let container = Container()
-        container.register(Gadget.self) { _ in throw Jammed() }
-        container.register(Service.self) { r in
-            _ = r.resolve(Unregistered.self)
-            return Service()
-        }
-        let messages = Box<[String]>([])
-        nonisolated(unsafe) let shared = messages
-        nonisolated(unsafe) let resolver = container
-        let log: @Sendable (String) -> Void = { message in
-            shared.value.append(message)
-            if shared.value.count == 1 { _ = try? resolver.require(Gadget.self) }
-        }
-        Container.withLoggingFunction(log) {
-            #expect(container.resolve(Service.self) != nil)
-        }
-        #expect(messages.value.count == 1)
-        #expect(messages.value.first?.contains("no registration of Unregistered") == true)
+        #expect(found.value == ["true false"])
     }
 
     @Test func sinkDeliversMessagesToItsFunction() {

@@ -51,14 +51,9 @@ extension SharedState {
     /// planned path's, on an entry replaced while its factory ran), released inside it after this.
     @inline(never)
     private func finishLaterReleases(mayRelease: Bool) {
-        // Messages go out once no request is in flight, whatever call encloses the teardown: a
-        // logging function whose resolutions keep failing then calls itself (which the log sink
-        // bounds), instead of adding to a list an outer loop delivers without end.
-        deliverHeldMessages()
         if mayRelease { releaseLaterReleases() }
         // After every release: a `deinit` it ran may have put more on them.
-        resolution.settleGeneralEnd(
-            listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty || !calls.heldMessages.isEmpty)
+        resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
     }
 
     /// Runs `body`, user code the library runs at the frame count of the call in flight but no
@@ -102,7 +97,7 @@ extension SharedState {
         guard resolution.quietLevel != ResolutionState.suspendedLevel else { return }
         let ended = resolution.beginQuietCall()  // the call that ended, again, while its list goes
         defer { resolution.endQuietCall(ended) }
-        while mayReleaseLater && (!laterReleases.isEmpty || mayDeliverHeldMessages) {
+        while mayReleaseLater && !laterReleases.isEmpty {
             recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
         }
     }
@@ -113,12 +108,10 @@ extension SharedState {
     /// borrows it). Then nothing on the list is borrowed, and the hierarchy is consistent.
     var mayReleaseLater: Bool { frameCount == 0 && !resolution.hasFailed }
 
-    /// Releases ``laterReleases`` and delivers the held messages, if they may be, until neither
-    /// holds anything: a `deinit` or logging function each runs may add to them.
+    /// Releases ``laterReleases``, if it may be.
     @inline(__always)
     private func releaseLaterReleases() {
-        while mayReleaseLater && (!laterReleases.isEmpty || mayDeliverHeldMessages) {
-            deliverHeldMessages()
+        while mayReleaseLater && !laterReleases.isEmpty {
             withExtendedLifetime(exchange(&laterReleases, [])) {}  // released once the list is empty
         }
     }

@@ -170,9 +170,7 @@ final class SharedState {
     @usableFromInline @inline(__always)
     func exitLocked() {
         calls.lockedCalls -= 1
-        guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty && resolution.depth == 0 else {
-            return mutex.unlock()
-        }
+        guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty else { return mutex.unlock() }
         let messages = exchange(&calls.heldMessages, [])
         mutex.unlock()
         Container.deliver(messages)
@@ -266,36 +264,16 @@ final class SharedState {
         }
     }
 
-    /// Logs now, or once no request is in flight and no synchronized call holds the mutex: the
-    /// logging function is user code that may resolve, and a resolution it made inside a request
-    /// would be part of it (a singleton it made dropped with it, a service in flight a cycle).
-    /// Held messages go out at the end of the outermost request or call (``deliverHeldMessages()``)
-    /// or synchronized call. Messages to the default function, which only writes to standard error
-    /// and never resolves, go out at once on a plain container, so a factory's `!` on the `nil`
-    /// stops after its reason. While a validation runs, writes at once to standard error too (see
-    /// ``explain(_:)``).
+    /// Logs now, or once the mutex is released if a synchronized call holds it. While a
+    /// validation runs, writes at once to standard error too (see ``explain(_:)``).
     @inline(__always)
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
         if _slowPath(diagnostics.isValidating) { return explain(message()) }
-        guard calls.lockedCalls > 0 || resolution.depth > 0 && !Container.logsToStandardError else {
-            return Container.log(message)
-        }
+        guard calls.lockedCalls > 0 else { return Container.log(message) }
         guard Container.isLogging else { return }
         let text = message()  // before the access to `calls` begins
         calls.heldMessages.append(text)
-        resolution.expectGeneralEnd()  // the request ends where they are delivered
-    }
-
-    /// Delivers the held messages if no request is in flight and no synchronized call holds the
-    /// mutex: at the end of a request no call encloses, or of a call that hands its failure to
-    /// its caller, as user code no part of it.
-    func deliverHeldMessages() {
-        if mayDeliverHeldMessages { Container.deliver(exchange(&calls.heldMessages, [])) }
-    }
-
-    var mayDeliverHeldMessages: Bool {
-        resolution.depth == 0 && calls.lockedCalls == 0 && !calls.heldMessages.isEmpty
     }
 
     /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard

@@ -12,8 +12,7 @@
 struct SynchronizedCalls {
     /// Synchronized calls now holding the mutex on this thread (it is recursive).
     var lockedCalls = 0
-    /// Messages held back until the outermost synchronized call has released the mutex and no
-    /// request is in flight (``SharedState/log(_:)``).
+    /// Messages held back until the outermost synchronized call has released the mutex.
     var heldMessages: [String] = []
     /// The thread whose change to the hierarchy (``SharedState/withChange(_:call:batch:_:)``) is in progress, or
     /// 0: read, like ``ResolutionState/requestThread``, by a plain container's resolution that
