@@ -339,7 +339,10 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     /// failing would otherwise call itself until the stack overflows.
     @inline(never)
     private static func call(_ function: Container.LoggingFunctionType, with message: String) {
+        // The thread's value is a count stored as a pointer's bits, never a pointer: it is not
+        // dereferenced, and each call puts back the count it found (0 to 2).
         let depth = Int(bitPattern: Platform.threadValue(depthKey))
+        assert((0...2).contains(depth), "LogSink: a logging depth of \(depth) was left on this thread")
         guard depth < 2 else {
             return Platform.writeToStandardError(
                 message + "\n(Graft wrote this here, not to the logging function: it was raised inside the logging "
