@@ -15,15 +15,16 @@ extension Container {
     ///
     /// By default messages go to standard error when the environment variable
     /// `GRAFT_LOGGING_ENABLED` is `1`, and nowhere otherwise (nor is any message built).
-    /// Graft calls it holding no lock of the hierarchy that logs, so it may resolve. A failure of a
-    /// resolution it makes is logged to it in turn, once: one met inside that nested call goes to
-    /// standard error, so a function whose resolutions keep failing does not call itself without
-    /// end. On a plain container a failure is logged while the request that met it is still in
-    /// flight, before the factory that asked gets `nil` (a `!` there stops with its reason): a
-    /// resolution the function makes there is part of that request. A service the request is
-    /// making is a cycle there, which fails the request, and what it makes is dropped if the
-    /// request fails (a singleton made again later). Capture a logger the function needs, or
-    /// resolve it once before any resolution that may log. A message of another hierarchy
+    /// Graft calls it holding no lock of the hierarchy that logs, and once the request that met
+    /// the failure has ended (the outermost resolution, `require` or synchronized call of that
+    /// hierarchy), so it may resolve: what it resolves is a request of its own, and changes no
+    /// answer of the one that logged. Each message goes to the function current where its failure
+    /// was met (see ``withLoggingFunction(_:operation:)``), in the order the failures were met. The
+    /// default function (`GRAFT_LOGGING_ENABLED=1`), which only writes, is told at once, so a
+    /// factory's `!` on the `nil` stops after its reason. A failure of a resolution the function
+    /// makes is logged to it in turn, once: one met inside that nested call goes to standard
+    /// error, so a function whose resolutions keep failing does not call itself without end. A
+    /// message of another hierarchy
     /// (a copy `withOverrides` made, say) that a factory's resolution there met, while that
     /// factory runs under a view's mutex, is delivered there, inside the factory. Calls from
     /// different hierarchies (or plain containers on different threads) may overlap, so a function that
@@ -108,21 +109,23 @@ extension Container {
 
     private static let logSink = LogSink()
 
-    /// Builds the message only when someone will read it.
-    static func log(_ message: () -> String) { logSink.log(message) }
-
-    /// Whether anyone reads messages (so they are worth building). Copies no reference to the
-    /// function (a copy released here, under a hierarchy's mutex, could be the last one).
-    static var isLogging: Bool {
-        logSink.mutex.withLock { logSink.storedFunction != nil || logSink.storedBindings > 0 }
+    /// Builds the message only when someone will read it. Given the `hierarchy` that raised it, a
+    /// message waits there while that hierarchy is busy (``SharedState/holdsMessages``), for the
+    /// function that reads it now, unless that is the default function, which only writes to
+    /// standard error: it is told at once, so a factory's `!` on the `nil` stops after its reason.
+    static func log(_ message: () -> String, from hierarchy: SharedState? = nil) {
+        logSink.log(message, from: hierarchy)
     }
 
     /// Whether the logging function is the default one, writing to standard error
     /// (`GRAFT_LOGGING_ENABLED=1`).
     static var logsToStandardError: Bool { logSink.mutex.withLock { logSink.storedFunctionWritesToStandardError } }
 
-    /// Delivers messages held back while a synchronized call held the hierarchy's mutex.
-    static func deliver(_ messages: [String]) { for message in messages { log { message } } }
+    /// Delivers held messages, in the order they were raised, each to the function chosen when
+    /// it was.
+    static func deliver(_ messages: [HeldLogMessage]) {
+        for held in messages { LogSink.call(held.function, with: held.text) }
+    }
 
     /// The failure of a request for which nothing is registered, at the path in flight: its message
     /// says why, with what is registered nearby. `arguments` is the request's key component of its
@@ -286,6 +289,13 @@ func isNear(_ candidate: String, _ asked: String) -> Bool {
     return previous[b.count] <= limit
 }
 
+/// A log message held until the hierarchy that raised it is idle, with the function chosen when
+/// it was raised.
+struct HeldLogMessage {
+    let function: Container.LoggingFunctionType
+    let text: String
+}
+
 /// Holds the logging function. The function is read under `mutex` and called outside it: a
 /// logging function may resolve (or log), and calling user code while holding a lock of our own
 /// would order that lock against the hierarchy's mutex in two ways at once (a deadlock).
@@ -324,13 +334,22 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
         }
     }
 
+    /// See ``Container/log(_:from:)``. A held message keeps its copy of the function, released
+    /// after its delivery, where no lock of a hierarchy is held.
     @inline(__always)
-    func log(_ message: () -> String) {
-        // Called once unlocked; built only if there is a function.
-        let function = mutex.withLock {
-            storedBindings > 0 ? Self.function(whileBound: storedFunction) : storedFunction
+    func log(_ message: () -> String, from hierarchy: SharedState? = nil) {
+        // Built only if there is a function.
+        let (function, isDefault) = mutex.withLock {
+            storedBindings > 0
+                ? (Self.function(whileBound: storedFunction), false)
+                : (storedFunction, storedFunctionWritesToStandardError)
         }
-        if let function { Self.call(function, with: message()) }
+        guard let function else { return }
+        if !isDefault, let hierarchy, hierarchy.holdsMessages {
+            hierarchy.hold(HeldLogMessage(function: function, text: message()))
+        } else {
+            Self.call(function, with: message())
+        }
     }
 
     /// Calls `function` with `message`, unless this thread runs a logging function inside another
@@ -338,7 +357,7 @@ final class LogSink: @unchecked Sendable {  // the `stored` fields are only touc
     /// its own failure) is written to standard error instead. A function whose resolutions keep
     /// failing would otherwise call itself until the stack overflows.
     @inline(never)
-    private static func call(_ function: Container.LoggingFunctionType, with message: String) {
+    static func call(_ function: Container.LoggingFunctionType, with message: String) {
         // The thread's value is a count stored as a pointer's bits, never a pointer: it is not
         // dereferenced, and each call puts back the count it found (0 to 2).
         let depth = Int(bitPattern: Platform.threadValue(depthKey))

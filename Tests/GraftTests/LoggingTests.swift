@@ -641,9 +641,10 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(messages.value.filter { $0.contains("tag: \"bench\"") }.count == 1)
     }
 
-    /// While a cycle is logged, the request has failed as a whole, and so has what the logging
-    /// function resolves then: it gets what a scope holds already, nothing made anew.
-    @Test func aLoggingFunctionToldOfACycleGetsOnlyWhatScopesHold() {
+    /// The logging function is told of a failure once the request that met it has ended: what it
+    /// resolves then is a request of its own, which makes what it needs (after a cycle too, whose
+    /// request failed as a whole).
+    @Test func aLoggingFunctionToldOfACycleResolvesAsARequestOfItsOwn() {
         nonisolated(unsafe) let container = Container()
         container.register(Bench.self) { _ in Bench() }.inObjectScope(.container)
         container.register(Seat.self) { _ in Seat() }
@@ -652,7 +653,6 @@ private final class Door { init(_ hinge: Hinge?) {} }
             _ = r.resolve(Door.self)
             return Hinge()
         }
-        _ = container.resolve(Bench.self)
         let found = Box<[String]>([])
         nonisolated(unsafe) let shared = found
         let log: @Sendable (String) -> Void = { _ in
@@ -661,7 +661,123 @@ private final class Door { init(_ hinge: Hinge?) {} }
         Container.withLoggingFunction(log) {
             #expect(container.resolve(Door.self) == nil)
         }
-        #expect(found.value == ["true false"])
+        #expect(found.value == ["true true"])
+    }
+
+    /// A logging function that resolves a `.container` logger first made by a request that logs
+    /// (a missing optional dependency, a factory that throws once the logger is made): the
+    /// request goes on as it would with no logging function, and the logger is made once. Told
+    /// inside the request, the function's resolution would be part of it: the logger's own
+    /// request failing as a cycle every time, or the logger dropped with the failed request and
+    /// made again.
+    @Test(arguments: [false, true], [false, true])
+    func aLoggingFunctionThatResolvesALoggerChangesNoAnswer(factoryThrows: Bool, throughView: Bool) {
+        final class Destination {}
+        final class AppLogger { init(_ destination: Destination?) {} }
+        final class Service {}
+        let container = Container()
+        nonisolated(unsafe) let resolver: Resolver = throughView ? container.synchronize() : container
+        let made = Counter()
+        container.register(AppLogger.self) { r in
+            made.increment()
+            return AppLogger(r.resolve(Destination.self))
+        }.inObjectScope(.container)
+        container.register(Service.self) { (r: Resolver) throws -> Service in
+            _ = r.resolve(Unregistered.self)
+            if factoryThrows { throw Jammed() }
+            return Service()
+        }
+        let loggers = Box<[AppLogger?]>([])
+        nonisolated(unsafe) let shared = loggers
+        let log: @Sendable (String) -> Void = { _ in shared.value.append(resolver.resolve(AppLogger.self)) }
+        Container.withLoggingFunction(log) {
+            #expect((resolver.resolve(Service.self) == nil) == factoryThrows)
+            #expect(resolver.resolve(AppLogger.self) != nil)
+        }
+        #expect(made.value == 1)
+        #expect(loggers.value.count >= 2 && loggers.value.allSatisfy { $0 != nil && $0 === loggers.value[0] })
+    }
+
+    /// A failure of the logging function's own `require`, which it catches, is its own: not
+    /// logged as a failure the request's factory handled.
+    @Test(arguments: [false, true])
+    func aRequireTheLoggingFunctionCatchesIsNotLoggedAsTheFactorys(throughView: Bool) {
+        final class Service {}
+        let container = Container()
+        nonisolated(unsafe) let resolver: Resolver = throughView ? container.synchronize() : container
+        container.register(Gadget.self) { _ in throw Jammed() }
+        container.register(Service.self) { r in
+            _ = r.resolve(Unregistered.self)
+            return Service()
+        }
+        let messages = Box<[String]>([])
+        nonisolated(unsafe) let shared = messages
+        let log: @Sendable (String) -> Void = { message in
+            shared.value.append(message)
+            if shared.value.count == 1 { _ = try? resolver.require(Gadget.self) }
+        }
+        Container.withLoggingFunction(log) {
+            #expect(resolver.resolve(Service.self) != nil)
+        }
+        #expect(messages.value.count == 1)
+        #expect(messages.value.first?.contains("no registration of Unregistered") == true)
+    }
+
+    /// A message goes to the logging function bound where the failure was met, though it is
+    /// delivered once the request has ended: a factory that binds one of its own around a
+    /// resolution gets that resolution's failure, and the function bound around the request
+    /// does not.
+    @Test(arguments: [false, true])
+    func aMessageGoesToTheFunctionBoundWhereItsFailureWasMet(throughView: Bool) {
+        final class Service {}
+        let container = Container()
+        let resolver: Resolver = throughView ? container.synchronize() : container
+        let inner = Box<[String]>([])
+        let outer = Box<[String]>([])
+        nonisolated(unsafe) let (innerShared, outerShared) = (inner, outer)
+        container.register(Service.self) { r in
+            let log: @Sendable (String) -> Void = { innerShared.value.append($0) }
+            Container.withLoggingFunction(log) { _ = r.resolve(Unregistered.self) }
+            _ = r.resolve(Gadget.self)
+            return Service()
+        }
+        let log: @Sendable (String) -> Void = { outerShared.value.append($0) }
+        Container.withLoggingFunction(log) {
+            #expect(resolver.resolve(Service.self) != nil)
+        }
+        #expect(inner.value.count == 1 && inner.value.first?.contains("no registration of Unregistered") == true)
+        #expect(outer.value.count == 1 && outer.value.first?.contains("no registration of Gadget") == true)
+    }
+
+    /// Messages are delivered in the order their failures were met: a request's own failure
+    /// before what a `deinit` its teardown ran then logged.
+    @Test(arguments: [false, true])
+    func heldMessagesKeepTheOrderOfTheirFailures(throughView: Bool) {
+        final class Service {}
+        final class Part {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let container = Container()
+        nonisolated(unsafe) let resolver: Resolver = throughView ? container.synchronize() : container
+        container.register(Part.self) { _ in Part { _ = resolver.resolve(Gadget.self) } }
+        container.register(Service.self) { (r: Resolver) throws -> Service in
+            _ = r.resolve(Unregistered.self)
+            _ = r.resolve(Part.self)
+            throw Jammed()
+        }
+        let messages = Box<[String]>([])
+        nonisolated(unsafe) let shared = messages
+        let log: @Sendable (String) -> Void = { shared.value.append($0) }
+        Container.withLoggingFunction(log) {
+            #expect(resolver.resolve(Service.self) == nil)
+        }
+        let order = messages.value.map { message in
+            message.contains("Unregistered")
+                ? "miss" : message.contains("threw") ? "threw" : message.contains("Gadget") ? "deinit" : message
+        }
+        #expect(order == ["miss", "threw", "deinit"])
     }
 
     @Test func sinkDeliversMessagesToItsFunction() {
@@ -783,5 +899,46 @@ private final class NeverLogged {}
         let printed = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
         #expect(printed.components(separatedBy: "no registration of NeverLogged").count == 2)
         #expect(printed.contains("not to the logging function"))
+    }
+
+    /// A logging function told of a failure once its request has ended, whose own `require` fails
+    /// with an error whose `deinit` fails a resolution: the function is told of that failure once,
+    /// inside itself, and standard error of the next. Delivered from a teardown's loop of
+    /// releases instead, outside the function, each such message would be a new first call,
+    /// without end: messages wait until the hierarchy is idle.
+    @Test(arguments: Binding.allCases)
+    func aLoggingFunctionWhoseFailuresLogOnceReleasedIsNotCalledWithoutEnd(_ binding: Binding) async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            [binding = binding as Binding] in
+            final class Service {}
+            final class Thrown: Error, @unchecked Sendable {  // immutable; one thread
+                let onDeinit: () -> Void
+                init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+                deinit { onDeinit() }
+            }
+            let container = Container()
+            nonisolated(unsafe) let resolver: Resolver = binding == .view ? container.synchronize() : container
+            container.register(Service.self) { r in
+                _ = r.resolve(NeverLogged.self)
+                return Service()
+            }
+            container.register(Gadget.self) { _ in throw Thrown { _ = resolver.resolve(NeverLogged.self) } }
+            nonisolated(unsafe) var calls = 0
+            let log: @Sendable (String) -> Void = { _ in
+                calls += 1
+                if calls > 10 { fatalError("the logging function was called \(calls) times") }
+                _ = try? resolver.require(Gadget.self)
+            }
+            if binding == .task {
+                Container.loggingFunction = nil
+                Container.withLoggingFunction(log) { _ = resolver.resolve(Service.self) }
+            } else {
+                Container.loggingFunction = log
+                _ = resolver.resolve(Service.self)
+            }
+            if calls != 2 { fatalError("the logging function was called \(calls) times, not 2") }
+        }
+        let printed = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(printed.components(separatedBy: "no registration of NeverLogged").count == 2)
     }
 }

@@ -38,10 +38,12 @@ extension SharedState {
         // is a call in optimized builds): every value put on one sets it, and only
         // `settleGeneralEnd` clears it, from the lists themselves.
         guard resolution.mayHaveLaterReleases else {
-            assert(laterReleases.isEmpty && handedFailures.isEmpty, "SharedState: a list holds values the hint missed")
+            assert(
+                laterReleases.isEmpty && handedFailures.isEmpty && calls.heldMessages.isEmpty,
+                "SharedState: a list holds values the hint missed")
             return resolution.settleGeneralEnd(listsMayHoldValues: false)
         }
-        finishLaterReleases(mayRelease: quietCall == -1)
+        finishLaterReleases(quietCall: quietCall)
     }
 
     /// The end of ``finish(_:)`` where a list may hold values. Released only by a teardown that
@@ -49,11 +51,15 @@ extension SharedState {
     /// (``releasePastCall()``), as does user code the library runs (a `deinit` an enclosing
     /// teardown released): a value's last reference may be one that call still holds (the
     /// planned path's, on an entry replaced while its factory ran), released inside it after this.
+    /// Held log messages go out last, once the teardown's user code has run, if the hierarchy is
+    /// idle then.
     @inline(never)
-    private func finishLaterReleases(mayRelease: Bool) {
-        if mayRelease { releaseLaterReleases() }
-        // After every release: a `deinit` it ran may have put more on them.
-        resolution.settleGeneralEnd(listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty)
+    private func finishLaterReleases(quietCall: Int) {
+        if quietCall == -1 { releaseLaterReleases() }
+        endOutsideCall(quietCall)  // `finish` ends it again on return, to the same level
+        // After every release and delivery: a `deinit` or logging function may have put more on them.
+        resolution.settleGeneralEnd(
+            listsMayHoldValues: !laterReleases.isEmpty || !handedFailures.isEmpty || !calls.heldMessages.isEmpty)
     }
 
     /// Runs `body`, user code the library runs at the frame count of the call in flight but no
@@ -61,8 +67,15 @@ extension SharedState {
     /// failure even where that call hands its own to its caller.
     func outsideCall<T>(_ body: () -> T) -> T {
         let quietCall = resolution.suspendQuietCall()
-        defer { resolution.endQuietCall(quietCall) }
+        defer { endOutsideCall(quietCall) }
         return body()
+    }
+
+    /// User code the library ran outside the call in flight has returned: the call's level is
+    /// back, and if that leaves the hierarchy idle, what the user code logged goes out.
+    private func endOutsideCall(_ quietCall: Int) {
+        resolution.endQuietCall(quietCall)
+        if resolution.mayHaveLaterReleases { deliverHeldMessages() }
     }
 
     /// Releases `value`, which the library drops at the frame count of the call in flight (an
@@ -96,10 +109,11 @@ extension SharedState {
         // Ended inside user code that a suspended call runs: the list is that call's.
         guard resolution.quietLevel != ResolutionState.suspendedLevel else { return }
         let ended = resolution.beginQuietCall()  // the call that ended, again, while its list goes
-        defer { resolution.endQuietCall(ended) }
         while mayReleaseLater && !laterReleases.isEmpty {
             recordingAgain(resolution.lastError) { outsideCall { releaseLaterReleases() } }
         }
+        resolution.endQuietCall(ended)
+        deliverHeldMessages()
     }
 
     /// Whether ``laterReleases`` may be released: no factory runs (a running factory's entry, and

@@ -142,8 +142,7 @@ final class SharedState {
     // MARK: Locking and logging
 
     /// Runs `body` under the mutex, then delivers the log messages it produced once the mutex is
-    /// released: the logging function is user code, and may resolve in another hierarchy whose
-    /// thread is logging into this one.
+    /// released (``exitLocked()``).
     @inline(__always)
     func withLock<T>(_ body: () -> T) -> T {
         enterLocked()
@@ -167,10 +166,14 @@ final class SharedState {
     @inline(__always)
     func enterLockedCall() { calls.lockedCalls += 1 }
 
+    /// Ends a synchronized call; the outermost delivers the held messages once the mutex is
+    /// released, if the hierarchy is idle then (else the request or call in flight does, at its
+    /// end): the logging function is user code, and may resolve in another hierarchy whose thread
+    /// is logging into this one.
     @usableFromInline @inline(__always)
     func exitLocked() {
         calls.lockedCalls -= 1
-        guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty else { return mutex.unlock() }
+        guard calls.lockedCalls == 0 && !calls.heldMessages.isEmpty && !holdsMessages else { return mutex.unlock() }
         let messages = exchange(&calls.heldMessages, [])
         mutex.unlock()
         Container.deliver(messages)
@@ -264,16 +267,38 @@ final class SharedState {
         }
     }
 
-    /// Logs now, or once the mutex is released if a synchronized call holds it. While a
-    /// validation runs, writes at once to standard error too (see ``explain(_:)``).
+    /// Logs now if the hierarchy is idle, else holds the message, for the function that reads it
+    /// now, until it is (``holdsMessages``). While a validation runs, writes at once to standard
+    /// error too (see ``explain(_:)``).
     @inline(__always)
     func log(_ message: () -> String) {
         assertUserCodeMayRun("the logging function")
         if _slowPath(diagnostics.isValidating) { return explain(message()) }
-        guard calls.lockedCalls > 0 else { return Container.log(message) }
-        guard Container.isLogging else { return }
-        let text = message()  // before the access to `calls` begins
-        calls.heldMessages.append(text)
+        Container.log(message, from: self)
+    }
+
+    /// Whether a message raised now waits for the hierarchy to be idle: a request is in flight, a
+    /// call that hands its failure to its caller or user code the library runs (a `deinit` a
+    /// teardown releases) encloses this point, or a synchronized call holds the mutex. The
+    /// logging function is user code that may resolve: inside a request, what it resolved would
+    /// be part of that request (a service in flight a cycle that fails it, a singleton made there
+    /// dropped if it fails), and its failures taken for the enclosing call's.
+    var holdsMessages: Bool { resolution.depth > 0 || resolution.quietLevel != -1 || calls.lockedCalls > 0 }
+
+    /// Holds `message` until the hierarchy is idle (``holdsMessages``).
+    @inline(never)
+    func hold(_ message: __owned HeldLogMessage) {
+        calls.heldMessages.append(message)
+        resolution.expectGeneralEnd()  // the end that makes the hierarchy idle delivers it
+    }
+
+    /// Delivers the held messages if the hierarchy is idle: at the end of a request or call that
+    /// leaves it idle, after what its end released. What the functions resolve are requests of
+    /// their own; the call that ended then reads its own failure, recorded again if they
+    /// recorded theirs.
+    func deliverHeldMessages() {
+        guard !calls.heldMessages.isEmpty && !holdsMessages else { return }
+        recordingAgain(resolution.lastError) { Container.deliver(exchange(&calls.heldMessages, [])) }
     }
 
     /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard

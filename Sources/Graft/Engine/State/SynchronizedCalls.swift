@@ -12,8 +12,8 @@
 struct SynchronizedCalls {
     /// Synchronized calls now holding the mutex on this thread (it is recursive).
     var lockedCalls = 0
-    /// Messages held back until the outermost synchronized call has released the mutex.
-    var heldMessages: [String] = []
+    /// Log messages held back until the hierarchy is idle (``SharedState/holdsMessages``).
+    var heldMessages: [HeldLogMessage] = []
     /// The thread whose change to the hierarchy (``SharedState/withChange(_:call:batch:_:)``) is in progress, or
     /// 0: read, like ``ResolutionState/requestThread``, by a plain container's resolution that
     /// finds the hierarchy in a state only another thread explains, to stop with what to do.
