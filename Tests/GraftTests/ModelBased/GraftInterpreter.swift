@@ -203,9 +203,9 @@ public final class ContainerInterpreter {
         /// Whether `.resolveProbe` `deinit`s also make a miss, and each step checks it was logged.
         private var checksProbeMisses = false
         private let probeMissesLogged = LoggedMisses()
-        /// Messages the logging function got while the hierarchy's mutex was held, in the current step.
-        private var messagesUnderLock = 0
-        private var holdsMutex: ((Container) -> Bool)?
+        /// Messages the logging function got while the hierarchy was busy, in the current step.
+        private var messagesWhileBusy = 0
+        private var isBusy: ((Container) -> Bool)?
         private let programThread = pthread_self()
     #endif
     private var slotsAtStepStart = 0
@@ -289,19 +289,19 @@ public final class ContainerInterpreter {
     ///
     /// `betweenCalls` is asked, between two calls of a `withObjectGraph` body, what is wrong with
     /// the container's state, if anything (the test target reads what the public API does not
-    /// show); what it says is an `invalid` observation of the step. `holdsMutex` is asked, as the
-    /// logging function is told of a message on the program's thread, whether Graft holds the
-    /// root's hierarchy's mutex there, other than on purpose (`validate()`); `true` is an
-    /// `invalid` observation of the step.
+    /// show); what it says is an `invalid` observation of the step. `isBusy` is asked, as the
+    /// logging function is told of a message on the program's thread, whether the root's
+    /// hierarchy is busy there (a request in flight, a call around it, its mutex held), other than
+    /// on purpose (`validate()`); `true` is an `invalid` observation of the step.
     public static func run(
         _ program: MProgram, registeringAgainOnLog: Bool = false,
-        betweenCalls: ((Container) -> String?)? = nil, holdsMutex: ((Container) -> Bool)? = nil,
+        betweenCalls: ((Container) -> String?)? = nil, isBusy: ((Container) -> Bool)? = nil,
         observeRoot: (Container, _ liveInstances: @escaping () -> Int) -> Void = { _, _ in }
     ) -> (trace: Trace, abortedAt: Int?) {
         let interpreter = ContainerInterpreter(parents: program.parents, childrenOfViews: program.childrenOfViews)
         interpreter.betweenCalls = betweenCalls
         #if !INTERPRET_SWINJECT
-            interpreter.holdsMutex = holdsMutex
+            interpreter.isBusy = isBusy
         #endif
         let live = interpreter.live
         observeRoot(interpreter.containers[0]!) { live.count }
@@ -320,7 +320,7 @@ public final class ContainerInterpreter {
             let target = LoggingTarget(interpreter)
             let countMisses: @Sendable (String) -> Void = { message in
                 if message.contains(unregisteredProbeName) { logged.add() } else { target.interpreter.missOnLog() }
-                target.interpreter.checkNoLockHeldOnLog()
+                target.interpreter.checkIdleOnLog()
             }
             return Container.withLoggingFunction(countMisses) { interpreter.perform(program.steps) }
         #else
@@ -341,9 +341,9 @@ public final class ContainerInterpreter {
                     observed.append(.invalid("deinits' misses: \(probeMisses), logged \(logged)"))
                 }
                 probeMisses = 0
-                if messagesUnderLock > 0 {
-                    observed.append(.invalid("messages delivered under the mutex: \(messagesUnderLock)"))
-                    messagesUnderLock = 0
+                if messagesWhileBusy > 0 {
+                    observed.append(.invalid("messages delivered while the hierarchy was busy: \(messagesWhileBusy)"))
+                    messagesWhileBusy = 0
                 }
             #endif
             raw.append(observed + deinitLog)
@@ -374,12 +374,13 @@ public final class ContainerInterpreter {
             _ = root.resolve(ModelProbe.self, name: unregisteredProbeName)
         }
 
-        /// Told of any message on the program's thread, the logging function checks that Graft
-        /// does not hold the hierarchy's mutex: it would run user code under it.
-        fileprivate func checkNoLockHeldOnLog() {
-            guard pthread_equal(pthread_self(), programThread) != 0, let root = containers[0], let holdsMutex
+        /// Told of any message on the program's thread, the logging function checks that the
+        /// hierarchy is idle: under its mutex it would run user code holding a lock, and inside a
+        /// request what it resolves would join that request.
+        fileprivate func checkIdleOnLog() {
+            guard pthread_equal(pthread_self(), programThread) != 0, let root = containers[0], let isBusy
             else { return }
-            if holdsMutex(root) { messagesUnderLock += 1 }
+            if isBusy(root) { messagesWhileBusy += 1 }
         }
 
         private func registerAgainOnLog() {

@@ -28,13 +28,13 @@ import Testing
         let modelled = ReferenceModel.run(program)
         weak var hierarchy: SharedState?
         var liveInstances: () -> Int = { 0 }
-        // A copy `withOverrides` makes is a hierarchy of its own, which does not hold the mutex a
-        // factory of the program's runs under: its messages are delivered there.
+        // A copy `withOverrides` makes is a hierarchy of its own, idle while a factory of the
+        // program's runs: its messages are delivered there.
         let copiesContainers = modelled.program.render().contains("withOverrides")
-        let holdsMutex: ((Container) -> Bool)? = copiesContainers ? nil : { holdsMutexOutsideValidation($0) }
+        let isBusy: ((Container) -> Bool)? = copiesContainers ? nil : { isBusyOutsideValidation($0) }
         let actual = ContainerInterpreter.run(
             modelled.program, registeringAgainOnLog: registeringAgainOnLog, betweenCalls: keptPastItsCall,
-            holdsMutex: holdsMutex
+            isBusy: isBusy
         ) {
             hierarchy = $0.hierarchy
             liveInstances = $1
@@ -65,10 +65,11 @@ import Testing
         return count == 0 ? nil : "\(count) values kept for later between two calls of a withObjectGraph body"
     }
 
-    /// Whether Graft holds the hierarchy's mutex on this thread, other than while `validate()`
-    /// runs, which writes each failure at once on purpose.
-    static func holdsMutexOutsideValidation(_ container: Container) -> Bool {
-        container.hierarchy.calls.lockedCalls > 0 && !container.hierarchy.diagnostics.isValidating
+    /// Whether the hierarchy is busy on this thread (a request in flight, a call or user code the
+    /// library runs around this point, or its mutex held), other than while `validate()` runs,
+    /// which writes each failure at once on purpose.
+    static func isBusyOutsideValidation(_ container: Container) -> Bool {
+        container.hierarchy.holdsMessages && !container.hierarchy.diagnostics.isValidating
     }
 
     /// On the main actor: programs register main-actor services and resolve them with the plain
