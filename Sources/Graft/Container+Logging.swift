@@ -24,13 +24,13 @@ extension Container {
     /// factory's `!` on the `nil` stops after its reason. A failure of a resolution the function
     /// makes is logged to it in turn, once: one met inside that nested call goes to standard
     /// error, so a function whose resolutions keep failing does not call itself without end. A
-    /// message of another hierarchy
-    /// (a copy `withOverrides` made, say) that a factory's resolution there met, while that
-    /// factory runs under a view's mutex, is delivered there, inside the factory. Calls from
-    /// different hierarchies (or plain containers on different threads) may overlap, so a function that
-    /// keeps state guards it itself. While ``validate()`` runs, each failure is delivered at once,
-    /// also to standard error, even under the hierarchy's mutex: a factory that force-unwraps
-    /// it (`r.resolve(X.self)!`) stops the process right after.
+    /// message of another hierarchy (a copy `withOverrides` made, say) that a factory's resolution
+    /// there met is delivered once that hierarchy is idle, which is inside the factory: what the
+    /// function resolves from the factory's own hierarchy there is part of the factory's request.
+    /// Calls from different hierarchies (or plain containers on different threads) may overlap, so
+    /// a function that keeps state guards it itself. While ``validate()`` runs, each failure is
+    /// delivered at once, also to standard error, even under the hierarchy's mutex: a factory that
+    /// force-unwraps it (`r.resolve(X.self)!`) stops the process right after.
     ///
     /// ```swift
     /// Container.loggingFunction = { message in logger.warning("\(message)") }
