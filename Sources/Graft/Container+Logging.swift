@@ -19,9 +19,11 @@ extension Container {
     /// the failure has ended (the outermost resolution, `require` or synchronized call of that
     /// hierarchy), so it may resolve: what it resolves is a request of its own, and changes no
     /// answer of the one that logged. Each message goes to the function current where its failure
-    /// was met (see ``withLoggingFunction(_:operation:)``), in the order the failures were met. The
-    /// default function (`GRAFT_LOGGING_ENABLED=1`), which only writes, is told at once, so a
-    /// factory's `!` on the `nil` stops after its reason. A failure of a resolution the function
+    /// was met (see ``withLoggingFunction(_:operation:)``; a failure a factory caught, where its
+    /// request ends), in the order the hierarchy met them. The default function
+    /// (`GRAFT_LOGGING_ENABLED=1`), which only writes, is told at once, so a factory's `!` on the
+    /// `nil` stops after its reason; a function you set is not told before such a stop (`require`
+    /// throws the reason instead, and ``printsUnhandledFailures`` prints it). A failure of a resolution the function
     /// makes is logged to it in turn, once: one met inside that nested call goes to standard
     /// error, so a function whose resolutions keep failing does not call itself without end. A
     /// message of another hierarchy (a copy `withOverrides` made, say) that a factory's resolution

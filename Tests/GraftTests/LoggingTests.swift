@@ -749,6 +749,66 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(outer.value.count == 1 && outer.value.first?.contains("no registration of Gadget") == true)
     }
 
+    /// A `require` whose request held a message throws its own failure, though the logging
+    /// function, told as the call ends, resolves something that fails: that resolution records
+    /// its failure and forgets it before the call reads its own.
+    @Test(arguments: [false, true], [false, true])
+    func aRequireThatHeldAMessageThrowsItsOwnFailureThoughTheFunctionsResolutionFails(
+        inAChild: Bool, throughView: Bool
+    ) throws {
+        final class Service {}
+        let root = Container()
+        let container = inAChild ? Container(parent: root) : root
+        nonisolated(unsafe) let resolver: Resolver = throughView ? container.synchronize() : container
+        root.register(Service.self) { r in
+            _ = r.resolve(Unregistered.self)
+            throw Jammed()
+        }
+        root.register(Gadget.self) { _ in throw Jammed() }
+        let log: @Sendable (String) -> Void = { _ in
+            _ = resolver.resolve(Gadget.self)
+            _ = try? resolver.require(Gadget.self)
+        }
+        let error = Container.withLoggingFunction(log) { () -> ResolutionError? in
+            do {
+                _ = try resolver.require(Service.self)
+                return nil
+            } catch {
+                return error as? ResolutionError
+            }
+        }
+        let failure = try #require(error)
+        #expect(failure.message.contains("the factory of Service threw"), "\(failure.message)")
+        #expect(failure.path.last == "Service")
+    }
+
+    /// Inside a `withObjectGraph` body each resolution is a request of its own: its messages are
+    /// delivered when it ends, not when the scope does.
+    @Test(arguments: [false, true])
+    func aMessageOfAResolutionInAGraphScopeIsDeliveredWhenItEnds(throughView: Bool) {
+        final class Service {}
+        let container = Container()
+        container.register(Service.self) { r in
+            _ = r.resolve(Unregistered.self)
+            return Service()
+        }
+        let messages = Box<[String]>([])
+        nonisolated(unsafe) let shared = messages
+        let log: @Sendable (String) -> Void = { shared.value.append($0) }
+        var seen: [Int] = []
+        Container.withLoggingFunction(log) {
+            _ = container.withObjectGraph(GraphIdentifier()) { container in
+                let r: Resolver = throughView ? container.synchronize() : container
+                _ = r.resolve(Gadget.self)
+                seen.append(messages.value.count)
+                _ = r.resolve(Service.self)
+                seen.append(messages.value.count)
+                return true
+            }
+        }
+        #expect(seen == [1, 2])
+    }
+
     /// Messages are delivered in the order their failures were met: a request's own failure
     /// before what a `deinit` its teardown ran then logged.
     @Test(arguments: [false, true])
@@ -899,6 +959,27 @@ private final class NeverLogged {}
         let printed = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
         #expect(printed.components(separatedBy: "no registration of NeverLogged").count == 2)
         #expect(printed.contains("not to the logging function"))
+    }
+
+    /// A `Lazy` whose resolution held a message stops with its own failure, though the logging
+    /// function, told as the read ends, resolves something that fails.
+    @Test func aLazyThatHeldAMessageStopsWithItsOwnFailure() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Service {}
+            struct Jam: Error {}
+            let container = Container()
+            container.register(Service.self) { r in
+                _ = r.resolve(NeverLogged.self)
+                throw Jam()
+            }
+            container.register(Gadget.self) { _ in throw Jam() }
+            Container.loggingFunction = { _ in _ = container.resolve(Gadget.self) }
+            _ = container.resolve(Lazy<Service>.self)?.instance
+        }.map { result in
+            let printed = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(printed.contains("the factory of Service threw"))
+            #expect(!printed.contains("not registered"))
+        }
     }
 
     /// A logging function told of a failure once its request has ended, whose own `require` fails

@@ -27,6 +27,8 @@ extension ResolutionState {
     struct GraphScope {
         let requestBase: Int
         let setsAside: GraphState.SetAside?
+        /// ``ResolutionState/idleDepth`` before the scope.
+        var idleDepth = 0
     }
 
     /// What leaving a graph or undoing a request hands back: instances moved out of their cells

@@ -44,6 +44,9 @@
 struct ResolutionState {
     /// Open requests and `withObjectGraph` scopes; 0 between resolutions.
     @usableFromInline private(set) var depth = 0
+    /// The depth at which no request is in flight: 0, or inside a `withObjectGraph` scope opened
+    /// where none was, that scope's: each resolution its body starts is a request of its own.
+    private(set) var idleDepth = 0
     /// Entries whose factory or `initCompleted` actions are running, outermost first. Unretained:
     /// each is kept alive by the call that pushed it until that call pops it (retained, or on the
     /// planned path under its unretained invariant, ``Container/resolveTopLevel(_:cell:as:)``).
@@ -192,8 +195,11 @@ struct ResolutionState {
             return GraphScope(requestBase: requestBase, setsAside: nil)
         }
         assert(!isMovingOut, "ResolutionState: graph set aside while moving instances out")
+        let scope = GraphScope(requestBase: requestBase, setsAside: graph.enter(identifier), idleDepth: idleDepth)
+        // A collection's graph (no identifier) is one call: its messages go out at its end.
+        if identifier != nil && depth == idleDepth && stack.count == 0 && quietLevel == -1 { idleDepth = depth + 1 }
         depth += 1
-        return GraphScope(requestBase: requestBase, setsAside: graph.enter(identifier))
+        return scope
     }
 
     /// The `withObjectGraph` scope `scope` opened ends: its graph ends into `teardown`, the graph
@@ -203,6 +209,7 @@ struct ResolutionState {
     mutating func leaveGraphScope(_ scope: GraphScope, into teardown: inout Teardown) {
         guard let outer = scope.setsAside else { return }
         depth -= 1
+        idleDepth = scope.idleDepth
         endGraph(into: &teardown)
         graph.resume(outer)
         if depth == 0 { kept.take(from: 0, into: &teardown) }

@@ -283,7 +283,9 @@ final class SharedState {
     /// logging function is user code that may resolve: inside a request, what it resolved would
     /// be part of that request (a service in flight a cycle that fails it, a singleton made there
     /// dropped if it fails), and its failures taken for the enclosing call's.
-    var holdsMessages: Bool { resolution.depth > 0 || resolution.quietLevel != -1 || calls.lockedCalls > 0 }
+    var holdsMessages: Bool {
+        resolution.depth > resolution.idleDepth || resolution.quietLevel != -1 || calls.lockedCalls > 0
+    }
 
     /// Holds `message` until the hierarchy is idle (``holdsMessages``).
     @inline(never)
@@ -294,11 +296,17 @@ final class SharedState {
 
     /// Delivers the held messages if the hierarchy is idle: at the end of a request or call that
     /// leaves it idle, after what its end released. What the functions resolve are requests of
-    /// their own; the call that ended then reads its own failure, recorded again if they
-    /// recorded theirs.
+    /// their own, which record their failures and forget them: the call that ended reads its own
+    /// failure after this (a `require` throws it), so it is recorded again if they did, and kept
+    /// for that call, which forgets it once read.
     func deliverHeldMessages() {
         guard !calls.heldMessages.isEmpty && !holdsMessages else { return }
-        recordingAgain(resolution.lastError) { Container.deliver(exchange(&calls.heldMessages, [])) }
+        let failure = resolution.lastError
+        let errors = resolution.errorCount
+        Container.deliver(exchange(&calls.heldMessages, []))
+        if resolution.errorCount != errors || resolution.lastError == nil, let failure {
+            release(uncheckedSection { resolution.record(failure) })
+        }
     }
 
     /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard
