@@ -561,7 +561,7 @@ private final class Marker {}
 private final class DeinitProbe {}
 private struct DeinitProbeFailure: Error {}
 /// Resolves, when released, a type with no registration and one whose factory throws.
-private final class ResolvesWhenReleased: Error {
+private final class ResolvesWhenReleased: Error, @unchecked Sendable {  // immutable; one thread
     let resolve: () -> Void
     init(_ resolve: @escaping () -> Void) { self.resolve = resolve }
     deinit { resolve() }
