@@ -23,9 +23,11 @@ extension Container {
     /// request ends), in the order the hierarchy met them. The default function
     /// (`GRAFT_LOGGING_ENABLED=1`), which only writes, is told at once, so a factory's `!` on the
     /// `nil` stops after its reason; a function you set is not told before such a stop (`require`
-    /// throws the reason instead, and ``printsUnhandledFailures`` prints it). A failure of a resolution the function
-    /// makes is logged to it in turn, once: one met inside that nested call goes to standard
-    /// error, so a function whose resolutions keep failing does not call itself without end. A
+    /// throws the reason instead). Inside a ``withObjectGraph(_:closure:)`` body, each resolution's
+    /// messages go out when it ends, and the function runs in the body's graph, as the body does.
+    /// A failure of a resolution the function makes is logged to it in turn, once, before the
+    /// messages still waiting: one met inside that nested call goes to standard error, so a
+    /// function whose resolutions keep failing does not call itself without end. A
     /// message of another hierarchy (a copy `withOverrides` made, say) that a factory's resolution
     /// there met is delivered once that hierarchy is idle, which is inside the factory: what the
     /// function resolves from the factory's own hierarchy there is part of the factory's request.
