@@ -372,9 +372,6 @@ public final class ContainerInterpreter {
             guard pthread_equal(pthread_self(), programThread) != 0, let root = containers[0] else { return }
             probeMisses += 1
             _ = root.resolve(ModelProbe.self, name: unregisteredProbeName)
-            // A failure recorded, thrown and not logged: the call whose message this is reads
-            // its own failure after the function returns, not this one.
-            _ = try? root.require(ModelProbe.self, name: failingProbeName)
         }
 
         /// Told of any message on the program's thread, the logging function checks that the
