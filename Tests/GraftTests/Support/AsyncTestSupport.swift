@@ -79,14 +79,18 @@ final class TestBarrier: @unchecked Sendable {  // `waiting` is only touched und
     }
 }
 
-/// `operation`'s result, or `nil` if it has not finished within `seconds`, timed on a thread of its
-/// own (no sleep, and the cooperative pool is not blocked). Generous bounds: under
-/// ThreadSanitizer, with the whole suite running, a run takes seconds.
+/// `operation`'s result, or `nil` if it has not finished within `seconds` in which the cooperative
+/// pool could run it: a hang bound, timed on a thread of its own (no sleep, and the pool is not
+/// blocked).
 ///
-/// The bound tells a hang from slowness, so it is five times longer in a sanitized run (the
-/// sanitizer scripts set `TSAN_OPTIONS` or `ASAN_OPTIONS`): there every instruction is slower, and
-/// the exit tests' child processes, each a sanitized copy of the suite, share the cores with the
-/// tasks being timed, which can then wait for a thread of the cooperative pool for a minute.
+/// A second counts only if a probe task started in it ran within it. Synchronous tests run on the
+/// cooperative pool, and one that joins threads of its own holds a pool thread until they end: on
+/// a two-core machine two such tests hold the whole pool, for minutes in a sanitized run, and a
+/// bound in wall-clock time would then call a starved operation hung. A true hang (tasks awaiting
+/// each other forever) leaves the pool free, so its seconds count. The bound is five times longer
+/// in a sanitized run (the sanitizer scripts set `TSAN_OPTIONS` or `ASAN_OPTIONS`), where every
+/// instruction is slower; the wait as a whole stops at twenty times the bound, so a pool held for
+/// good still ends the test.
 func finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable () async -> T) async -> T? {
     let environment = ProcessInfo.processInfo.environment
     let isSanitized = environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil
@@ -98,8 +102,25 @@ func finishes<T: Sendable>(within seconds: Int, _ operation: @escaping @Sendable
         finished.signal()
     }
     let inTime = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: finished.wait(timeout: .now() + .seconds(seconds)) == .success) }
-            .start()
+        Thread {
+            let giveUp = DispatchTime.now() + .seconds(seconds * 20)
+            var counted = 0
+            while counted < seconds && DispatchTime.now() < giveUp {
+                let probe = DispatchSemaphore(value: 0)
+                Task { probe.signal() }
+                if finished.wait(timeout: .now() + 1) == .success { return continuation.resume(returning: true) }
+                if probe.wait(timeout: .now()) == .success {
+                    counted += 1
+                    continue
+                }
+                // The pool was busy: this second does not count, nor do those until the probe runs.
+                while probe.wait(timeout: .now() + 1) == .timedOut && DispatchTime.now() < giveUp {
+                    if finished.wait(timeout: .now()) == .success { return continuation.resume(returning: true) }
+                }
+            }
+            continuation.resume(returning: finished.wait(timeout: .now()) == .success)
+        }
+        .start()
     }
     return inTime ? result.value : nil
 }
