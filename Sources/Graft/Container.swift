@@ -171,7 +171,7 @@ public class Container {
         onContainerLocked { container in
             let service = ObjectIdentifier(serviceType)
             return container.selfAndAncestors.contains { level in
-                level.services.registrations.contains { $0.key.service == service && $0.key.name == name }
+                level.services.containsKey { $0.service == service && $0.name == name }
             }
         }
     }

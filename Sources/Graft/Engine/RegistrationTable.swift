@@ -284,6 +284,11 @@ final class RegistrationTable {
         if !unchanged { replaceAll(with: registrations) }
     }
 
+    /// Whether a registration's key satisfies `matches`, read in place: no list is built.
+    func containsKey(where matches: (ServiceKey) -> Bool) -> Bool {
+        (0..<capacity).contains { hashes[$0] != 0 && slots[$0].entry != nil && matches(slots[$0].key) }
+    }
+
     /// Every registration, in registration order.
     var registrations: [(key: ServiceKey, entry: AnyServiceEntry)] {
         (0..<capacity).filter { hashes[$0] != 0 }.sorted { orders[$0] < orders[$1] }.compactMap { index in
