@@ -131,6 +131,9 @@ extension Container {
         for held in messages { LogSink.call(held.function, with: held.text) }
     }
 
+    /// How many registrations of the type asked for a miss's message lists.
+    static let listedRegistrations = 20
+
     /// The failure of a request for which nothing is registered, at the path in flight: its message
     /// says why, with what is registered nearby. `arguments` is the request's key component of its
     /// argument types (``argumentsKey(_:)``). A `Lazy` or `Provider` needs no registration of its
@@ -148,7 +151,10 @@ extension Container {
         let request = "\(serviceType)" + (name.map { " named \"\($0)\"" } ?? "") + " taking \(given)"
 
         let typeName = "\(serviceType)"
-        var sameType: [String] = []
+        // Registrations of the type, nearest container first and in registration order, described
+        // only if listed: a type registered under thousands of names would otherwise make every
+        // miss describe, sort and log them all.
+        var sameType: [() -> String] = []
         var sameName: [String] = []
         // Names of the type registered with the request's argument types, which a near name is
         // suggested from, and the argument lists of the names registered only with others.
@@ -160,7 +166,7 @@ extension Container {
             let level = depth == 0 ? "this container" : depth == 1 ? "its parent" : "an ancestor"
             for (key, entry) in current.services.registrations {
                 if key.service == ObjectIdentifier(serviceType) {
-                    sameType.append("    { \(entry.entryDescription(for: key)) } in \(level)")
+                    sameType.append { "    { \(entry.entryDescription(for: key)) } in \(level)" }
                     if let registered = key.name, key.arguments == arguments {
                         namesTakingTheArguments.insert(registered)
                     } else if let registered = key.name {
@@ -219,7 +225,12 @@ extension Container {
                     + "not a child of this container's hierarchy, or a child container since released.")
         } else {
             lines.append("Registrations of \(typeName) that exist:")
-            lines += sameType.sorted() + sameName.sorted() + elsewhere.sorted()
+            let listed = sameType.prefix(Self.listedRegistrations)
+            lines += listed.map { $0() }.sorted() + sameName.sorted() + elsewhere.sorted()
+            if listed.count < sameType.count {
+                lines.append(
+                    "    and \(sameType.count - listed.count) more of \(typeName) (`registrations` lists every one).")
+            }
             if sameType.isEmpty && sameName.isEmpty {
                 if others.contains(where: { $0.place.isDescendant }) {
                     lines.append(

@@ -53,6 +53,30 @@ private final class Door { init(_ hinge: Hinge?) {} }
         #expect(message.contains("Factory: (Resolver, String) -> Wallet, ObjectScope: graph } in this container"))
     }
 
+    /// A type registered under many names: a miss lists the first 20, nearest container first and
+    /// in registration order, counts the rest, and still suggests a near name beyond those listed.
+    @Test func aMissListsAtMostTwentyRegistrationsOfTheTypeAndCountsTheRest() {
+        let log = LogCapture()
+        let parent = Container()
+        for index in 0..<10 { parent.register(Wallet.self, name: "p\(index)") { _ in Wallet() } }
+        let container = Container(parent: parent)
+        for index in 10..<35 { container.register(Wallet.self, name: "w\(index)") { _ in Wallet() } }
+
+        #expect(log.capturing { container.resolve(Wallet.self, name: "w3") } == nil)
+        let message = log.messages(mentioning: "named \"w3\"").first ?? ""
+        let listed = message.split(separator: "\n").filter { $0.hasPrefix("    { ") }
+        #expect(listed.count == 20)
+        #expect(message.contains("Name: \"w10\""))
+        #expect(message.contains("Name: \"w29\""))
+        #expect(!message.contains("Name: \"w30\""))
+        #expect(!message.contains("Name: \"p0\""))
+        #expect(message.contains("    and 15 more of Wallet (`registrations` lists every one)."))
+        #expect(message.contains("Did you mean `p3` or `w13` or `w23` or `w30` or `w31` or `w32` or `w33` or `w34`?"))
+
+        container.register(Wallet.self, name: "w3") { _ in Wallet() }
+        #expect(container.resolve(Wallet.self, name: "w3") != nil)
+    }
+
     @Test func nearNameIsSuggested() {
         let log = LogCapture()
         let container = Container()
