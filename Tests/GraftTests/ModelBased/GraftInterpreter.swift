@@ -205,6 +205,9 @@ public final class ContainerInterpreter {
         private let probeMissesLogged = LoggedMisses()
         /// Messages the logging function got while the hierarchy was busy, in the current step.
         private var messagesWhileBusy = 0
+        /// Factories' `require`s in the current step that threw "not registered" for a key their
+        /// resolver lists (``wrongReasonPrefix``).
+        private var wrongReasons: [String] = []
         private var isBusy: ((Container) -> Bool)?
         private let programThread = pthread_self()
     #endif
@@ -341,6 +344,8 @@ public final class ContainerInterpreter {
                     observed.append(.invalid("deinits' misses: \(probeMisses), logged \(logged)"))
                 }
                 probeMisses = 0
+                observed += wrongReasons.map { .invalid($0) }
+                wrongReasons = []
                 if messagesWhileBusy > 0 {
                     observed.append(.invalid("messages delivered while the hierarchy was busy: \(messagesWhileBusy)"))
                     messagesWhileBusy = 0
@@ -1087,7 +1092,14 @@ public final class ContainerInterpreter {
                 ContainerInterpreter.request(type, request, resolver)
             }
         }
-        return withModelType(request.type, Request(request: request, resolver: r))
+        let field = withModelType(request.type, Request(request: request, resolver: r))
+        #if !INTERPRET_SWINJECT
+            if case .failure(let text, _) = field, text.hasPrefix(Self.wrongReasonPrefix) {
+                wrongReasons.append(text)
+                return .none  // the model's `nil`: the step's `invalid` observation shows it
+            }
+        #endif
+        return field
     }
 
     static func request<T>(_ type: T.Type, _ request: MRequest, _ r: Resolver) -> InterpreterField {
@@ -1136,6 +1148,11 @@ public final class ContainerInterpreter {
                     // A `require` throws its own failure; the failing probe's, which only a
                     // `deinit` resolves, shows where the model has `nil`.
                     let path = (error as? ResolutionError)?.path ?? []
+                    // "Not registered" for a key the resolver lists is the wrong error: it hides
+                    // why a registration that exists failed. No model is needed to see it.
+                    if let listed = listedKey(T.self, name, request.args, r, ifMissReported: error) {
+                        return .failure(wrongReasonPrefix + "\(listed), which is registered", error)
+                    }
                     guard path.contains(where: { $0.contains(failingProbeName) }) else { return .none }
                     return .failure("a deinit's failure: \(path.joined(separator: " -> "))", error)
                 }
@@ -1160,6 +1177,32 @@ public final class ContainerInterpreter {
                 }
             }
             return "unknown(\(label))"
+        }
+
+        /// How a factory's `require` that threw "not registered" for a key its resolver lists is
+        /// reported: an `invalid` observation of the step, which no model predicts.
+        static let wrongReasonPrefix = "require threw \"not registered\" for "
+
+        /// The key asked for, if `error` says it is not registered while the resolver lists it.
+        static func listedKey<S>(
+            _ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver, ifMissReported error: any Error
+        ) -> String? {
+            guard let failure = error as? ResolutionError, case .notRegistered = failure.reason,
+                let container = r as? Container
+            else { return nil }
+            let argumentTypes: [String] =
+                switch args {
+                case .none: []
+                case .int: ["\(Int.self)"]
+                case .string: ["\(String.self)"]
+                case .intString: ["\(Int.self)", "\(String.self)"]
+                case .void: ["\(Void.self)"]
+                case .tuple: ["\((Int, String).self)"]
+                }
+            let listed = container.registrations.contains {
+                $0.serviceType == type && $0.name == name && $0.argumentTypes == argumentTypes
+            }
+            return listed ? "\(type)\(name.map { " named \"\($0)\"" } ?? "") taking \(argumentTypes)" : nil
         }
 
         static func require<S>(_ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver) throws -> S {
