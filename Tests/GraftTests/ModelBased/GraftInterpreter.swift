@@ -1187,8 +1187,12 @@ public final class ContainerInterpreter {
         static func listedKey<S>(
             _ type: S.Type, _ name: String?, _ args: MArgs, _ r: Resolver, ifMissReported error: any Error
         ) -> String? {
+            // The failure must be about the key asked for: a factory may throw on a miss of its own
+            // dependency (a `requireAll` whose element was removed), which reaches this `require`
+            // as it is.
+            let label = "\(type)" + (name.map { " (name: \"\($0)\")" } ?? "")
             guard let failure = error as? ResolutionError, case .notRegistered = failure.reason,
-                let container = r as? Container
+                failure.path.last == label, let container = r as? Container
             else { return nil }
             let argumentTypes: [String] =
                 switch args {
