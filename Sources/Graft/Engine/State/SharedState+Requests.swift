@@ -231,10 +231,13 @@ extension SharedState {
 
     /// Runs `body`, user code that may record failures of its own or forget the last one, then
     /// records `failure` again if it did: the call waiting on `failure` reads it, not one of theirs.
-    func recordingAgain(_ failure: ResolutionError?, after body: () -> Void) {
+    /// With `keeping`, the record is not forgotten at the end of a call (``record(_:)`` would):
+    /// that call reads it after this, and forgets it once read.
+    func recordingAgain(_ failure: ResolutionError?, keeping: Bool = false, after body: () -> Void) {
         let errors = resolution.errorCount
         body()
-        if resolution.errorCount != errors || resolution.lastError == nil, let failure { record(failure) }
+        guard resolution.errorCount != errors || resolution.lastError == nil, let failure else { return }
+        if keeping { release(uncheckedSection { resolution.record(failure) }) } else { record(failure) }
     }
 
     /// A factory threw `error`, a failure a nested call handed it: it is not handled, and is

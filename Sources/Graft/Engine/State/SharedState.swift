@@ -301,12 +301,7 @@ final class SharedState {
     /// for that call, which forgets it once read.
     func deliverHeldMessages() {
         guard !calls.heldMessages.isEmpty && !holdsMessages else { return }
-        let failure = resolution.lastError
-        let errors = resolution.errorCount
-        Container.deliver(exchange(&calls.heldMessages, []))
-        if resolution.errorCount != errors || resolution.lastError == nil, let failure {
-            release(uncheckedSection { resolution.record(failure) })
-        }
+        recordingAgain(resolution.lastError, keeping: true) { Container.deliver(exchange(&calls.heldMessages, [])) }
     }
 
     /// While ``Container/validate()`` runs, a failed resolution is written at once, to standard
